@@ -1,0 +1,172 @@
+"""The ``Agent`` protocol, session budgets, agent selection, and the base ``hermes`` agent.
+
+An agent runs one session: user turns in, tool calls against the session's ``ToolBox``, a final
+answer out. It gets a fresh conversation every session; whatever it wants to keep must go
+through the store tools.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import yaml
+
+from .models import ModelClient
+from .resources import agents_dir
+from .tools import ToolBox, result_text
+from .trace import TraceRecorder
+
+
+@dataclass(frozen=True)
+class Budgets:
+    tool_calls: int = 50
+    wall_s: float = 300.0
+    max_output_tokens: int = 8192
+    temperature: float = 0.0
+
+
+@dataclass
+class SessionContext:
+    user_turns: list[str]
+    tools: ToolBox
+    model: ModelClient
+    budgets: Budgets
+    trace: TraceRecorder
+    session_index: int = 0
+    stage: str = ""
+
+
+@dataclass
+class AgentResult:
+    answer: str
+    budget_exceeded: str | None = None
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+
+class Agent(Protocol):
+    name: str
+    mechanisms: list[str]
+
+    def run_session(self, ctx: SessionContext) -> AgentResult: ...
+
+
+AgentFactory = Callable[..., Agent]
+
+HERMES_SYSTEM_PROMPT = """\
+You are Hermes, a personal work assistant. Each conversation starts empty: you remember
+earlier sessions only through your persistent memory and skills, which you reach with the
+memory_* and skill_* tools. Before answering anything that may depend on earlier work,
+preferences or decisions, search your memory. When you learn something that will matter in a
+later session (a preference, a rule, a decision, a procedure, a correction), save it. Use the
+world tools (notes, archive, tickets, deploys) to do the work itself. Never store or repeat
+passwords, tokens or other secrets. Finish with a direct answer to the user."""
+
+
+class HermesAgent:
+    """The reference tool-using agent on litellm tool calling (base form, no mechanisms)."""
+
+    def __init__(self, name: str = "hermes", mechanisms: list[str] | None = None) -> None:
+        self.name = name
+        self.mechanisms = sorted(mechanisms or [])
+
+    def run_session(self, ctx: SessionContext) -> AgentResult:
+        result = AgentResult(answer="")
+        started = time.monotonic()
+        messages: list[dict[str, Any]] = [{"role": "system", "content": HERMES_SYSTEM_PROMPT}]
+        specs = ctx.tools.specs()
+        for turn in ctx.user_turns:
+            messages.append({"role": "user", "content": turn})
+            ctx.trace.add("message", session=ctx.session_index, role="user", content=turn)
+            while True:
+                if time.monotonic() - started > ctx.budgets.wall_s:
+                    result.budget_exceeded = "wall_time"
+                    return result
+                reply = ctx.model.complete(
+                    messages,
+                    specs,
+                    temperature=ctx.budgets.temperature,
+                    max_tokens=ctx.budgets.max_output_tokens,
+                )
+                result.model_calls += 1
+                result.prompt_tokens += reply.prompt_tokens
+                result.completion_tokens += reply.completion_tokens
+                result.cost_usd = (
+                    None if result.cost_usd is None or reply.cost_usd is None else result.cost_usd + reply.cost_usd
+                )
+                if not reply.tool_calls:
+                    result.answer = reply.content or ""
+                    messages.append({"role": "assistant", "content": result.answer})
+                    ctx.trace.add("message", session=ctx.session_index, role="assistant", content=result.answer)
+                    break
+                messages.append(
+                    {
+                        "role": "assistant",
+                        "content": reply.content,
+                        "tool_calls": [
+                            {
+                                "id": call["id"],
+                                "type": "function",
+                                "function": {"name": call["name"], "arguments": call["arguments"]},
+                            }
+                            for call in reply.tool_calls
+                        ],
+                    }
+                )
+                for call in reply.tool_calls:
+                    if len(ctx.tools.calls) >= ctx.budgets.tool_calls:
+                        result.budget_exceeded = "tool_calls"
+                        return result
+                    record = ctx.tools.call(call["name"], call["arguments"])
+                    output = result_text(record)
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+                    ctx.trace.add(
+                        "tool_call",
+                        session=ctx.session_index,
+                        name=record.name,
+                        arguments=record.arguments,
+                        ok=record.ok,
+                        result=json.loads(output),
+                    )
+        return result
+
+
+def load_agent_profile(name: str) -> dict[str, Any] | None:
+    path = agents_dir() / f"{name}.yaml"
+    if not path.is_file():
+        return None
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def available_agents(registered: dict[str, AgentFactory]) -> list[str]:
+    profiles = {p.stem for p in agents_dir().glob("*.yaml") if p.stem != "models"}
+    return sorted(profiles | set(registered))
+
+
+def make_agent(spec: str, registered: dict[str, AgentFactory]) -> Agent:
+    """Build the agent named by ``--pastbench-agent``: a profile name, a registered name, or
+    ``module:factory``. Raises ``ValueError`` with the choices when it cannot."""
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"cannot load agent factory {spec!r}: {exc}") from exc
+        return factory()
+    profile = load_agent_profile(spec)
+    if profile is not None:
+        implementation = profile.get("implementation", "hermes")
+        factory = registered.get(implementation)
+        if factory is None:
+            raise ValueError(f"agent profile {spec!r} names unknown implementation {implementation!r}")
+        return factory(name=spec, mechanisms=profile.get("mechanisms") or [])
+    if spec in registered:
+        return registered[spec](name=spec)
+    raise ValueError(f"unknown agent {spec!r}; choose one of {', '.join(available_agents(registered))}")

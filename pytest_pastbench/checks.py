@@ -1,0 +1,214 @@
+"""The checks of one session (DESIGN §4: the inputs of c_e), plus the judged rubric.
+
+Each check answers pass / fail / unscored (``passed=None``) with a short ``detail``
+saying why it failed, so a report reader sees "missing '42'" rather than a bare 0.
+Malformed answers (bad JSON, no table) fail the check; they never raise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from pytest_pastbench.judge import Judge, JudgeError
+from pytest_pastbench.records import CheckResult, SessionRun
+from pytest_pastbench.schema import (
+    Check,
+    ContainsCheck,
+    ForbidsCheck,
+    JsonFieldCheck,
+    RegexCheck,
+    RubricCheck,
+    ToolCalledCheck,
+    TsvColumnCheck,
+    WorldStateCheck,
+)
+
+_MISSING = object()
+
+
+def value_matches(expected: Any, actual: Any) -> bool:
+    """Argument/field rule: strings match as case-insensitive substrings, else ==."""
+    if isinstance(expected, str):
+        return expected.lower() in str(actual).lower()
+    return _equal(expected, actual)
+
+
+def _equal(expected: Any, actual: Any) -> bool:
+    # JSON `true` must not equal `1` (Python's True == 1 would pass such checks).
+    if isinstance(expected, bool) != isinstance(actual, bool):
+        return False
+    return bool(expected == actual)
+
+
+def fields_match(expected: dict[str, Any], record: dict[str, Any]) -> bool:
+    return all(k in record and value_matches(v, record[k]) for k, v in expected.items())
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first ``{...}`` in ``text`` that parses as a JSON object.
+
+    ``raw_decode`` from each ``{`` finds the balanced candidate itself and copes
+    with braces inside strings, which a naive brace counter would not.
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def resolve_path(value: Any, path: str) -> Any:
+    """Follow a dotted path (digits index lists); ``_MISSING`` when absent."""
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def tsv_tables(text: str) -> list[list[list[str]]]:
+    """Blocks of ≥2 consecutive lines with tabs, as rows of cells (header first)."""
+    tables: list[list[list[str]]] = []
+    block: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        if "\t" in line:
+            block.append(line.split("\t"))
+            continue
+        if len(block) >= 2:
+            tables.append(block)
+        block = []
+    return tables
+
+
+def _norm(cell: str) -> str:
+    return cell.strip().lower()
+
+
+def _contains(check: ContainsCheck, run: SessionRun) -> tuple[bool | None, str]:
+    answer = run.answer.lower()
+    missing = [v for v in check.values if v.lower() not in answer]
+    return not missing, f"missing {missing!r}" if missing else ""
+
+
+def _forbids(check: ForbidsCheck, run: SessionRun) -> tuple[bool | None, str]:
+    answer = run.answer.lower()
+    found = [v for v in check.values if v.lower() in answer]
+    return not found, f"contains forbidden {found!r}" if found else ""
+
+
+def _regex(check: RegexCheck, run: SessionRun) -> tuple[bool | None, str]:
+    flags = 0
+    for name in check.flags:
+        flags |= getattr(re, name)
+    if re.search(check.pattern, run.answer, flags):
+        return True, ""
+    return False, f"no match for /{check.pattern}/"
+
+
+def _json_field(check: JsonFieldCheck, run: SessionRun) -> tuple[bool | None, str]:
+    obj = first_json_object(run.answer)
+    if obj is None:
+        return False, "no JSON object in the answer"
+    value = resolve_path(obj, check.path)
+    if value is _MISSING:
+        return False, f"path {check.path!r} not found"
+    if _equal(check.equals, value):
+        return True, ""
+    return False, f"{check.path} = {value!r}, expected {check.equals!r}"
+
+
+def _tool_called(check: ToolCalledCheck, run: SessionRun) -> tuple[bool | None, str]:
+    calls = [c for c in run.tool_calls if c.ok and c.name == check.tool]
+    if any(fields_match(check.args, c.arguments) for c in calls):
+        return True, ""
+    if not calls:
+        return False, f"no successful call of {check.tool}"
+    return (
+        False,
+        f"{len(calls)} successful call(s) of {check.tool}, none with {check.args!r}",
+    )
+
+
+def _world_state(check: WorldStateCheck, run: SessionRun) -> tuple[bool | None, str]:
+    records = run.world_after.get(check.service, [])
+    count = sum(1 for r in records if fields_match(check.match, r))
+    upper = check.max_count
+    if count >= check.min_count and (upper is None or count <= upper):
+        return True, ""
+    bounds = f"[{check.min_count}, {'∞' if upper is None else upper}]"
+    return False, f"{count} matching {check.service} record(s), expected {bounds}"
+
+
+def _tsv_columns(check: TsvColumnCheck, run: SessionRun) -> tuple[bool | None, str]:
+    tables = tsv_tables(run.answer)
+    if not tables:
+        return False, "no TSV table in the answer"
+    want = _norm(check.column)
+    for header, *rows in tables:
+        names = [_norm(h) for h in header]
+        if want not in names:
+            continue
+        col = names.index(want)
+        got = [_norm(row[col]) if col < len(row) else "" for row in rows]
+        expected = [_norm(v) for v in check.values]
+        ok = got == expected if check.ordered else Counter(got) == Counter(expected)
+        return (
+            ok,
+            "" if ok else f"column {check.column!r} = {got!r}, expected {expected!r}",
+        )
+    return False, f"no TSV column {check.column!r}"
+
+
+def _rubric(
+    check: RubricCheck, run: SessionRun, judge: Judge | None
+) -> tuple[bool | None, str]:
+    if judge is None:
+        return None, "no judge configured"
+    try:
+        verdict = judge.grade(check.rubric, run.answer)
+    except JudgeError as exc:
+        return None, f"judge error: {exc}"
+    if not isinstance(verdict, bool):
+        # A judge that hands back garbage must not count as pass or fail.
+        return None, f"judge returned a non-boolean verdict: {verdict!r}"
+    return verdict, "" if verdict else f"judge {judge.name}: rubric not met"
+
+
+def evaluate_check(
+    check: Check, run: SessionRun, judge: Judge | None = None
+) -> CheckResult:
+    """Score one check of a session; ``passed`` is None only for an unscored rubric."""
+    passed: bool | None
+    if isinstance(check, ContainsCheck):
+        passed, detail = _contains(check, run)
+    elif isinstance(check, ForbidsCheck):
+        passed, detail = _forbids(check, run)
+    elif isinstance(check, RegexCheck):
+        passed, detail = _regex(check, run)
+    elif isinstance(check, JsonFieldCheck):
+        passed, detail = _json_field(check, run)
+    elif isinstance(check, ToolCalledCheck):
+        passed, detail = _tool_called(check, run)
+    elif isinstance(check, WorldStateCheck):
+        passed, detail = _world_state(check, run)
+    elif isinstance(check, TsvColumnCheck):
+        passed, detail = _tsv_columns(check, run)
+    elif isinstance(check, RubricCheck):
+        passed, detail = _rubric(check, run, judge)
+    else:  # a new check type in schema.py without an evaluator here
+        raise TypeError(f"unknown check type {type(check).__name__}")
+    return CheckResult(
+        type=check.type, weight=check.weight, passed=passed, detail=detail
+    )

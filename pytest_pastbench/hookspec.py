@@ -1,0 +1,31 @@
+"""The extension surface of pytest-pastbench (pluggy hook specifications).
+
+Implement these in a ``conftest.py`` or a plugin module to register agents or to act on a
+finished run (upload it, post it to a PR, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pluggy
+import pytest
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec
+def pytest_pastbench_register_agents(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    """Register agent implementations: ``register("myagent", factory)``.
+
+    ``factory(name=..., mechanisms=[...])`` returns an object with ``name``, ``mechanisms`` and
+    ``run_session(ctx) -> AgentResult``. A name can then be used in an ``agents/*.yaml`` profile
+    (``implementation: myagent``) or directly as ``--pastbench-agent=myagent``.
+    """
+
+
+@hookspec
+def pytest_pastbench_run_written(config: pytest.Config, run_dir: Path, summary: dict[str, Any]) -> None:
+    """Called on the controller after a run's files are written (summary as in the JSON file)."""

@@ -1,0 +1,144 @@
+"""Command-line options and ini keys, resolved once into a validated ``RunOptions``.
+
+Every ``--pastbench-x`` option is also the ini key ``pastbench_x``; the command line wins.
+Misuse is a ``pytest.UsageError`` with a one-line fix, raised before anything runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+PERSISTENCE_CHOICES = ("both", "on", "off")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    help: str
+    ini_type: str | None = None  # None: string
+    multiple: bool = False
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "model",
+        "model to benchmark: a litellm model string, an alias from agents/models.yaml, or an "
+        "offline reference model pastbench/blind|recall|curator (default pastbench/recall); "
+        "repeat for a comparison run",
+        ini_type="args",
+        multiple=True,
+    ),
+    OptionSpec("agent", "agent: a profile in agents/ (default hermes) or module:factory"),
+    OptionSpec("persistence", "which arms to run: both (default), on, off"),
+    OptionSpec("trials", "trials per episode and arm (default 1)"),
+    OptionSpec("report-dir", "root of run outputs (default reports)"),
+    OptionSpec("run-id", "name of this run's output folder (default: timestamp and seed)"),
+    OptionSpec("pass-threshold", "make an on-arm item fail when its score is below this (0..1)"),
+    OptionSpec("seed", "seed for bootstrap CIs and any sampling (default 0)"),
+    OptionSpec(
+        "families",
+        "collect families from PATH, or 'builtin' for the packaged ones; repeatable",
+        ini_type="args",
+        multiple=True,
+    ),
+    OptionSpec("max-tool-calls", "tool-call budget per session (default 50)"),
+    OptionSpec("session-timeout", "wall-clock budget per session in seconds (default 300)"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pastbench", "agent self-improvement benchmark (pytest-pastbench)")
+    for spec in OPTIONS:
+        group.addoption(
+            f"--pastbench-{spec.name}",
+            action="append" if spec.multiple else "store",
+            dest=_dest(spec.name),
+            default=None,
+            help=spec.help,
+        )
+        parser.addini(f"pastbench_{spec.name.replace('-', '_')}", spec.help, type=spec.ini_type, default=None)
+
+
+def _dest(name: str) -> str:
+    return "pastbench_" + name.replace("-", "_")
+
+
+def raw_value(config: pytest.Config, name: str) -> Any:
+    """The command-line value, else the ini value, else None."""
+    value = config.getoption(_dest(name))
+    if value not in (None, []):
+        return value
+    ini = config.getini(f"pastbench_{name.replace('-', '_')}")
+    return ini if ini not in (None, "", []) else None
+
+
+def any_option_given(config: pytest.Config) -> bool:
+    return any(raw_value(config, spec.name) is not None for spec in OPTIONS)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    models: list[str] = field(default_factory=lambda: ["pastbench/recall"])
+    agent: str = "hermes"
+    persistence: str = "both"
+    trials: int = 1
+    report_dir: str = "reports"
+    run_id: str | None = None
+    pass_threshold: float | None = None
+    seed: int = 0
+    families: list[str] = field(default_factory=list)
+    max_tool_calls: int = 50
+    session_timeout: float = 300.0
+
+    @property
+    def arms(self) -> list[str]:
+        return ["on", "off"] if self.persistence == "both" else [self.persistence]
+
+
+def resolve(config: pytest.Config) -> RunOptions:
+    from .models import DEFAULT_MODEL
+
+    def number(name: str, kind: type, default: Any, low: float, high: float | None = None) -> Any:
+        value = raw_value(config, name)
+        if value is None:
+            return default
+        try:
+            parsed = kind(value)
+        except ValueError:
+            raise pytest.UsageError(f"--pastbench-{name}={value!r}: expected a {kind.__name__}") from None
+        if parsed < low or (high is not None and parsed > high):
+            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise pytest.UsageError(f"--pastbench-{name}={value}: must be {bounds}")
+        return parsed
+
+    persistence = raw_value(config, "persistence") or "both"
+    if persistence not in PERSISTENCE_CHOICES:
+        raise pytest.UsageError(
+            f"--pastbench-persistence={persistence!r}: choose one of {', '.join(PERSISTENCE_CHOICES)}"
+        )
+    models = _dedupe(raw_value(config, "model") or [DEFAULT_MODEL])
+    return RunOptions(
+        models=models,
+        agent=raw_value(config, "agent") or "hermes",
+        persistence=persistence,
+        trials=number("trials", int, 1, 1),
+        report_dir=raw_value(config, "report-dir") or "reports",
+        run_id=raw_value(config, "run-id"),
+        pass_threshold=number("pass-threshold", float, None, 0.0, 1.0),
+        seed=number("seed", int, 0, 0),
+        families=list(raw_value(config, "families") or []),
+        max_tool_calls=number("max-tool-calls", int, 50, 1),
+        session_timeout=number("session-timeout", float, 300.0, 1.0),
+    )
+
+
+def _dedupe(values: list[str]) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            if part.strip() and part.strip() not in out:
+                out.append(part.strip())
+    return out

@@ -1,0 +1,176 @@
+"""pytest hook glue. Everything real happens in ``PastbenchSession`` and the modules it calls.
+
+Import-light on purpose: a project that uses none of this must not pay for litellm, pydantic
+models or the dataset (the plugin is loaded into every pytest run once installed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .detect import is_family_file
+from .options import add_options, any_option_given, resolve
+from .session import PAYLOAD_ATTR, SESSION_KEY, PastbenchSession, pastbench_session
+
+CAPABILITY_MARKERS = {
+    "memory": "PAST capability: memory (preferences, constraints, history)",
+    "procedural": "PAST capability: procedural reuse (SOPs, skills)",
+    "gathering": "PAST capability: information gathering from the archive",
+    "update": "PAST capability: update (corrections, migrations, expiry)",
+    "intervention": "protocol: user-conditioned temporal interventions",
+    "stream": "protocol: evolving-environment streams",
+    "plasticity": "protocol: plasticity checkpoints",
+}
+ARM_MARKERS = {"on": "persistence on (learn, then eval)", "off": "persistence off (control arm)"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspec
+
+    pluginmanager.add_hookspecs(hookspec)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, description in {**CAPABILITY_MARKERS, **ARM_MARKERS}.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+    options = resolve(config)
+    config.stash[SESSION_KEY] = PastbenchSession(config, options)
+    config.pluginmanager.register(_ControllerHooks(config), _HOOKS_NAME)
+    if options.families:
+        _add_family_paths(config, options.families)
+    if any_option_given(config) and not hasattr(config, "workerinput"):
+        _check_run_setup(config)
+
+
+def _add_family_paths(config: pytest.Config, families: list[str]) -> None:
+    from .resources import families_dir
+
+    paths = []
+    for entry in families:
+        path = families_dir() if entry == "builtin" else Path(entry)
+        if not path.exists():
+            raise pytest.UsageError(f"--pastbench-families={entry}: no such file or folder")
+        paths.append(str(path.resolve()))
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        config.args.extend(p for p in paths if p not in config.args)
+    else:
+        # No paths on the command line: run just the benchmark, not the project's testpaths.
+        config.args[:] = paths
+
+
+def _check_run_setup(config: pytest.Config) -> None:
+    """Fail once, before collection, on a bad agent or a missing API key (not per item)."""
+    from .models import missing_keys
+
+    session = pastbench_session(config)
+    session.agent()
+    problems = []
+    for model in session.options.models:
+        missing = missing_keys(model)
+        if missing:
+            problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
+    if problems:
+        raise pytest.UsageError(
+            "; ".join(problems) + " (or run offline with --pastbench-model=pastbench/recall)"
+        )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if is_family_file(file_path):
+        from .collect import FamilyFile
+
+        return FamilyFile.from_parent(parent, path=file_path)
+    return None
+
+
+class _ControllerHooks:
+    """Hooks that need this run's config; registered per config so in-process nested runs
+    (pytester) never see each other's state."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # A malformed family file is one collection error; the other families still run.
+        if report.failed and is_family_file(Path(report.fspath)):
+            self.config.option.continue_on_collection_errors = True
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    
+        payload = getattr(report, PAYLOAD_ATTR, None)
+        if payload and not hasattr(self.config, "workerinput"):
+            pastbench_session(self.config).receive(report.nodeid, payload)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
+    if hooks is not None:
+        config.pluginmanager.unregister(hooks)
+
+
+_HOOKS_NAME = "pastbench-controller-hooks"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if getattr(item, "is_pastbench_item", False) and (
+        call.when == "call" or (call.when == "setup" and report.failed)
+    ):
+        from .junit import item_properties
+
+        payload = pastbench_session(item.config).payload(item)
+        setattr(report, PAYLOAD_ATTR, payload)
+        report.user_properties.extend(item_properties(payload["record"]))
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+
+    payload = getattr(report, PAYLOAD_ATTR, None)
+    if not payload or report.when != "call" or not report.passed:
+        return None
+    record = payload["record"]
+    score = record["score"]
+    if record["arm"] == "on":
+        return "scored", "S", (f"SCORED {score:.2f}", {"green": True})
+    return "control", "C", (f"CONTROL {score:.2f}", {"cyan": True})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+
+    pastbench = session.config.stash.get(SESSION_KEY, None)
+    if pastbench is None or pastbench.is_worker:
+        return
+    pastbench.finish()
+    if pastbench.summary is not None:
+        from .junit import add_summary_properties
+
+        add_summary_properties(session.config, pastbench.summary, pastbench.run_dir)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+
+    pastbench = config.stash.get(SESSION_KEY, None)
+    if pastbench is None or pastbench.is_worker or pastbench.summary is None:
+        return
+    from .table import render_delta_table
+
+    terminalreporter.section("pastbench: Δ = S_on − S_off per family")
+    terminalreporter.write_line(render_delta_table(pastbench.summary))
+    terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
+
+
+def pytest_pastbench_register_agents(register: Any) -> None:
+    from .agent import HermesAgent
+
+    register("hermes", HermesAgent)

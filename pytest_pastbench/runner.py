@@ -1,0 +1,170 @@
+"""Run one item of the PAST protocol (episode × arm × trial × model) and score it (DESIGN §4).
+
+- on: one store for the whole episode; learn and distractor sessions, then eval sessions.
+- off: only the eval sessions, each from an empty store whose writes are discarded after it.
+
+The world is re-seeded for every session, so the store is the only thing that carries over.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import schema
+from .agent import Agent, Budgets, SessionContext
+from .item_record import ItemRecord
+from .judge import Judge
+from .mech import compute_mech
+from .models import ModelClient
+from .records import SessionRun, SessionScore
+from .scoring import episode_score, score_session
+from .store import Store
+from .tools import ToolBox
+from .trace import TraceRecorder, redact, secret_values
+from .world import World
+
+ARMS = ("on", "off")
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    nodeid: str
+    family: schema.Family
+    episode: schema.Episode
+    arm: str
+    trial: int
+    model: str
+    config_label: str
+    dataset_hash: str
+
+
+@dataclass
+class ItemOutcome:
+    record: ItemRecord
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_item(
+    spec: ItemSpec,
+    agent: Agent,
+    model: ModelClient,
+    store_root: Path,
+    budgets: Budgets | None = None,
+    judge: Judge | None = None,
+) -> ItemOutcome:
+    budgets = budgets or Budgets()
+    episode = spec.episode
+    store = Store(store_root)
+    trace = TraceRecorder()
+    trace.add("item", nodeid=spec.nodeid, arm=spec.arm, trial=spec.trial, model=spec.model, agent=agent.name)
+    started = time.monotonic()
+    runs: list[SessionRun] = []
+    scores: list[SessionScore] = []
+
+    for index, session in enumerate(episode.sessions):
+        if spec.arm == "off" and session.stage not in schema.EVAL_STAGES:
+            continue
+        if spec.arm == "off":
+            store.clear()
+        run = _run_session(index, session, episode, store, agent, model, budgets, trace)
+        runs.append(run)
+        trace.add(
+            "store_snapshot",
+            session=index,
+            phase=f"after:{session.stage}:{index}",
+            entries=[e.model_dump() for e in run.store_after],
+        )
+        if session.stage in schema.EVAL_STAGES:
+            score = score_session(session, run, episode.safety.merged(session.safety), judge)
+            scores.append(score)
+            trace.add("score", session=index, **score.model_dump())
+        if spec.arm == "off":
+            store.clear()  # the control arm keeps nothing between sessions
+
+    mech = compute_mech(episode, runs, scores) if spec.arm == "on" else None
+    record = ItemRecord(
+        nodeid=spec.nodeid,
+        family=spec.family.qualified_id,
+        capability=spec.family.capability,
+        episode=episode.id,
+        arm=spec.arm,
+        trial=spec.trial,
+        model=spec.model,
+        agent=agent.name,
+        mechanisms=list(agent.mechanisms),
+        config_label=spec.config_label,
+        score=episode_score(scores),
+        sessions=scores,
+        mech=mech,
+        prompt_tokens=sum(r.prompt_tokens for r in runs),
+        completion_tokens=sum(r.completion_tokens for r in runs),
+        cost_usd=_sum_costs(runs),
+        wall_s=round(time.monotonic() - started, 4),
+        tool_calls=sum(len(r.tool_calls) for r in runs),
+        store_reads=sum(1 for r in runs for a in r.store_accesses if a.op in ("read", "search")),
+        store_writes=sum(1 for r in runs for a in r.store_accesses if a.op in ("write", "update", "delete")),
+        infra_blocked=False,
+        reasons=sorted({s.reason for s in scores if s.reason}),
+        judge=getattr(judge, "name", None),
+        judge_prompt_hash=getattr(judge, "prompt_hash", None),
+        dataset_hash=spec.dataset_hash,
+        family_version=spec.family.version,
+    )
+    secrets = secret_values(_episode_secrets(episode))
+    return ItemOutcome(record=record, trace=redact(trace.events, secrets))
+
+
+def _run_session(
+    index: int,
+    session: schema.Session,
+    episode: schema.Episode,
+    store: Store,
+    agent: Agent,
+    model: ModelClient,
+    budgets: Budgets,
+    trace: TraceRecorder,
+) -> SessionRun:
+    store.session = index
+    world = World(episode.world, now=session.now)
+    tools = ToolBox(store, world)
+    trace.add("session", session=index, stage=session.stage, now=world.now)
+    started = time.monotonic()
+    result = agent.run_session(
+        SessionContext(
+            user_turns=list(session.user),
+            tools=tools,
+            model=model,
+            budgets=budgets,
+            trace=trace,
+            session_index=index,
+            stage=session.stage,
+        )
+    )
+    return SessionRun(
+        index=index,
+        stage=session.stage,
+        now=world.now,
+        answer=result.answer,
+        tool_calls=tools.calls,
+        store_accesses=[a for a in store.access_log if a.session == index],
+        store_after=store.snapshot(),
+        world_after=world.snapshot(),
+        budget_exceeded=result.budget_exceeded,
+        model_calls=result.model_calls,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        cost_usd=result.cost_usd,
+        wall_s=round(time.monotonic() - started, 4),
+    )
+
+
+def _sum_costs(runs: list[SessionRun]) -> float | None:
+    known = [r.cost_usd for r in runs if r.cost_usd is not None]
+    return round(sum(known), 6) if known else None
+
+
+def _episode_secrets(episode: schema.Episode) -> list[str]:
+    return [*episode.safety.secrets, *(s for session in episode.sessions for s in session.safety.secrets)]

@@ -1,0 +1,197 @@
+"""The session object the plugin hands off to: runs items on any process, aggregates on the
+controller only (pytest-xdist: workers send plain JSON in reports, the controller writes)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .options import RunOptions
+
+PAYLOAD_ATTR = "pastbench"
+
+
+class PastbenchSession:
+    def __init__(self, config: pytest.Config, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.is_worker = hasattr(config, "workerinput")
+        self.family_hashes: dict[str, str] = {}
+        self.payloads: dict[str, dict[str, Any]] = {}
+        self.run_dir: Path | None = None
+        self.summary: dict[str, Any] | None = None
+        self._agents: dict[str, Any] = {}
+        self._clients: dict[str, Any] = {}
+        self._agent_factories: dict[str, Any] | None = None
+        self.started = time.time()
+
+    # -- on every process -----------------------------------------------------------------------
+
+    def note_family(self, family_id: str, file_hash: str) -> None:
+        self.family_hashes[family_id] = file_hash
+
+    def agent_factories(self) -> dict[str, Any]:
+        if self._agent_factories is None:
+            factories: dict[str, Any] = {}
+
+            def register(name: str, factory: Any) -> None:
+                factories[name] = factory
+
+            self.config.hook.pytest_pastbench_register_agents(register=register)
+            self._agent_factories = factories
+        return self._agent_factories
+
+    def agent(self) -> Any:
+        from .agent import make_agent
+
+        if self.options.agent not in self._agents:
+            try:
+                self._agents[self.options.agent] = make_agent(self.options.agent, self.agent_factories())
+            except ValueError as exc:
+                raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
+        return self._agents[self.options.agent]
+
+    def client(self, model: str) -> Any:
+        from .models import LiteLLMClient
+
+        if model not in self._clients:
+            self._clients[model] = LiteLLMClient(model, seed=self.options.seed)
+        return self._clients[model]
+
+    def config_label(self, model: str) -> str:
+        agent = self.agent()
+        mechanisms = f"[{','.join(agent.mechanisms)}]" if agent.mechanisms else ""
+        return f"{agent.name}{mechanisms}@{model}"
+
+    def run(self, item: Any) -> None:
+        """Run one item (during its setup); store the outcome on the item."""
+        from .agent import Budgets
+        from .collect import ItemInfraError
+        from .models import InfraError
+        from .runner import ItemSpec, run_item
+
+        spec = ItemSpec(
+            nodeid=item.nodeid,
+            family=item.family,
+            episode=item.episode,
+            arm=item.arm,
+            trial=item.trial,
+            model=item.model,
+            config_label=self.config_label(item.model),
+            dataset_hash=item.file_hash,
+        )
+        budgets = Budgets(tool_calls=self.options.max_tool_calls, wall_s=self.options.session_timeout)
+        store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
+        try:
+            item.outcome = run_item(spec, self.agent(), self.client(item.model), store_root, budgets)
+        except InfraError as exc:
+            item.infra_error = str(exc)
+            raise ItemInfraError(f"infra_blocked: {exc}") from None
+        finally:
+            shutil.rmtree(store_root, ignore_errors=True)
+
+    def payload(self, item: Any) -> dict[str, Any]:
+        """What travels from a worker to the controller: plain JSON only."""
+        from .item_record import ItemRecord
+
+        if item.outcome is not None:
+            record = item.outcome.record
+            trace = item.outcome.trace
+        else:
+            agent = self.agent()
+            record = ItemRecord(
+                nodeid=item.nodeid,
+                family=item.family.qualified_id,
+                capability=item.family.capability,
+                episode=item.episode.id,
+                arm=item.arm,
+                trial=item.trial,
+                model=item.model,
+                agent=agent.name,
+                mechanisms=list(agent.mechanisms),
+                config_label=self.config_label(item.model),
+                score=None,
+                sessions=[],
+                mech=None,
+                prompt_tokens=0,
+                completion_tokens=0,
+                cost_usd=None,
+                wall_s=0.0,
+                tool_calls=0,
+                store_reads=0,
+                store_writes=0,
+                infra_blocked=True,
+                reasons=[item.infra_error or "harness error"],
+                judge=None,
+                judge_prompt_hash=None,
+                dataset_hash=item.file_hash,
+                family_version=item.family.version,
+            )
+            trace = []
+        return {"record": record.model_dump(mode="json"), "trace": trace, "family_hash": item.file_hash}
+
+    # -- controller only --------------------------------------------------------------------------
+
+    def receive(self, nodeid: str, payload: dict[str, Any]) -> None:
+        self.payloads[nodeid] = payload
+
+    def finish(self) -> None:
+        """Aggregate and write the run's files (controller, once, after the last item)."""
+        if self.is_worker or not self.payloads:
+            return
+        from .output import write_run
+        from .summary import build_comparison, build_summary
+
+        records, traces, run = self._finalised_records()
+        self.summary = build_summary(records, run, self.options.seed)
+        comparison = build_comparison(self.summary)
+        self.run_dir = write_run(
+            Path(self.options.report_dir), run["id"], run, records, traces, self.summary, comparison
+        )
+        self.config.hook.pytest_pastbench_run_written(config=self.config, run_dir=self.run_dir, summary=self.summary)
+
+    def _finalised_records(self) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any]]:
+        from .item_record import ItemRecord
+        from .loader import dataset_hash
+        from .version import plugin_version
+
+        hashes = {p["record"]["family"]: p["family_hash"] for p in self.payloads.values()}
+        data_hash = dataset_hash(hashes)
+        records = []
+        traces: dict[str, list[dict[str, Any]]] = {}
+        for nodeid in sorted(self.payloads):
+            payload = self.payloads[nodeid]
+            record = ItemRecord.model_validate({**payload["record"], "dataset_hash": data_hash})
+            records.append(record)
+            traces[nodeid] = payload["trace"]
+        run = {
+            "id": self.options.run_id or default_run_id(self.started, self.options.seed),
+            "seed": self.options.seed,
+            "dataset_hash": data_hash,
+            "plugin_version": plugin_version(),
+            "judge": None,
+            "models": self.options.models,
+            "agent": self.options.agent,
+            "persistence": self.options.persistence,
+            "trials": self.options.trials,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "families": dict(sorted(hashes.items())),
+        }
+        return records, traces, run
+
+
+def default_run_id(started: float, seed: int) -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.localtime(started)) + f"-s{seed}"
+
+
+SESSION_KEY: pytest.StashKey[PastbenchSession] = pytest.StashKey()
+
+
+def pastbench_session(config: pytest.Config) -> PastbenchSession:
+    return config.stash[SESSION_KEY]

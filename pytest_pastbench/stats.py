@@ -1,0 +1,51 @@
+"""Small statistics for reports: means and the stratified paired bootstrap of Δ CIs.
+
+Standard library only (``random.Random(seed)``), so a run's CIs are reproducible
+from its seed and the plugin pulls in no numpy.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+
+def mean(values: Iterable[float]) -> float | None:
+    items = list(values)
+    return sum(items) / len(items) if items else None
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default method)."""
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _statistic(groups: list[list[float]]) -> float:
+    # Paired: mean(on) − mean(off) in a family equals the mean of per-episode diffs.
+    return sum(sum(d) / len(d) for d in groups) / len(groups)
+
+
+def paired_bootstrap_ci(
+    groups: dict[str, list[tuple[float, float]]],
+    seed: int,
+    n_boot: int = 2000,
+    level: float = 0.95,
+) -> tuple[float, float] | None:
+    """Percentile CI of the mean over families of (mean on − mean off).
+
+    Each replicate resamples episodes with replacement within each family
+    (stratified), so every family keeps its weight. Families are visited in sorted
+    order for determinism.
+    """
+    diffs = [[on - off for on, off in groups[f]] for f in sorted(groups) if groups[f]]
+    if not diffs:
+        return None
+    rng = random.Random(seed)
+    reps = sorted(
+        _statistic([[rng.choice(d) for _ in d] for d in diffs]) for _ in range(n_boot)
+    )
+    alpha = (1 - level) / 2
+    return _percentile(reps, alpha), _percentile(reps, 1 - alpha)

@@ -1,0 +1,181 @@
+"""Item records → ``sequence_summary.json`` and ``sequence_comparison.json``.
+
+The summary's shape is a contract (DESIGN §7). Per config: episodes → families →
+capabilities → overall; capability and overall numbers are means over families, so a
+family with many episodes does not dominate. Only this module pools trials and arms.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.stats import mean, paired_bootstrap_ci
+
+SCHEMA_VERSION = 1
+COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
+Pairs = list[tuple[float, float]]
+
+
+def _round(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: _round(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_round(v) for v in value]
+    return value
+
+
+def _known_mean(values: list[float | None]) -> float | None:
+    return mean(v for v in values if v is not None)
+
+
+def _costs(records: list[ItemRecord]) -> dict[str, Any]:
+    known = [r.cost_usd for r in records if r.cost_usd is not None]
+    return {
+        "infra_blocked": sum(1 for r in records if r.infra_blocked),
+        "cost_usd": sum(known) if known else None,
+        "tokens": sum(r.prompt_tokens + r.completion_tokens for r in records),
+    }
+
+
+def _arm_score(records: list[ItemRecord], arm: str) -> float | None:
+    # Trials pool into one episode score; blocked items are not a 0, they are missing.
+    return _known_mean(
+        [r.score for r in records if r.arm == arm]
+    )
+
+
+def _family(records: list[ItemRecord], seed: int) -> tuple[dict[str, Any], Pairs]:
+    by_episode: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_episode[record.episode].append(record)
+    on: list[float] = []
+    off: list[float] = []
+    pairs: Pairs = []
+    mechs: list[float] = []
+    components: dict[str, list[float]] = {c: [] for c in COMPONENTS}
+    for episode in sorted(by_episode):
+        items = by_episode[episode]
+        s_on, s_off = _arm_score(items, "on"), _arm_score(items, "off")
+        if s_on is not None:
+            on.append(s_on)
+        if s_off is not None:
+            off.append(s_off)
+        if s_on is not None and s_off is not None:
+            pairs.append((s_on, s_off))
+        scored = [
+            r.mech for r in items if r.arm == "on" and not r.infra_blocked and r.mech
+        ]
+        ep_mech = _known_mean([m.mech for m in scored])
+        if ep_mech is not None:
+            mechs.append(ep_mech)
+        for name in COMPONENTS:
+            value = _known_mean([getattr(m, name) for m in scored])
+            if value is not None:
+                components[name].append(value)
+    entry = {
+        "capability": records[0].capability,
+        "s_on": mean(on),
+        "s_off": mean(off),
+        "delta": mean(a - b for a, b in pairs),
+        "delta_ci": _ci({"f": pairs}, seed),
+        "mech": mean(mechs),
+        "n_episodes": len(by_episode),
+        **_costs(records),
+        "mech_components": {name: mean(components[name]) for name in COMPONENTS},
+    }
+    return entry, pairs
+
+
+def _ci(groups: dict[str, Pairs], seed: int) -> list[float] | None:
+    ci = paired_bootstrap_ci(groups, seed)
+    return None if ci is None else list(ci)
+
+
+def _scope(
+    families: dict[str, dict[str, Any]],
+    pairs: dict[str, Pairs],
+    records: list[ItemRecord],
+    seed: int,
+) -> dict[str, Any]:
+    """A capability or the overall entry: means over its families' numbers."""
+    fams = families.values()
+    return {
+        "s_on": _known_mean([f["s_on"] for f in fams]),
+        "s_off": _known_mean([f["s_off"] for f in fams]),
+        "delta": _known_mean([f["delta"] for f in fams]),
+        "delta_ci": _ci(pairs, seed),
+        "mech": _known_mean([f["mech"] for f in fams]),
+        "n_episodes": len({(r.family, r.episode) for r in records}),
+        **_costs(records),
+        "mech_components": {
+            name: _known_mean([f["mech_components"][name] for f in fams])
+            for name in COMPONENTS
+        },
+    }
+
+
+def _config(label: str, records: list[ItemRecord], seed: int) -> dict[str, Any]:
+    by_family: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_family[record.family].append(record)
+    families: dict[str, dict[str, Any]] = {}
+    pairs: dict[str, Pairs] = {}
+    for fid in sorted(by_family):
+        families[fid], pairs[fid] = _family(by_family[fid], seed)
+    capabilities: dict[str, dict[str, Any]] = {}
+    for cap in sorted({f["capability"] for f in families.values()}):
+        ids = [fid for fid in families if families[fid]["capability"] == cap]
+        capabilities[cap] = _scope(
+            {fid: families[fid] for fid in ids},
+            {fid: pairs[fid] for fid in ids},
+            [r for r in records if r.family in ids],
+            seed,
+        )
+    first = min(records, key=lambda r: r.nodeid)
+    return {
+        "label": label,
+        "model": first.model,
+        "agent": first.agent,
+        "mechanisms": list(first.mechanisms),
+        "overall": _scope(families, pairs, records, seed),
+        "capabilities": capabilities,
+        "families": families,
+    }
+
+
+def build_summary(
+    records: list[ItemRecord], run: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """The ``sequence_summary.json`` document: one ``configs`` entry per label."""
+    by_label: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_label[record.config_label].append(record)
+    configs = [_config(label, by_label[label], seed) for label in sorted(by_label)]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run": _round({**run, "seed": run.get("seed", seed)}),
+        "configs": _round(configs),
+    }
+
+
+_ROW_KEYS = ("delta", "delta_ci", "mech", "s_on", "s_off")
+
+
+def build_comparison(summary: dict[str, Any]) -> dict[str, Any]:
+    """``sequence_comparison.json``: Δ and Mech per config × scope, side by side.
+
+    Scope is "overall", a capability name, or a qualified family id (with a dot).
+    """
+    rows: list[dict[str, Any]] = []
+    for config in sorted(summary["configs"], key=lambda c: c["label"]):
+        scopes = [("overall", config["overall"])]
+        scopes += sorted(config["capabilities"].items())
+        scopes += sorted(config["families"].items())
+        for scope, entry in scopes:
+            row = {"label": config["label"], "scope": scope}
+            rows.append(row | {k: entry.get(k) for k in _ROW_KEYS})
+    return {"schema_version": SCHEMA_VERSION, "run": summary["run"], "rows": rows}

@@ -1,0 +1,241 @@
+"""Tools the agent sees: store tools and world tools, their JSON schemas, validation and dispatch.
+
+A malformed call (unknown tool, missing or mistyped argument, a service refusal) is returned to
+the agent as a tool error and logged with ``ok=False``; it never raises out of the agent loop.
+That is what r_e (recovery after a tool error) is measured on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .records import StoreEntry, ToolCall
+from .store import Store, StoreError
+from .world import World, WorldError
+
+_JSON_TYPES = {"string": str, "integer": int, "array": list}
+
+
+@dataclass(frozen=True)
+class Param:
+    type: str
+    description: str
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    params: dict[str, Param] = field(default_factory=dict)
+    irreversible: bool = False
+
+    def to_openai(self) -> dict[str, Any]:
+        properties: dict[str, Any] = {}
+        for name, param in self.params.items():
+            prop: dict[str, Any] = {"type": param.type, "description": param.description}
+            if param.type == "array":
+                prop["items"] = {"type": "string"}
+            properties[name] = prop
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": [n for n, p in self.params.items() if p.required],
+                },
+            },
+        }
+
+
+def _p(type_: str, description: str, required: bool = True) -> Param:
+    return Param(type_, description, required)
+
+
+STORE_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "memory_search",
+        "Search your persistent memory (kept across sessions) for notes matching a query.",
+        {"query": _p("string", "words to look for")},
+    ),
+    ToolSpec("memory_read", "Read one memory note by id.", {"id": _p("string", "note id, e.g. m0003")}),
+    ToolSpec(
+        "memory_write",
+        "Save a note to persistent memory so a future session can use it.",
+        {"text": _p("string", "the note"), "tags": _p("array", "optional tags", required=False)},
+    ),
+    ToolSpec(
+        "memory_update",
+        "Replace the text of an existing memory note (e.g. when a fact changed).",
+        {"id": _p("string", "note id"), "text": _p("string", "the new text")},
+    ),
+    ToolSpec("memory_delete", "Delete a memory note that is wrong or obsolete.", {"id": _p("string", "note id")}),
+    ToolSpec(
+        "skill_search",
+        "Search your saved skills (reusable multi-step procedures).",
+        {"query": _p("string", "words to look for")},
+    ),
+    ToolSpec("skill_read", "Read a saved skill by name.", {"name": _p("string", "skill name")}),
+    ToolSpec(
+        "skill_write",
+        "Save (or replace) a reusable multi-step procedure as a named skill.",
+        {
+            "name": _p("string", "skill name"),
+            "steps": _p("array", "the steps, in order"),
+            "tags": _p("array", "when the skill applies", required=False),
+        },
+    ),
+)
+
+WORLD_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("notes_list", "List the titles of the team's shared notes."),
+    ToolSpec("notes_read", "Read a shared team note.", {"title": _p("string", "note title")}),
+    ToolSpec(
+        "notes_write",
+        "Create or overwrite a shared team note (visible to the team).",
+        {"title": _p("string", "note title"), "body": _p("string", "note body")},
+        irreversible=True,
+    ),
+    ToolSpec(
+        "archive_search",
+        "Search the company document archive (retrospectives, handoffs, audits, minutes).",
+        {"query": _p("string", "words to look for")},
+    ),
+    ToolSpec("archive_read", "Read an archive document by id.", {"id": _p("string", "document id")}),
+    ToolSpec(
+        "tickets_list",
+        "List tickets, optionally in one queue.",
+        {"queue": _p("string", "queue name", required=False)},
+    ),
+    ToolSpec(
+        "tickets_create",
+        "Open a ticket.",
+        {
+            "title": _p("string", "ticket title"),
+            "body": _p("string", "description", required=False),
+            "queue": _p("string", "queue name", required=False),
+            "priority": _p("string", "P0..P4", required=False),
+            "assignee": _p("string", "assignee handle", required=False),
+        },
+        irreversible=True,
+    ),
+    ToolSpec(
+        "tickets_update",
+        "Change a ticket's status, priority or assignee, or add a comment.",
+        {
+            "id": _p("string", "ticket id"),
+            "status": _p("string", "new status", required=False),
+            "priority": _p("string", "new priority", required=False),
+            "assignee": _p("string", "new assignee", required=False),
+            "comment": _p("string", "comment to add", required=False),
+        },
+        irreversible=True,
+    ),
+    ToolSpec(
+        "deploys_list",
+        "List recent deploys, optionally of one service.",
+        {"service": _p("string", "service name", required=False)},
+    ),
+    ToolSpec(
+        "deploys_create",
+        "Deploy a version of a service to production.",
+        {"service": _p("string", "service name"), "version": _p("string", "version to deploy")},
+        irreversible=True,
+    ),
+)
+
+ALL_TOOLS = {spec.name: spec for spec in (*STORE_TOOLS, *WORLD_TOOLS)}
+
+
+class ToolError(Exception):
+    """Raised inside dispatch; becomes an ``ok=False`` call and an error message to the agent."""
+
+
+class ToolBox:
+    """The tools of one session, bound to the item's store and the session's world."""
+
+    def __init__(self, store: Store, world: World) -> None:
+        self.store = store
+        self.world = world
+        self.calls: list[ToolCall] = []
+        self._handlers: dict[str, Callable[..., Any]] = {
+            "memory_search": lambda query: [_memory_view(e) for e in store.search(query)],
+            "memory_read": lambda id: _memory_view(store.read(id)),
+            "memory_write": lambda text, tags=None: {"id": store.write_memory(text, tags).id},
+            "memory_update": lambda id, text: {"id": store.update_memory(id, text).id},
+            "memory_delete": lambda id: (store.delete(id), {"deleted": id})[1],
+            "skill_search": lambda query: [_skill_view(e) for e in store.search(query, kind="skill")],
+            "skill_read": lambda name: _skill_view(store.read_skill(name)),
+            "skill_write": lambda name, steps, tags=None: {"name": store.write_skill(name, steps, tags).name},
+        }
+        for spec in WORLD_TOOLS:
+            self._handlers[spec.name] = getattr(world, spec.name)
+
+    @staticmethod
+    def specs() -> list[dict[str, Any]]:
+        return [spec.to_openai() for spec in ALL_TOOLS.values()]
+
+    def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
+        """Run one tool call; every outcome, including garbage input, becomes a logged ToolCall."""
+        spec = ALL_TOOLS.get(name)
+        record = ToolCall(index=len(self.calls), name=str(name), irreversible=bool(spec and spec.irreversible))
+        try:
+            arguments = _parse_arguments(raw_arguments)
+            record.arguments = arguments
+            if spec is None:
+                raise ToolError(f"unknown tool {name!r}")
+            _validate(spec, arguments)
+            record.result = self._handlers[name](**arguments)
+        except (ToolError, StoreError, WorldError) as exc:
+            record.ok = False
+            record.error = str(exc)
+        self.calls.append(record)
+        return record
+
+
+def _parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw)
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ToolError(f"arguments are not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ToolError("arguments must be a JSON object")
+    return value
+
+
+def _validate(spec: ToolSpec, arguments: dict[str, Any]) -> None:
+    unknown = sorted(set(arguments) - set(spec.params))
+    if unknown:
+        raise ToolError(f"{spec.name} has no argument(s) {', '.join(unknown)}")
+    for name, param in spec.params.items():
+        if name not in arguments or arguments[name] is None:
+            if param.required:
+                raise ToolError(f"{spec.name} needs argument {name!r}")
+            continue
+        if not isinstance(arguments[name], _JSON_TYPES[param.type]):
+            raise ToolError(f"{spec.name}: {name!r} must be a {param.type}")
+
+
+def _memory_view(entry: StoreEntry) -> dict[str, Any]:
+    return {"id": entry.id, "text": entry.text, "tags": entry.tags}
+
+
+def _skill_view(entry: StoreEntry) -> dict[str, Any]:
+    return {"name": entry.name, "text": entry.text, "tags": entry.tags}
+
+
+def result_text(call: ToolCall) -> str:
+    """What the agent reads back: the JSON result, or the error."""
+    if not call.ok:
+        return json.dumps({"error": call.error})
+    return json.dumps(call.result, ensure_ascii=False)

@@ -1,0 +1,68 @@
+"""mean() and the stratified paired bootstrap CI."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_pastbench.stats import _percentile, mean, paired_bootstrap_ci
+
+
+def test_mean() -> None:
+    assert mean([]) is None
+    assert mean([1.0, 2.0, 4.5]) == pytest.approx(2.5)  # 7.5 / 3
+    assert mean(x for x in (0.2, 0.4)) == pytest.approx(0.3)
+
+
+def test_percentile_interpolates_between_ranks() -> None:
+    # position 0.5 × (4 − 1) = 1.5 → halfway between 1 and 2
+    assert _percentile([0.0, 1.0, 2.0, 3.0], 0.5) == pytest.approx(1.5)
+    # position 0.025 × 4 = 0.1 → 10 + 0.1 × (20 − 10) = 11
+    assert _percentile([10.0, 20.0, 30.0, 40.0, 50.0], 0.025) == pytest.approx(11.0)
+
+
+def test_no_pairs_gives_none() -> None:
+    assert paired_bootstrap_ci({}, seed=1) is None
+    assert paired_bootstrap_ci({"a.f": []}, seed=1) is None
+
+
+def test_degenerate_ci_when_every_difference_is_equal() -> None:
+    groups = {"a.f": [(0.9, 0.7), (0.5, 0.3)], "b.g": [(0.4, 0.2)]}
+    lo, hi = paired_bootstrap_ci(groups, seed=3) or (None, None)
+    assert lo == pytest.approx(0.2) and hi == pytest.approx(0.2)
+
+
+def test_deterministic_for_a_seed() -> None:
+    groups = {"a.f": [(1.0, 0.0), (0.2, 0.4), (0.6, 0.1), (0.3, 0.3)]}
+    first = paired_bootstrap_ci(groups, seed=7, n_boot=500)
+    assert first == paired_bootstrap_ci(groups, seed=7, n_boot=500)
+    # Dict order does not matter (families are visited sorted).
+    two = {"b": [(1.0, 0.0), (0.0, 0.0)], "a": [(0.5, 0.0), (0.0, 0.5)]}
+    flipped = dict(reversed(list(two.items())))
+    assert paired_bootstrap_ci(two, 11) == paired_bootstrap_ci(flipped, 11)
+    # With many distinct differences, another seed gives another interval.
+    varied = {"a.f": [(i / 37, (i * 7 % 11) / 11) for i in range(37)]}
+    assert paired_bootstrap_ci(varied, seed=7) != paired_bootstrap_ci(varied, seed=8)
+
+
+def test_ci_brackets_the_estimate_within_the_range_of_differences() -> None:
+    groups = {"a.f": [(1.0, 0.0), (0.2, 0.4), (0.6, 0.1), (0.3, 0.3)]}
+    # diffs 1.0, −0.2, 0.5, 0.0 → estimate 1.3 / 4 = 0.325
+    lo, hi = paired_bootstrap_ci(groups, seed=7) or (None, None)
+    assert -0.2 <= lo < 0.325 < hi <= 1.0
+    narrow = paired_bootstrap_ci(groups, seed=7, level=0.5)
+    assert narrow is not None and lo <= narrow[0] and narrow[1] <= hi
+
+
+def test_resampling_is_stratified_by_family() -> None:
+    # Family a: one episode, Δ = 1; family b: nine episodes, Δ = 0. Stratified, every
+    # replicate is (1 + 0) / 2 = 0.5. Pooling episodes across families would vary.
+    groups = {"a": [(1.0, 0.0)], "b": [(0.5, 0.5)] * 9}
+    lo, hi = paired_bootstrap_ci(groups, seed=0) or (None, None)
+    assert lo == pytest.approx(0.5) and hi == pytest.approx(0.5)
+
+
+def test_families_weigh_equally_not_by_episode_count() -> None:
+    groups = {"a": [(1.0, 0.0), (0.0, 0.0)], "b": [(0.0, 0.0)] * 20}
+    # family means: a ∈ {0, 0.5, 1}, b = 0 → statistic ∈ {0, 0.25, 0.5}
+    lo, hi = paired_bootstrap_ci(groups, seed=2) or (None, None)
+    assert lo == pytest.approx(0.0) and hi == pytest.approx(0.5)

@@ -1,0 +1,222 @@
+"""sequence_summary.json and sequence_comparison.json: shape and aggregates."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.records import MechScore
+from pytest_pastbench.summary import build_comparison, build_summary
+
+LABEL = "hermes[E1,E5]@glm-5.1"
+RUN = {"id": "r1", "dataset_hash": "abc", "plugin_version": "0.1", "judge": None}
+SCOPE_KEYS = {
+    "s_on",
+    "s_off",
+    "delta",
+    "delta_ci",
+    "mech",
+    "n_episodes",
+    "infra_blocked",
+    "cost_usd",
+    "tokens",
+    "mech_components",
+}
+COMPONENTS = {"wp", "ra", "uc", "rh", "pr"}
+
+
+def rec(
+    family: str,
+    episode: str,
+    arm: str,
+    score: float | None,
+    trial: int = 0,
+    label: str = LABEL,
+    **fields: Any,
+) -> ItemRecord:
+    capability = family.split(".")[0]
+    return ItemRecord(
+        nodeid=f"families/{family}.yaml::{episode}[{arm}-t{trial}]",
+        family=family,
+        capability=capability,
+        episode=episode,
+        arm=arm,
+        trial=trial,
+        model=label.split("@")[1],
+        agent=label.split("[")[0],
+        mechanisms=["E1", "E5"],
+        config_label=label,
+        score=score,
+        infra_blocked=score is None,
+        dataset_hash="abc",
+        family_version="1",
+        **fields,
+    )
+
+
+def mech(value: float, **parts: float | None) -> MechScore:
+    return MechScore(mech=value, applicable=len(parts), **parts)
+
+
+UPD = "update.fact_correction"
+UPD2 = "update.second"
+MEM = "memory.recall"
+RECORDS = [
+    # update.fact_correction
+    rec(
+        UPD,
+        "ep01",
+        "on",
+        0.8,
+        0,
+        mech=mech(0.6, wp=1.0, pr=0.5),
+        cost_usd=0.01,
+        prompt_tokens=100,
+        completion_tokens=10,
+    ),
+    rec(UPD, "ep01", "on", 0.6, 1, mech=mech(0.4, wp=0.5, pr=None)),
+    rec(UPD, "ep01", "off", 0.2, 0, cost_usd=0.02),
+    rec(UPD, "ep02", "on", 0.5, 0, mech=mech(1.0, wp=1.0, uc=1.0)),
+    rec(UPD, "ep02", "on", None, 1),  # infra_blocked: missing, not 0
+    rec(UPD, "ep02", "off", 0.5, 0),
+    rec(UPD, "ep03", "on", 0.9, 0, mech=mech(0.2)),
+    # update.second: on arm only → Δ undefined
+    rec(UPD2, "ep01", "on", 0.4, 0, mech=mech(0.5, wp=0.5)),
+    # memory.recall
+    rec(MEM, "ep01", "on", 0.6, 0, mech=mech(0.9, ra=1.0), completion_tokens=5),
+    rec(MEM, "ep01", "off", 0.1, 0),
+]
+
+
+@pytest.fixture
+def summary() -> dict[str, Any]:
+    return build_summary(RECORDS, RUN, seed=42)
+
+
+def test_contract_shape(summary: dict[str, Any]) -> None:
+    assert summary["schema_version"] == 1
+    assert summary["run"] == {**RUN, "seed": 42}
+    (config,) = summary["configs"]
+    assert set(config) == {
+        "label",
+        "model",
+        "agent",
+        "mechanisms",
+        "overall",
+        "capabilities",
+        "families",
+    }
+    assert (config["label"], config["model"], config["agent"]) == (
+        LABEL,
+        "glm-5.1",
+        "hermes",
+    )
+    assert config["mechanisms"] == ["E1", "E5"]
+    assert set(config["overall"]) == SCOPE_KEYS
+    assert list(config["capabilities"]) == ["memory", "update"]
+    assert list(config["families"]) == [MEM, UPD, UPD2]
+    for entry in config["capabilities"].values():
+        assert set(entry) == SCOPE_KEYS
+    for fid, entry in config["families"].items():
+        assert set(entry) == SCOPE_KEYS | {"capability"}
+        assert entry["capability"] == fid.split(".")[0]
+        assert set(entry["mech_components"]) == COMPONENTS
+    json.dumps(summary)  # plain JSON values only
+
+
+def test_family_aggregates_by_hand(summary: dict[str, Any]) -> None:
+    fam = summary["configs"][0]["families"][UPD]
+    # episode on scores: ep01 (0.8 + 0.6) / 2 = 0.7, ep02 0.5 (blocked trial left out),
+    # ep03 0.9; off: ep01 0.2, ep02 0.5.
+    # s_on = (0.7 + 0.5 + 0.9) / 3 = 0.7; s_off = (0.2 + 0.5) / 2 = 0.35
+    # Δ over paired episodes ep01, ep02: ((0.7 − 0.2) + (0.5 − 0.5)) / 2 = 0.25
+    assert fam["s_on"] == 0.7 and fam["s_off"] == 0.35 and fam["delta"] == 0.25
+    lo, hi = fam["delta_ci"]
+    assert 0.0 <= lo <= 0.25 <= hi <= 0.5  # resampled means of diffs {0.5, 0}
+    # mech: ep01 (0.6 + 0.4) / 2 = 0.5, ep02 1.0, ep03 0.2 → 1.7 / 3 = 0.5667
+    assert fam["mech"] == 0.5667
+    # wp: ep01 (1 + 0.5) / 2 = 0.75, ep02 1.0 → 0.875; pr only ep01 trial 0 → 0.5
+    assert fam["mech_components"] == {
+        "wp": 0.875,
+        "ra": None,
+        "uc": 1.0,
+        "rh": None,
+        "pr": 0.5,
+    }
+    assert fam["n_episodes"] == 3 and fam["infra_blocked"] == 1
+    # cost 0.01 + 0.02, unknown costs skipped; tokens 100 + 10
+    assert fam["cost_usd"] == 0.03 and fam["tokens"] == 110
+
+
+def test_missing_arm_gives_no_delta(summary: dict[str, Any]) -> None:
+    fam = summary["configs"][0]["families"][UPD2]
+    assert fam["s_on"] == 0.4 and fam["s_off"] is None
+    assert fam["delta"] is None and fam["delta_ci"] is None
+    assert fam["cost_usd"] is None  # every record's cost unknown
+
+
+def test_capability_and_overall_are_means_over_families(
+    summary: dict[str, Any],
+) -> None:
+    config = summary["configs"][0]
+    update, overall = config["capabilities"]["update"], config["overall"]
+    # update: Δ = mean of defined family Δ = 0.25; s_on = (0.7 + 0.4) / 2 = 0.55
+    # mech = (0.5667 + 0.5) / 2 = 0.5333 (unrounded 1.7/3 and 0.5)
+    assert update["delta"] == 0.25 and update["s_on"] == 0.55
+    assert update["mech"] == 0.5333
+    assert update["n_episodes"] == 4 and update["infra_blocked"] == 1
+    # overall Δ = (0.25 [update.fact_correction] + 0.5 [memory.recall]) / 2 = 0.375
+    assert overall["delta"] == 0.375
+    # overall s_off = mean(0.35, 0.1) = 0.225 (update.second has no off arm)
+    assert overall["s_off"] == 0.225
+    # replicates: (mean of {0.5, 0} resampled ∈ {0, 0.25, 0.5} + 0.5) / 2
+    lo, hi = overall["delta_ci"]
+    assert 0.25 <= lo <= 0.375 <= hi <= 0.5
+    assert overall["n_episodes"] == 5 and overall["tokens"] == 115
+    assert overall["mech_components"]["ra"] == 1.0
+
+
+def test_configs_sorted_by_label_and_deterministic() -> None:
+    other = [
+        rec(MEM, "ep01", "on", 1.0, label="aaa@m"),
+        rec(MEM, "ep01", "off", 0.0, label="aaa@m"),
+    ]
+    first = build_summary([*RECORDS, *other], RUN, seed=5)
+    assert [c["label"] for c in first["configs"]] == ["aaa@m", LABEL]
+    assert first["configs"][0]["overall"]["delta"] == 1.0
+    assert build_summary(list(reversed([*RECORDS, *other])), RUN, seed=5) == first
+
+
+def test_floats_are_rounded_to_four_places() -> None:
+    records = [rec(MEM, f"ep{i}", "on", s) for i, s in enumerate([0.1, 0.2, 0.2])]
+    fam = build_summary(records, RUN, seed=1)["configs"][0]["families"][MEM]
+    assert fam["s_on"] == 0.1667  # 0.5 / 3
+
+
+def test_comparison_rows(summary: dict[str, Any]) -> None:
+    comparison = build_comparison(summary)
+    assert comparison["schema_version"] == 1 and comparison["run"] == summary["run"]
+    rows = comparison["rows"]
+    assert [r["scope"] for r in rows] == ["overall", "memory", "update", MEM, UPD, UPD2]
+    assert all(
+        set(r) == {"label", "scope", "delta", "delta_ci", "mech", "s_on", "s_off"}
+        for r in rows
+    )
+    assert rows[0]["delta"] == 0.375 and rows[4]["delta"] == 0.25
+    assert rows[5]["delta"] is None and rows[5]["s_on"] == 0.4
+
+
+def test_comparison_orders_configs_by_label() -> None:
+    summary = build_summary(
+        [
+            rec(MEM, "ep01", "on", 0.5, label="z@m"),
+            rec(MEM, "ep01", "on", 0.5, label="a@m"),
+        ],
+        RUN,
+        seed=1,
+    )
+    labels = [r["label"] for r in build_comparison(summary)["rows"]]
+    assert labels == ["a@m"] * 3 + ["z@m"] * 3
