@@ -28,6 +28,8 @@ _EXPORTS = {
     "InfraError": "models",
     "ItemRecord": "item_record",
     "plugin_version": "version",
+    "run_agent_session": "runner",
+    "SessionRun": "records",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import warnings
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -136,7 +137,10 @@ class LiteLLMClient:
         last_error: Exception | None = None
         for attempt in range(self.retry.attempts):
             try:
-                response = litellm.completion(**request, max_retries=0)
+                with warnings.catch_warnings():
+                    # litellm's own pydantic models warn on first use; not the user's concern.
+                    warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
+                    response = litellm.completion(**request, max_retries=0)
                 return _to_reply(litellm, response, self.alias.model)
             except transient as exc:
                 last_error = exc

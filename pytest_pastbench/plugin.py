@@ -12,6 +12,13 @@ from typing import Any
 import pytest
 
 from .detect import is_family_file
+from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
+    pastbench_agent,
+    pastbench_model,
+    pastbench_persistence,
+    pastbench_store,
+    pastbench_world,
+)
 from .options import add_options, any_option_given, resolve
 from .session import PAYLOAD_ATTR, SESSION_KEY, PastbenchSession, pastbench_session
 
@@ -83,6 +90,12 @@ def _check_run_setup(config: pytest.Config) -> None:
         )
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "pastbench_persistence" in metafunc.fixturenames:
+        arms = pastbench_session(metafunc.config).options.arms
+        metafunc.parametrize("pastbench_persistence", arms, ids=arms, indirect=True)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if is_family_file(file_path):
         from .collect import FamilyFile
@@ -129,7 +142,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         payload = pastbench_session(item.config).payload(item)
         setattr(report, PAYLOAD_ATTR, payload)
-        report.user_properties.extend(item_properties(payload["record"]))
+        properties = item_properties(payload["record"])
+        report.user_properties.extend(properties)
+        # JUnit reads the teardown report, which copies item.user_properties when it is built.
+        item.user_properties.extend(properties)
     return report
 
 

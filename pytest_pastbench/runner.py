@@ -127,25 +127,48 @@ def _run_session(
     budgets: Budgets,
     trace: TraceRecorder,
 ) -> SessionRun:
-    store.session = index
     world = World(episode.world, now=session.now)
+    return run_agent_session(
+        agent, model, store, world, list(session.user), index=index, stage=session.stage, budgets=budgets, trace=trace
+    )
+
+
+def run_agent_session(
+    agent: Agent,
+    model: ModelClient,
+    store: Store,
+    world: World,
+    user_turns: list[str],
+    *,
+    index: int = 0,
+    stage: str = "",
+    budgets: Budgets | None = None,
+    trace: TraceRecorder | None = None,
+) -> SessionRun:
+    """Run one session of ``agent`` against a store and a world; return what happened.
+
+    The building block of the protocol, public so users can test their agent directly with
+    the ``pastbench_store`` / ``pastbench_world`` fixtures.
+    """
+    trace = trace if trace is not None else TraceRecorder()
+    store.session = index
     tools = ToolBox(store, world)
-    trace.add("session", session=index, stage=session.stage, now=world.now)
+    trace.add("session", session=index, stage=stage, now=world.now)
     started = time.monotonic()
     result = agent.run_session(
         SessionContext(
-            user_turns=list(session.user),
+            user_turns=user_turns,
             tools=tools,
             model=model,
-            budgets=budgets,
+            budgets=budgets or Budgets(),
             trace=trace,
             session_index=index,
-            stage=session.stage,
+            stage=stage,
         )
     )
     return SessionRun(
         index=index,
-        stage=session.stage,
+        stage=stage,
         now=world.now,
         answer=result.answer,
         tool_calls=tools.calls,

@@ -44,7 +44,7 @@ def _costs(records: list[ItemRecord]) -> dict[str, Any]:
 def _arm_score(records: list[ItemRecord], arm: str) -> float | None:
     # Trials pool into one episode score; blocked items are not a 0, they are missing.
     return _known_mean(
-        [r.score for r in records if r.arm == arm]
+        [r.score for r in records if r.arm == arm and not r.infra_blocked]
     )
 
 

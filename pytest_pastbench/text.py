@@ -19,6 +19,7 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z0-9][a-z0-9@._\-/]*[a-z0-9]|[a-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9@])")
+LIST_ITEM = re.compile(r"^\s*(?:step\s*)?\d{1,2}[.)]\s+\S", re.IGNORECASE)
 
 
 def words(text: str) -> list[str]:
@@ -41,6 +42,9 @@ def sentences(text: str) -> list[str]:
     for line in text.splitlines():
         line = line.strip()
         if not line:
+            continue
+        if LIST_ITEM.match(line):
+            result.append(line)  # "1. Pause the DAG." stays one step, never "1." + "Pause ..."
             continue
         result.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
     return result

@@ -35,6 +35,7 @@ def rec(
     score: float | None,
     trial: int = 0,
     label: str = LABEL,
+    blocked: bool | None = None,
     **fields: Any,
 ) -> ItemRecord:
     capability = family.split(".")[0]
@@ -50,7 +51,7 @@ def rec(
         mechanisms=["E1", "E5"],
         config_label=label,
         score=score,
-        infra_blocked=score is None,
+        infra_blocked=score is None if blocked is None else blocked,
         dataset_hash="abc",
         family_version="1",
         **fields,
@@ -220,3 +221,12 @@ def test_comparison_orders_configs_by_label() -> None:
     )
     labels = [r["label"] for r in build_comparison(summary)["rows"]]
     assert labels == ["a@m"] * 3 + ["z@m"] * 3
+
+
+def test_blocked_record_with_a_partial_score_is_still_left_out() -> None:
+    records = [
+        rec(MEM, "ep01", "on", 0.8, 0, mech=mech(0.5)),
+        rec(MEM, "ep01", "on", 0.0, 1, blocked=True, mech=mech(0.0)),
+    ]
+    fam = build_summary(records, RUN, seed=1)["configs"][0]["families"][MEM]
+    assert fam["s_on"] == 0.8 and fam["mech"] == 0.5 and fam["infra_blocked"] == 1

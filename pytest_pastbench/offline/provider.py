@@ -100,6 +100,8 @@ def register() -> None:
             f"{PROVIDER}/{name}": {
                 "input_cost_per_token": 0.0,
                 "output_cost_per_token": 0.0,
+                "cache_creation_input_token_cost": 0.0,
+                "cache_read_input_token_cost": 0.0,
                 "litellm_provider": PROVIDER,
                 "mode": "chat",
             }

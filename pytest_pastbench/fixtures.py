@@ -1,0 +1,50 @@
+"""Public fixtures for users' own tests (DESIGN §3).
+
+They hand out the same building blocks the benchmark items use, so a team can write a
+targeted test of its agent against a store and the simulated world.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .session import pastbench_session
+
+
+@pytest.fixture
+def pastbench_persistence(request: pytest.FixtureRequest) -> str:
+    """"on" or "off": a test that asks for it runs once per arm of ``--pastbench-persistence``."""
+    return str(getattr(request, "param", pastbench_session(request.config).options.arms[0]))
+
+
+@pytest.fixture
+def pastbench_store(tmp_path: Path) -> Any:
+    """A fresh, isolated persistent store (``pytest_pastbench.Store``) in this test's tmp_path."""
+    from .store import Store
+
+    return Store(tmp_path / "pastbench-store")
+
+
+@pytest.fixture
+def pastbench_world() -> Any:
+    """The simulated services (notes, archive, tickets, deploys) with an empty seed."""
+    from .schema import World as WorldSeed
+    from .world import World
+
+    return World(WorldSeed())
+
+
+@pytest.fixture
+def pastbench_model(request: pytest.FixtureRequest) -> Any:
+    """A ``ModelClient`` for the first ``--pastbench-model`` (default pastbench/recall)."""
+    session = pastbench_session(request.config)
+    return session.client(session.options.models[0])
+
+
+@pytest.fixture
+def pastbench_agent(request: pytest.FixtureRequest) -> Any:
+    """The agent selected by ``--pastbench-agent`` (default hermes)."""
+    return pastbench_session(request.config).agent()

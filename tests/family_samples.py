@@ -1,0 +1,55 @@
+"""Small family files for plugin tests (the built-in data is tested on its own)."""
+
+GOOD_MEMORY = """\
+format: pastbench/v1
+id: tiny_prefs
+capability: memory
+version: "1"
+episodes:
+  - id: ep01
+    sessions:
+      - stage: learn
+        user: "Please summarise the Brightwater account. The Brightwater reports go to @mira.k every Monday."
+      - stage: eval_near
+        user: "Who gets the Brightwater reports?"
+        checks:
+          - {type: contains, values: ["@mira.k"]}
+    evidence:
+      key_facts: [{text: "Brightwater reports go to @mira.k", match: ["brightwater", "@mira.k"]}]
+  - id: ep02
+    sessions:
+      - stage: learn
+        user: "Draft the Kestrel status note. Kestrel invoices always use the OPS-BILLING queue."
+      - stage: distractor
+        user: "What is a good name for a cat?"
+      - stage: eval_near
+        user: "Which queue do Kestrel invoices use?"
+        checks:
+          - {type: contains, values: ["OPS-BILLING"]}
+    evidence:
+      key_facts: [{text: "Kestrel invoices use OPS-BILLING", match: ["kestrel", "ops-billing"]}]
+"""
+
+GOOD_UPDATE = """\
+format: pastbench/v1
+id: tiny_corrections
+capability: update
+version: "1"
+episodes:
+  - id: ep01
+    sessions:
+      - stage: learn
+        user: "Help me plan billing. The Halvorsen invoices go out on the 5th business day."
+      - stage: learn
+        user: "Calendar fix: from now on the Halvorsen invoices go out on the 7th business day."
+      - stage: eval_near
+        user: "When should the Halvorsen invoices be sent?"
+        checks:
+          - {type: contains, values: ["7th business day"]}
+          - {type: forbids, values: ["5th"]}
+    evidence:
+      key_facts: [{text: "Halvorsen invoices on the 7th business day", match: ["halvorsen", "7th business day"]}]
+      stale_facts: [{text: "Halvorsen invoices on the 5th business day", match: ["halvorsen", "5th business day"]}]
+"""
+
+BAD_STAGE = GOOD_MEMORY.replace("id: tiny_prefs", "id: broken").replace("stage: distractor", "stage: rehearsal")

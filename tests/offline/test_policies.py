@@ -1,0 +1,115 @@
+"""The reference policies through the real agent loop, store and world (no litellm here;
+tests/offline/test_provider.py covers the litellm path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.models import ModelReply
+from pytest_pastbench.offline.policies import POLICIES, decide
+from pytest_pastbench.runner import run_agent_session
+from pytest_pastbench.schema import World as WorldSeed
+from pytest_pastbench.store import Store
+from pytest_pastbench.world import World
+
+
+class PolicyClient:
+    def __init__(self, name: str) -> None:
+        self.model = f"pastbench/{name}"
+        self.policy = POLICIES[name]
+
+    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
+        names = {t["function"]["name"] for t in tools or []}
+        decision = decide(self.policy, messages, names)
+        if "tool_calls" in decision:
+            calls = [
+                {"id": f"c{len(messages)}_{i}", "name": n, "arguments": json.dumps(a)}
+                for i, (n, a) in enumerate(decision["tool_calls"])
+            ]
+            return ModelReply(content=None, tool_calls=calls)
+        return ModelReply(content=decision["content"])
+
+
+def session(name: str, store: Store, text: str, world: WorldSeed | None = None, index: int = 0):
+    return run_agent_session(
+        HermesAgent(), PolicyClient(name), store, World(world or WorldSeed()), [text], index=index
+    )
+
+
+LEARN = (
+    "Can you draft the Halvorsen invoice reminder? The Halvorsen invoices go out on the 5th business day. "
+    "Just for today I'm working from the Berlin office."
+)
+CORRECT = "Quick fix to the billing calendar: from now on the Halvorsen invoices go out on the 7th business day."
+ASK = "When should the Halvorsen invoices be sent this month?"
+
+
+def test_blind_never_touches_the_store(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    run = session("blind", store, LEARN)
+    assert not any(c.name.startswith(("memory_", "skill_")) for c in run.tool_calls)
+    assert store.entries() == []
+
+
+def test_recall_stores_everything_and_keeps_stale_entries(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    session("recall", store, LEARN, index=0)
+    session("recall", store, CORRECT, index=1)
+    texts = [e.text for e in store.entries()]
+    assert any("Berlin" in t for t in texts)  # noise kept
+    assert any("5th business day" in t for t in texts) and any("7th business day" in t for t in texts)
+    answer = session("recall", store, ASK, index=2).answer
+    assert "5th business day" in answer and "7th business day" in answer
+
+
+def test_curator_supersedes_skips_noise_and_answers_with_the_correction(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    session("curator", store, LEARN, index=0)
+    session("curator", store, CORRECT, index=1)
+    texts = [e.text for e in store.entries()]
+    assert not any("Berlin" in t for t in texts)
+    assert not any("5th business day" in t for t in texts)
+    answer = session("curator", store, ASK, index=2).answer
+    assert "7th business day" in answer and "5th" not in answer
+
+
+def test_curator_packages_numbered_steps_as_one_skill(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    steps = "\n".join(f"{i}. step {w} of the cert rotation" for i, w in enumerate("abcdef", 1))
+    session("curator", store, "Here is how we rotate the TLS cert for the gateway:\n" + steps)
+    skills = [e for e in store.entries() if e.kind == "skill"]
+    assert len(skills) == 1 and skills[0].text.count("\n") == 6
+    answer = session("curator", store, "Rotate the TLS cert for the billing gateway, same as before.", index=1).answer
+    assert all(f"step {w}" in answer for w in "abcdef")
+
+
+def test_memory_supplies_the_codename_the_archive_is_indexed_under(tmp_path: Path) -> None:
+    seed = WorldSeed.model_validate(
+        {"archive": [{"id": "R-1", "title": "Heron close-out", "body": "Revert lead: @dana.p", "tags": []}]}
+    )
+    question = "What did the payments ledger migration retrospective in the archive say about the rollback owner?"
+    store = Store(tmp_path)
+    assert "@dana.p" not in session("recall", store, question, seed, index=0).answer
+    session("recall", store, "Project Heron is what we call the payments ledger migration internally.", index=1)
+    assert "@dana.p" in session("recall", store, question, seed, index=2).answer
+
+
+def test_a_remembered_freeze_stops_a_deploy(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ask = "Please deploy payments v2.4 now."
+    blind = session("blind", Store(tmp_path / "b"), ask)
+    assert [c.name for c in blind.tool_calls] == ["deploys_create"]
+    session("recall", store, "Heads up: payments deploys are in a change freeze until March 14.", index=0)
+    run = session("recall", store, ask, index=1)
+    assert "deploys_create" not in [c.name for c in run.tool_calls]
+    assert "freeze" in run.answer
+
+
+def test_decide_is_a_pure_function_of_the_messages() -> None:
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": ASK}]
+    tools = {"memory_search", "memory_write"}
+    assert decide(POLICIES["recall"], messages, tools) == decide(POLICIES["recall"], messages, tools)
+    assert decide(POLICIES["recall"], messages, tools)["tool_calls"][0][0] == "memory_search"

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.models import (
+    InfraError,
+    LiteLLMClient,
+    RetryPolicy,
+    import_litellm,
+    is_offline,
+    missing_keys,
+    resolve_model,
+)
+
+MESSAGES = [{"role": "user", "content": "hello"}]
+
+
+def test_offline_models_need_no_key() -> None:
+    assert is_offline("pastbench/recall") and missing_keys("pastbench/recall") == []
+
+
+def test_missing_provider_key_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert missing_keys("openai/gpt-4o") == ["OPENAI_API_KEY"]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+    assert missing_keys("openai/gpt-4o") == []
+
+
+def test_alias_resolves_and_adds_its_key_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ZAI_API_KEY", raising=False)
+    assert resolve_model("glm-5.1").model == "zai/glm-5.1"
+    assert "ZAI_API_KEY" in missing_keys("glm-5.1")
+
+
+def _flaky(monkeypatch: pytest.MonkeyPatch, failures: list[Exception]) -> list[int]:
+    litellm = import_litellm()
+    original = litellm.completion
+    calls: list[int] = []
+
+    def completion(**kwargs: Any) -> Any:
+        calls.append(1)
+        if failures:
+            raise failures.pop(0)
+        return original(**kwargs, mock_response="fine")
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    return calls
+
+
+def _rate_limit() -> Exception:
+    litellm = import_litellm()
+    return litellm.RateLimitError(message="slow down", llm_provider="openai", model="gpt-4o")
+
+
+def test_transient_errors_are_retried_until_success(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _flaky(monkeypatch, [_rate_limit(), _rate_limit()])
+    client = LiteLLMClient("openai/gpt-4o", RetryPolicy(attempts=3, base_delay_s=0.001))
+    reply = client.complete(MESSAGES, None)
+    assert reply.content == "fine" and len(calls) == 3
+    assert reply.prompt_tokens > 0
+
+
+def test_exhausted_retries_raise_infra_error_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _flaky(monkeypatch, [_rate_limit() for _ in range(5)])
+    client = LiteLLMClient("openai/gpt-4o", RetryPolicy(attempts=3, base_delay_s=0.001))
+    with pytest.raises(InfraError, match="gave up after 3 attempts: RateLimitError"):
+        client.complete(MESSAGES, None)
+    assert len(calls) == 3
+
+
+def test_non_transient_errors_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    litellm = import_litellm()
+    auth = litellm.AuthenticationError(message="bad key", llm_provider="openai", model="gpt-4o")
+    calls = _flaky(monkeypatch, [auth])
+    with pytest.raises(InfraError, match="AuthenticationError"):
+        LiteLLMClient("openai/gpt-4o").complete(MESSAGES, None)
+    assert len(calls) == 1
+
+
+def test_unknown_price_gives_null_cost_not_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    _flaky(monkeypatch, [])
+    reply = LiteLLMClient("openai/not-a-priced-model-xyz").complete(MESSAGES, None)
+    assert reply.cost_usd is None and reply.completion_tokens > 0
+
+
+def test_retry_after_header_sets_the_delay() -> None:
+    class Response:
+        headers = {"retry-after": "7"}
+
+    error = Exception("429")
+    error.response = Response()  # type: ignore[attr-defined]
+    client = LiteLLMClient("x", RetryPolicy(max_delay_s=5))
+    assert client._delay(0, error) == 5
+    assert 0.5 <= LiteLLMClient("x", RetryPolicy(base_delay_s=1))._delay(0, Exception()) <= 1.0

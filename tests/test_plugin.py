@@ -1,0 +1,205 @@
+"""The plugin end to end in throw-away projects (pytester)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.family_samples import BAD_STAGE, GOOD_MEMORY, GOOD_UPDATE
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    # A subprocess per run: in-process runs that import litellm leave importlib.metadata unable
+    # to find entry points for the next in-process run (pytester restores sys.modules).
+    return pytester.runpytest_subprocess(*args)
+
+
+def make_project(pytester: pytest.Pytester, **families: str) -> None:
+    for name, text in families.items():
+        capability = "update" if "corrections" in name else "memory"
+        path = pytester.path / "families" / capability / f"{name}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def outcomes(result: pytest.RunResult) -> dict[str, int]:
+    """Benchmark items count as "scored" / "control" in pytest's summary line, not "passed"."""
+    return {k: v for k, v in result.parseoutcomes().items() if k not in ("seconds",)}
+
+
+def summary_of(pytester: pytest.Pytester, run_id: str) -> dict:
+    return json.loads((pytester.path / "reports" / run_id / "sequence_summary.json").read_text())
+
+
+def test_a_project_that_uses_nothing_is_unchanged(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
+    (pytester.path / "config.yaml").write_text("format: something-else\nname: x\n")
+    pytester.makeconftest(
+        "import sys\n"
+        "def pytest_sessionfinish(session):\n"
+        "    open('modules.txt', 'w').write(str(sorted(m for m in sys.modules if m.startswith('litellm'))))\n"
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    # pytest itself lists installed plugins in its header; nothing else may mention us.
+    assert not [line for line in result.stdout.lines if "pastbench" in line and not line.startswith("plugins:")]
+    assert (pytester.path / "modules.txt").read_text() == "[]"
+    assert not (pytester.path / "reports").exists()
+
+
+def test_items_ids_keywords_and_markers(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY, tiny_corrections=GOOD_UPDATE)
+    result = run(pytester, "families", "--collect-only", "-q", "--pastbench-trials=2")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert ids[:4] == [
+        "families/memory/tiny_prefs.yaml::ep01[on-t0]",
+        "families/memory/tiny_prefs.yaml::ep01[off-t0]",
+        "families/memory/tiny_prefs.yaml::ep01[on-t1]",
+        "families/memory/tiny_prefs.yaml::ep01[off-t1]",
+    ]
+    assert len(ids) == 12
+    only_update = run(pytester, "families", "--collect-only", "-q", "-k", "update")
+    selected = [line for line in only_update.stdout.lines if "::" in line]
+    assert selected and all("/update/" in line for line in selected)
+    marked = run(pytester, "families", "--collect-only", "-q", "-m", "memory and off", "--strict-markers")
+    selected = [line for line in marked.stdout.lines if "::" in line]
+    assert selected == [
+        "families/memory/tiny_prefs.yaml::ep01[off-t0]",
+        "families/memory/tiny_prefs.yaml::ep02[off-t0]",
+    ]
+
+
+def test_several_models_make_one_comparison_run(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, 
+        "families",
+        "--pastbench-model=pastbench/blind",
+        "--pastbench-model=pastbench/recall",
+        "--pastbench-run-id=cmp",
+    )
+    assert outcomes(result) == {"scored": 4, "control": 4}
+    labels = [c["label"] for c in summary_of(pytester, "cmp")["configs"]]
+    assert labels == ["hermes@pastbench/blind", "hermes@pastbench/recall"]
+    comparison = json.loads((pytester.path / "reports/cmp/sequence_comparison.json").read_text())
+    assert {row["label"] for row in comparison["rows"]} == set(labels)
+
+
+def test_benchmark_run_prints_table_statuses_and_writes_files(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families", "-v", "--pastbench-run-id=r1", "--junitxml=junit.xml")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "*ep01?on-t0? SCORED 1.00*",
+            "*ep01?off-t0? CONTROL 0.*",
+            "*pastbench: Δ = S_on − S_off per family*",
+            "*memory.tiny_prefs*",
+            "*2 scored, 2 control*",
+        ]
+    )
+    run_dir = pytester.path / "reports" / "r1"
+    results = json.loads((run_dir / "sequence_results.json").read_text())
+    assert [r["arm"] for r in results["records"]] == ["off", "on", "off", "on"]
+    summary = summary_of(pytester, "r1")
+    family = summary["configs"][0]["families"]["memory.tiny_prefs"]
+    assert family["s_on"] == 1.0 and family["delta"] > 0.5
+    traces = sorted(p.name for p in (run_dir / "traces" / "memory" / "tiny_prefs").iterdir())
+    assert traces == ["ep01[off-t0].jsonl", "ep01[on-t0].jsonl", "ep02[off-t0].jsonl", "ep02[on-t0].jsonl"]
+    events = [json.loads(line) for line in (run_dir / "traces/memory/tiny_prefs/ep01[on-t0].jsonl").open()]
+    assert {"store_snapshot", "tool_call", "message", "score"} <= {e["kind"] for e in events}
+    junit = (pytester.path / "junit.xml").read_text()
+    assert 'name="pastbench.score" value="1.0"' in junit
+    assert 'name="pastbench.mech.wp"' in junit
+    assert "pastbench.hermes@pastbench/recall.overall.delta" in junit
+
+
+def test_ini_keys_configure_the_run(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    pytester.makeini("[pytest]\npastbench_model = pastbench/blind\npastbench_run_id = ini\npastbench_persistence = on\n")
+    assert outcomes(run(pytester, "families")) == {"scored": 2}
+    assert summary_of(pytester, "ini")["configs"][0]["model"] == "pastbench/blind"
+
+
+def test_pass_threshold_fails_low_on_items_only(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families", "--pastbench-model=pastbench/blind", "--pastbench-pass-threshold=0.5")
+    assert outcomes(result) == {"failed": 2, "control": 2}
+    result.stdout.fnmatch_lines(["*score 0.* < pass threshold 0.5*"])
+
+
+def test_a_malformed_family_is_one_collection_error_and_the_rest_runs(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY, broken=BAD_STAGE)
+    result = run(pytester, "families")
+    assert outcomes(result) == {"scored": 2, "control": 2, "errors": 1}
+    result.stdout.fnmatch_lines(["*broken.yaml: episodes.1.sessions.1.stage: Input should be 'learn'*"])
+    assert result.ret == 1
+
+
+def test_infra_failure_is_an_error_with_a_reason_not_a_zero(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families", "--pastbench-model=pastbench/oracle", "--pastbench-run-id=bad")
+    assert outcomes(result) == {"errors": 4}
+    result.stdout.fnmatch_lines(["*infra_blocked: pastbench/oracle: BadRequestError*unknown offline model*"])
+    overall = summary_of(pytester, "bad")["configs"][0]["overall"]
+    assert overall["infra_blocked"] == 4 and overall["s_on"] is None and overall["delta"] is None
+
+
+def test_a_real_model_without_its_key_stops_before_running(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families", "--pastbench-model=openai/gpt-4o")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if "OPENAI_API_KEY" in line]
+    assert errors == [
+        "ERROR: openai/gpt-4o needs OPENAI_API_KEY set in the environment "
+        "(or run offline with --pastbench-model=pastbench/recall)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--pastbench-persistence=maybe", "choose one of both, on, off"),
+        ("--pastbench-trials=0", "must be at least 1"),
+        ("--pastbench-trials=two", "expected a int"),
+        ("--pastbench-pass-threshold=1.5", "between 0.0 and 1.0"),
+        ("--pastbench-agent=nobody", "unknown agent 'nobody'; choose one of hermes"),
+        ("--pastbench-agent=nomodule:factory", "cannot load agent factory"),
+        ("--pastbench-families=/no/such/dir", "no such file or folder"),
+    ],
+)
+def test_misuse_is_a_usage_error_with_a_fix(pytester: pytest.Pytester, option: str, message: str) -> None:
+    result = run(pytester, option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+
+
+def test_builtin_families_run_from_any_directory(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--pastbench-families=builtin", "--collect-only", "-q", "-k", "memory")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert ids and all("memory" in line for line in ids)
+
+
+def test_public_fixtures_in_a_users_own_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_mine="""
+        from pytest_pastbench import run_agent_session
+
+        def test_agent_keeps_a_preference(pastbench_agent, pastbench_model, pastbench_store, pastbench_world):
+            run_agent_session(pastbench_agent, pastbench_model, pastbench_store, pastbench_world,
+                              ["Plan the offsite. The Brightwater team prefers vegetarian catering."])
+            later = run_agent_session(pastbench_agent, pastbench_model, pastbench_store, pastbench_world,
+                                      ["What catering does the Brightwater team prefer?"], index=1)
+            assert "vegetarian" in later.answer
+
+        def test_arms(pastbench_persistence):
+            assert pastbench_persistence in ("on", "off")
+        """
+    )
+    result = run(pytester, "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*test_arms?on? PASSED*", "*test_arms?off? PASSED*"])
