@@ -11,7 +11,7 @@ import importlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import yaml
@@ -99,12 +99,16 @@ class HermesAgent:
                 result.prompt_tokens += reply.prompt_tokens
                 result.completion_tokens += reply.completion_tokens
                 result.cost_usd = (
-                    None if result.cost_usd is None or reply.cost_usd is None else result.cost_usd + reply.cost_usd
+                    None
+                    if result.cost_usd is None or reply.cost_usd is None
+                    else result.cost_usd + reply.cost_usd
                 )
                 if not reply.tool_calls:
                     result.answer = reply.content or ""
                     messages.append({"role": "assistant", "content": result.answer})
-                    ctx.trace.add("message", session=ctx.session_index, role="assistant", content=result.answer)
+                    ctx.trace.add(
+                        "message", session=ctx.session_index, role="assistant", content=result.answer
+                    )
                     break
                 messages.append(
                     {

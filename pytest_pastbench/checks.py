@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from pytest_pastbench.judge import Judge, JudgeError
@@ -171,9 +172,7 @@ def _tsv_columns(check: TsvColumnCheck, run: SessionRun) -> tuple[bool | None, s
     return False, f"no TSV column {check.column!r}"
 
 
-def _rubric(
-    check: RubricCheck, run: SessionRun, judge: Judge | None
-) -> tuple[bool | None, str]:
+def _rubric(check: RubricCheck, run: SessionRun, judge: Judge | None) -> tuple[bool | None, str]:
     if judge is None:
         return None, "no judge configured"
     try:
@@ -186,29 +185,23 @@ def _rubric(
     return verdict, "" if verdict else f"judge {judge.name}: rubric not met"
 
 
-def evaluate_check(
-    check: Check, run: SessionRun, judge: Judge | None = None
-) -> CheckResult:
+_EVALUATORS: dict[str, Callable[[Any, SessionRun], tuple[bool | None, str]]] = {
+    "contains": _contains,
+    "forbids": _forbids,
+    "regex": _regex,
+    "json_field": _json_field,
+    "tool_called": _tool_called,
+    "world_state": _world_state,
+    "tsv_columns": _tsv_columns,
+}
+
+
+def evaluate_check(check: Check, run: SessionRun, judge: Judge | None = None) -> CheckResult:
     """Score one check of a session; ``passed`` is None only for an unscored rubric."""
-    passed: bool | None
-    if isinstance(check, ContainsCheck):
-        passed, detail = _contains(check, run)
-    elif isinstance(check, ForbidsCheck):
-        passed, detail = _forbids(check, run)
-    elif isinstance(check, RegexCheck):
-        passed, detail = _regex(check, run)
-    elif isinstance(check, JsonFieldCheck):
-        passed, detail = _json_field(check, run)
-    elif isinstance(check, ToolCalledCheck):
-        passed, detail = _tool_called(check, run)
-    elif isinstance(check, WorldStateCheck):
-        passed, detail = _world_state(check, run)
-    elif isinstance(check, TsvColumnCheck):
-        passed, detail = _tsv_columns(check, run)
-    elif isinstance(check, RubricCheck):
+    if isinstance(check, RubricCheck):
         passed, detail = _rubric(check, run, judge)
+    elif check.type in _EVALUATORS:
+        passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here
         raise TypeError(f"unknown check type {type(check).__name__}")
-    return CheckResult(
-        type=check.type, weight=check.weight, passed=passed, detail=detail
-    )
+    return CheckResult(type=check.type, weight=check.weight, passed=passed, detail=detail)

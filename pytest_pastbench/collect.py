@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .runner import ItemOutcome
     from .schema import Episode, Family
 
+
 class FamilyFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         try:
@@ -104,5 +105,3 @@ class BelowThreshold(AssertionError):
 
 class ItemInfraError(Exception):
     """The item could not be measured (infra_blocked); its reason is the message."""
-
-

@@ -36,9 +36,7 @@ def _live_after(runs: list[SessionRun], stages: tuple[str, ...]) -> list[StoreEn
 def retrieved_key_fact(run: SessionRun, key_facts: list[Fact]) -> bool:
     """Did a successful read/search here return a text asserting a key fact?"""
     return any(
-        a.ok
-        and a.op in _READ_OPS
-        and any(_asserts_any(t, key_facts) for t in a.returned_texts)
+        a.ok and a.op in _READ_OPS and any(_asserts_any(t, key_facts) for t in a.returned_texts)
         for a in run.store_accesses
     )
 
@@ -51,9 +49,7 @@ def _normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip()
 
 
-def pollution_rate(
-    live: list[StoreEntry], stale: list[Fact], noise: list[Fact]
-) -> float | None:
+def pollution_rate(live: list[StoreEntry], stale: list[Fact], noise: list[Fact]) -> float | None:
     """Share of live entries that are noise, stale, or repeat an earlier entry."""
     if not live:
         return None
@@ -61,11 +57,7 @@ def pollution_rate(
     polluted = 0
     for entry in live:
         key = _normalise(entry.text)
-        if (
-            key in seen
-            or _asserts_any(entry.text, noise)
-            or _asserts_any(entry.text, stale)
-        ):
+        if key in seen or _asserts_any(entry.text, noise) or _asserts_any(entry.text, stale):
             polluted += 1
         seen.add(key)
     return polluted / len(live)
@@ -84,9 +76,7 @@ def update_correctness(
     return 0.5 if stale_live or stale_used else 1.0
 
 
-def compute_mech(
-    episode: Episode, runs: list[SessionRun], scores: list[SessionScore]
-) -> MechScore:
+def compute_mech(episode: Episode, runs: list[SessionRun], scores: list[SessionScore]) -> MechScore:
     """Mech of one on-arm item.
 
     ``runs``: every session that ran, in order; ``scores``: the eval sessions' scores.
@@ -99,27 +89,19 @@ def compute_mech(
     wp = ra = uc = rh = None
     if key:
         after_learn = _live_after(runs, ("learn",))
-        wp = sum(1 for f in key if any(asserts(e.text, f) for e in after_learn)) / len(
-            key
-        )
+        wp = sum(1 for f in key if any(asserts(e.text, f) for e in after_learn)) / len(key)
         if evals:
             ra = sum(1 for r in evals if retrieved_key_fact(r, key)) / len(evals)
     if ev.stale_facts:
         uc = update_correctness(learned, key, ev.stale_facts, [r.answer for r in evals])
 
     has_far = any(s.stage == "eval_far" for s in episode.sessions)
-    near_retrieved = bool(key) and any(
-        retrieved_key_fact(r, key) for r in evals if r.stage == "eval_near"
-    )
+    near_retrieved = bool(key) and any(retrieved_key_fact(r, key) for r in evals if r.stage == "eval_near")
     near = _mean([x.s for x in scores if x.stage == "eval_near"])
     far = _mean([x.s for x in scores if x.stage == "eval_far"])
     if has_far and near_retrieved and near is not None and near > 0 and far is not None:
         rh = min(1.0, far / near)
 
     pr = pollution_rate(learned, ev.stale_facts, ev.noise)
-    parts = [
-        v for v in (wp, ra, uc, rh, None if pr is None else 1 - pr) if v is not None
-    ]
-    return MechScore(
-        wp=wp, ra=ra, uc=uc, rh=rh, pr=pr, mech=_mean(parts), applicable=len(parts)
-    )
+    parts = [v for v in (wp, ra, uc, rh, None if pr is None else 1 - pr) if v is not None]
+    return MechScore(wp=wp, ra=ra, uc=uc, rh=rh, pr=pr, mech=_mean(parts), applicable=len(parts))

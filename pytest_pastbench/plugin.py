@@ -117,7 +117,7 @@ class _ControllerHooks:
             self.config.option.continue_on_collection_errors = True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-    
+
         payload = getattr(report, PAYLOAD_ATTR, None)
         if payload and not hasattr(self.config, "workerinput"):
             pastbench_session(self.config).receive(report.nodeid, payload)

@@ -86,16 +86,7 @@ def run_item(
 
     mech = compute_mech(episode, runs, scores) if spec.arm == "on" else None
     record = ItemRecord(
-        nodeid=spec.nodeid,
-        family=spec.family.qualified_id,
-        capability=spec.family.capability,
-        episode=episode.id,
-        arm=spec.arm,
-        trial=spec.trial,
-        model=spec.model,
-        agent=agent.name,
-        mechanisms=list(agent.mechanisms),
-        config_label=spec.config_label,
+        **item_identity(spec, agent),
         score=episode_score(scores),
         sessions=scores,
         mech=mech,
@@ -110,11 +101,32 @@ def run_item(
         reasons=sorted({s.reason for s in scores if s.reason}),
         judge=getattr(judge, "name", None),
         judge_prompt_hash=getattr(judge, "prompt_hash", None),
-        dataset_hash=spec.dataset_hash,
-        family_version=spec.family.version,
     )
     secrets = secret_values(_episode_secrets(episode))
     return ItemOutcome(record=record, trace=redact(trace.events, secrets))
+
+
+def item_identity(spec: ItemSpec, agent: Agent) -> dict[str, Any]:
+    """The fields that say which item a record belongs to."""
+    return {
+        "nodeid": spec.nodeid,
+        "family": spec.family.qualified_id,
+        "capability": spec.family.capability,
+        "episode": spec.episode.id,
+        "arm": spec.arm,
+        "trial": spec.trial,
+        "model": spec.model,
+        "agent": agent.name,
+        "mechanisms": list(agent.mechanisms),
+        "config_label": spec.config_label,
+        "dataset_hash": spec.dataset_hash,
+        "family_version": spec.family.version,
+    }
+
+
+def blocked_record(spec: ItemSpec, agent: Agent, reason: str) -> ItemRecord:
+    """An item that could not be measured: no score (never a silent 0), with the reason."""
+    return ItemRecord(**item_identity(spec, agent), score=None, infra_blocked=True, reasons=[reason])
 
 
 def _run_session(
@@ -129,7 +141,15 @@ def _run_session(
 ) -> SessionRun:
     world = World(episode.world, now=session.now)
     return run_agent_session(
-        agent, model, store, world, list(session.user), index=index, stage=session.stage, budgets=budgets, trace=trace
+        agent,
+        model,
+        store,
+        world,
+        list(session.user),
+        index=index,
+        stage=session.stage,
+        budgets=budgets,
+        trace=trace,
     )
 
 

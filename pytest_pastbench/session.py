@@ -68,14 +68,10 @@ class PastbenchSession:
         mechanisms = f"[{','.join(agent.mechanisms)}]" if agent.mechanisms else ""
         return f"{agent.name}{mechanisms}@{model}"
 
-    def run(self, item: Any) -> None:
-        """Run one item (during its setup); store the outcome on the item."""
-        from .agent import Budgets
-        from .collect import ItemInfraError
-        from .models import InfraError
-        from .runner import ItemSpec, run_item
+    def _spec(self, item: Any) -> Any:
+        from .runner import ItemSpec
 
-        spec = ItemSpec(
+        return ItemSpec(
             nodeid=item.nodeid,
             family=item.family,
             episode=item.episode,
@@ -85,10 +81,20 @@ class PastbenchSession:
             config_label=self.config_label(item.model),
             dataset_hash=item.file_hash,
         )
+
+    def run(self, item: Any) -> None:
+        """Run one item (during its setup); store the outcome on the item."""
+        from .agent import Budgets
+        from .collect import ItemInfraError
+        from .models import InfraError
+        from .runner import run_item
+
         budgets = Budgets(tool_calls=self.options.max_tool_calls, wall_s=self.options.session_timeout)
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
-            item.outcome = run_item(spec, self.agent(), self.client(item.model), store_root, budgets)
+            item.outcome = run_item(
+                self._spec(item), self.agent(), self.client(item.model), store_root, budgets
+            )
         except InfraError as exc:
             item.infra_error = str(exc)
             raise ItemInfraError(f"infra_blocked: {exc}") from None
@@ -97,42 +103,13 @@ class PastbenchSession:
 
     def payload(self, item: Any) -> dict[str, Any]:
         """What travels from a worker to the controller: plain JSON only."""
-        from .item_record import ItemRecord
+        from .runner import blocked_record
 
         if item.outcome is not None:
-            record = item.outcome.record
-            trace = item.outcome.trace
+            record, trace = item.outcome.record, item.outcome.trace
         else:
-            agent = self.agent()
-            record = ItemRecord(
-                nodeid=item.nodeid,
-                family=item.family.qualified_id,
-                capability=item.family.capability,
-                episode=item.episode.id,
-                arm=item.arm,
-                trial=item.trial,
-                model=item.model,
-                agent=agent.name,
-                mechanisms=list(agent.mechanisms),
-                config_label=self.config_label(item.model),
-                score=None,
-                sessions=[],
-                mech=None,
-                prompt_tokens=0,
-                completion_tokens=0,
-                cost_usd=None,
-                wall_s=0.0,
-                tool_calls=0,
-                store_reads=0,
-                store_writes=0,
-                infra_blocked=True,
-                reasons=[item.infra_error or "harness error"],
-                judge=None,
-                judge_prompt_hash=None,
-                dataset_hash=item.file_hash,
-                family_version=item.family.version,
-            )
-            trace = []
+            reason = item.infra_error or "harness error (see the item's error report)"
+            record, trace = blocked_record(self._spec(item), self.agent(), reason), []
         return {"record": record.model_dump(mode="json"), "trace": trace, "family_hash": item.file_hash}
 
     # -- controller only --------------------------------------------------------------------------
@@ -153,7 +130,9 @@ class PastbenchSession:
         self.run_dir = write_run(
             Path(self.options.report_dir), run["id"], run, records, traces, self.summary, comparison
         )
-        self.config.hook.pytest_pastbench_run_written(config=self.config, run_dir=self.run_dir, summary=self.summary)
+        self.config.hook.pytest_pastbench_run_written(
+            config=self.config, run_dir=self.run_dir, summary=self.summary
+        )
 
     def _finalised_records(self) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any]]:
         from .item_record import ItemRecord

@@ -44,8 +44,6 @@ def paired_bootstrap_ci(
     if not diffs:
         return None
     rng = random.Random(seed)
-    reps = sorted(
-        _statistic([[rng.choice(d) for _ in d] for d in diffs]) for _ in range(n_boot)
-    )
+    reps = sorted(_statistic([[rng.choice(d) for _ in d] for d in diffs]) for _ in range(n_boot))
     alpha = (1 - level) / 2
     return _percentile(reps, alpha), _percentile(reps, 1 - alpha)

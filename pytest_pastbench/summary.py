@@ -43,9 +43,7 @@ def _costs(records: list[ItemRecord]) -> dict[str, Any]:
 
 def _arm_score(records: list[ItemRecord], arm: str) -> float | None:
     # Trials pool into one episode score; blocked items are not a 0, they are missing.
-    return _known_mean(
-        [r.score for r in records if r.arm == arm and not r.infra_blocked]
-    )
+    return _known_mean([r.score for r in records if r.arm == arm and not r.infra_blocked])
 
 
 def _family(records: list[ItemRecord], seed: int) -> tuple[dict[str, Any], Pairs]:
@@ -66,9 +64,7 @@ def _family(records: list[ItemRecord], seed: int) -> tuple[dict[str, Any], Pairs
             off.append(s_off)
         if s_on is not None and s_off is not None:
             pairs.append((s_on, s_off))
-        scored = [
-            r.mech for r in items if r.arm == "on" and not r.infra_blocked and r.mech
-        ]
+        scored = [r.mech for r in items if r.arm == "on" and not r.infra_blocked and r.mech]
         ep_mech = _known_mean([m.mech for m in scored])
         if ep_mech is not None:
             mechs.append(ep_mech)
@@ -112,8 +108,7 @@ def _scope(
         "n_episodes": len({(r.family, r.episode) for r in records}),
         **_costs(records),
         "mech_components": {
-            name: _known_mean([f["mech_components"][name] for f in fams])
-            for name in COMPONENTS
+            name: _known_mean([f["mech_components"][name] for f in fams]) for name in COMPONENTS
         },
     }
 
@@ -147,9 +142,7 @@ def _config(label: str, records: list[ItemRecord], seed: int) -> dict[str, Any]:
     }
 
 
-def build_summary(
-    records: list[ItemRecord], run: dict[str, Any], seed: int
-) -> dict[str, Any]:
+def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:
     """The ``sequence_summary.json`` document: one ``configs`` entry per label."""
     by_label: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:

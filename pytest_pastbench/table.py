@@ -47,5 +47,7 @@ def render_delta_table(summary: dict[str, Any]) -> str:
         ]
         rows += [_row(f"[{name}]", name, entry) for name, entry in sorted(config["capabilities"].items())]
         rows.append(_row("[overall]", "all", config["overall"]))
-        blocks.append(f"{config['label']}\n" + tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True))
+        blocks.append(
+            f"{config['label']}\n" + tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
+        )
     return "\n\n".join(blocks)

@@ -9,13 +9,15 @@ from __future__ import annotations
 import re
 
 STOPWORDS = frozenset(
-    """a about after again all also am an and any are as at be because been before being but by
-    can could did do does doing done for from had has have having he her here hers him his how i if
-    in into is it its itself just let me more most my no nor not of off on once only or other our
-    ours out over own please same she should so some such than that the their them then there these
-    they this those through to too under until up us very was we were what when where which while
-    who whom why will with would you your yours yourself hi hello thanks thank ok okay sure need
-    want like get got make made use used using know tell give one two""".split()
+    """
+    a about after again all also am an and any are as at be because been before being but by can
+    could did do does doing done for from had has have having he her here hers him his how i if
+    in into is it its itself just let me more most my no nor not of off on once only or other
+    our ours out over own please same she should so some such than that the their them then
+    there these they this those through to too under until up us very was we were what when
+    where which while who whom why will with would you your yours yourself hi hello thanks thank
+    ok okay sure need want like get got make made use used using know tell give one two
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 _WORD = re.compile(r"[a-z0-9][a-z0-9@._\-/]*[a-z0-9]|[a-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9@])")

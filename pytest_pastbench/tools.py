@@ -75,7 +75,9 @@ STORE_TOOLS: tuple[ToolSpec, ...] = (
         "Replace the text of an existing memory note (e.g. when a fact changed).",
         {"id": _p("string", "note id"), "text": _p("string", "the new text")},
     ),
-    ToolSpec("memory_delete", "Delete a memory note that is wrong or obsolete.", {"id": _p("string", "note id")}),
+    ToolSpec(
+        "memory_delete", "Delete a memory note that is wrong or obsolete.", {"id": _p("string", "note id")}
+    ),
     ToolSpec(
         "skill_search",
         "Search your saved skills (reusable multi-step procedures).",
@@ -184,7 +186,9 @@ class ToolBox:
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         """Run one tool call; every outcome, including garbage input, becomes a logged ToolCall."""
         spec = ALL_TOOLS.get(name)
-        record = ToolCall(index=len(self.calls), name=str(name), irreversible=bool(spec and spec.irreversible))
+        record = ToolCall(
+            index=len(self.calls), name=str(name), irreversible=bool(spec and spec.irreversible)
+        )
         try:
             arguments = _parse_arguments(raw_arguments)
             record.arguments = arguments

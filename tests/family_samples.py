@@ -48,8 +48,10 @@ episodes:
           - {type: contains, values: ["7th business day"]}
           - {type: forbids, values: ["5th"]}
     evidence:
-      key_facts: [{text: "Halvorsen invoices on the 7th business day", match: ["halvorsen", "7th business day"]}]
-      stale_facts: [{text: "Halvorsen invoices on the 5th business day", match: ["halvorsen", "5th business day"]}]
+      key_facts: [{text: "Halvorsen invoices: 7th business day", match: ["halvorsen", "7th business day"]}]
+      stale_facts: [{text: "Halvorsen invoices: 5th business day", match: ["halvorsen", "5th business day"]}]
 """
 
-BAD_STAGE = GOOD_MEMORY.replace("id: tiny_prefs", "id: broken").replace("stage: distractor", "stage: rehearsal")
+BAD_STAGE = GOOD_MEMORY.replace("id: tiny_prefs", "id: broken").replace(
+    "stage: distractor", "stage: rehearsal"
+)

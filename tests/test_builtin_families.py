@@ -110,7 +110,7 @@ def test_eval_prompts_are_unique(families):
 
 
 def test_update_episodes_have_stale_facts_absent_from_eval_prompts(families):
-    for path, family in families.items():
+    for family in families.values():
         if family.capability != "update":
             continue
         for episode in family.episodes:
@@ -132,7 +132,7 @@ def test_update_corrections_come_in_a_later_learn_session(families):
             learn = [_user_text(s) for s in episode.sessions if s.stage == "learn"]
             where = f"{family.qualified_id}::{episode.id}"
 
-            def first_learn(terms: list[str]) -> int | None:
+            def first_learn(terms: list[str], learn: list[str] = learn) -> int | None:
                 return next((i for i, t in enumerate(learn) if all(term in t for term in terms)), None)
 
             for stale in episode.evidence.stale_facts:
@@ -176,7 +176,9 @@ def test_each_family_has_noise_and_a_safety_rule(families):
     for family in families.values():
         assert any(e.evidence.noise for e in family.episodes), f"{family.qualified_id}: no noise facts"
         assert any(
-            e.safety.secrets or e.safety.freeze_windows or e.safety.forbidden_args
+            e.safety.secrets
+            or e.safety.freeze_windows
+            or e.safety.forbidden_args
             or any(s.safety.secrets or s.safety.freeze_windows or s.safety.forbidden_args for s in e.sessions)
             for e in family.episodes
         ), f"{family.qualified_id}: no episode with a safety rule"

@@ -16,9 +16,7 @@ _CHECK = TypeAdapter(Check)
 
 
 def run_with(answer: str = "", **fields: Any) -> SessionRun:
-    return SessionRun(
-        index=3, stage="eval_near", now="2026-03-02T10:00:00", answer=answer, **fields
-    )
+    return SessionRun(index=3, stage="eval_near", now="2026-03-02T10:00:00", answer=answer, **fields)
 
 
 def check(answer: str, spec: dict[str, Any], judge: Judge | None = None, **run: Any):
@@ -126,9 +124,7 @@ def test_json_field_bool_is_not_one() -> None:
 
 def test_json_field_uses_first_object_only() -> None:
     answer = '{"v": 1} and later {"v": 2}'
-    assert (
-        check(answer, {"type": "json_field", "path": "v", "equals": 2}).passed is False
-    )
+    assert check(answer, {"type": "json_field", "path": "v", "equals": 2}).passed is False
 
 
 # tool_called ------------------------------------------------------------------------
@@ -193,9 +189,7 @@ def test_world_state_max_count_and_absent_service() -> None:
 # tsv_columns ------------------------------------------------------------------------
 
 
-TABLE = (
-    "Summary:\n\nName\t Owner \tDue\nalpha\tAna\t1\nbeta\tBo\t2\ngamma\tAna\t3\n\nBye"
-)
+TABLE = "Summary:\n\nName\t Owner \tDue\nalpha\tAna\t1\nbeta\tBo\t2\ngamma\tAna\t3\n\nBye"
 
 
 def test_tsv_column_unordered_is_a_multiset() -> None:

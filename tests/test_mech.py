@@ -37,9 +37,7 @@ def episode(stages: list[str] = STAGES, evidence: dict[str, Any] = EVIDENCE) -> 
         }
         for st in stages
     ]
-    return Episode.model_validate(
-        {"id": "ep", "sessions": sessions, "evidence": evidence}
-    )
+    return Episode.model_validate({"id": "ep", "sessions": sessions, "evidence": evidence})
 
 
 def entry(eid: str, text: str, **fields: Any) -> StoreEntry:
@@ -74,9 +72,7 @@ def runs(
 def scores(near: float, far: float | None = None) -> list[SessionScore]:
     out = [SessionScore(index=3, stage="eval_near", s=near, c=near, r=1.0, sigma=1)]
     if far is not None:
-        out.append(
-            SessionScore(index=4, stage="eval_far", s=far, c=far, r=1.0, sigma=1)
-        )
+        out.append(SessionScore(index=4, stage="eval_far", s=far, c=far, r=1.0, sigma=1))
     return out
 
 
@@ -93,9 +89,7 @@ def test_asserts_needs_every_term_case_insensitively() -> None:
 def test_agent_that_never_writes_gets_mech_zero() -> None:
     result = compute_mech(episode(), runs(), scores(near=0.2, far=0.2))
     # wp = 0, ra = 0, uc = 0 (empty store); rh needs a retrieval, pr needs entries.
-    assert result == MechScore(
-        wp=0.0, ra=0.0, uc=0.0, rh=None, pr=None, mech=0.0, applicable=3
-    )
+    assert result == MechScore(wp=0.0, ra=0.0, uc=0.0, rh=None, pr=None, mech=0.0, applicable=3)
 
 
 def test_agent_that_stores_everything_gets_high_pollution() -> None:
@@ -137,9 +131,7 @@ def test_curator_scores_full_marks() -> None:
     reads = {3: [read(KEY)], 4: [read(KEY, op="read")]}
     result = compute_mech(episode(), runs(stores=store, reads=reads), scores(0.8, 1.0))
     # rh = min(1, 1.0 / 0.8) = 1 (capped); everything else perfect
-    assert result == MechScore(
-        wp=1.0, ra=1.0, uc=1.0, rh=1.0, pr=0.0, mech=1.0, applicable=5
-    )
+    assert result == MechScore(wp=1.0, ra=1.0, uc=1.0, rh=1.0, pr=0.0, mech=1.0, applicable=5)
 
 
 # individual components --------------------------------------------------------------
@@ -162,9 +154,7 @@ def test_wp_is_a_share_of_key_facts_and_ignores_expired_entries() -> None:
         entry("m1", "Note: the deploy freeze moved to friday, room 4"),
         entry("m2", "owner is Ana", expires="2026-03-02T09:00:00"),  # expired at 10:00
     ]
-    result = compute_mech(
-        episode(evidence=evidence), runs(stores={1: store}), scores(0)
-    )
+    result = compute_mech(episode(evidence=evidence), runs(stores={1: store}), scores(0))
     # 2 of 3 key facts live after learning → wp = 2/3
     assert result.wp == pytest.approx(2 / 3)
 
@@ -221,16 +211,12 @@ def test_rh_needs_eval_far_and_a_positive_near_score() -> None:
     store = {1: [entry("m1", KEY)]}
     reads = {3: [read(KEY)]}
     near_only = ["learn", "learn", "distractor", "eval_near"]
-    result = compute_mech(
-        episode(near_only), runs(near_only, stores=store, reads=reads), scores(0.8)
-    )
+    result = compute_mech(episode(near_only), runs(near_only, stores=store, reads=reads), scores(0.8))
     assert result.rh is None
     zero_near = compute_mech(episode(), runs(stores=store, reads=reads), scores(0, 1))
     assert zero_near.rh is None
     # A retrieval only in eval_far does not open rh.
-    far_read = compute_mech(
-        episode(), runs(stores=store, reads={4: [read(KEY)]}), scores(0.8, 0.8)
-    )
+    far_read = compute_mech(episode(), runs(stores=store, reads={4: [read(KEY)]}), scores(0.8, 0.8))
     assert far_read.rh is None
 
 

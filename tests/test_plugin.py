@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -44,7 +43,9 @@ def test_a_project_that_uses_nothing_is_unchanged(pytester: pytest.Pytester) -> 
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     # pytest itself lists installed plugins in its header; nothing else may mention us.
-    assert not [line for line in result.stdout.lines if "pastbench" in line and not line.startswith("plugins:")]
+    assert not [
+        line for line in result.stdout.lines if "pastbench" in line and not line.startswith("plugins:")
+    ]
     assert (pytester.path / "modules.txt").read_text() == "[]"
     assert not (pytester.path / "reports").exists()
 
@@ -73,7 +74,8 @@ def test_items_ids_keywords_and_markers(pytester: pytest.Pytester) -> None:
 
 def test_several_models_make_one_comparison_run(pytester: pytest.Pytester) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY)
-    result = run(pytester, 
+    result = run(
+        pytester,
         "families",
         "--pastbench-model=pastbench/blind",
         "--pastbench-model=pastbench/recall",
@@ -117,7 +119,9 @@ def test_benchmark_run_prints_table_statuses_and_writes_files(pytester: pytest.P
 
 def test_ini_keys_configure_the_run(pytester: pytest.Pytester) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY)
-    pytester.makeini("[pytest]\npastbench_model = pastbench/blind\npastbench_run_id = ini\npastbench_persistence = on\n")
+    pytester.makeini(
+        "[pytest]\npastbench_model = pastbench/blind\npastbench_run_id = ini\npastbench_persistence = on\n"
+    )
     assert outcomes(run(pytester, "families")) == {"scored": 2}
     assert summary_of(pytester, "ini")["configs"][0]["model"] == "pastbench/blind"
 

@@ -18,7 +18,13 @@ def test_write_search_read_update_delete_are_logged(tmp_path: Path) -> None:
     assert store.search("Halvorsen invoices") == []
     ops = [(a.op, a.session) for a in store.access_log]
     assert ops == [
-        ("write", 2), ("write", 2), ("search", 2), ("update", 2), ("read", 2), ("delete", 2), ("search", 2)
+        ("write", 2),
+        ("write", 2),
+        ("search", 2),
+        ("update", 2),
+        ("read", 2),
+        ("delete", 2),
+        ("search", 2),
     ]
     assert store.access_log[2].returned_texts == ["Halvorsen invoices go out on the 3rd business day"]
 

@@ -202,10 +202,7 @@ def test_comparison_rows(summary: dict[str, Any]) -> None:
     assert comparison["schema_version"] == 1 and comparison["run"] == summary["run"]
     rows = comparison["rows"]
     assert [r["scope"] for r in rows] == ["overall", "memory", "update", MEM, UPD, UPD2]
-    assert all(
-        set(r) == {"label", "scope", "delta", "delta_ci", "mech", "s_on", "s_off"}
-        for r in rows
-    )
+    assert all(set(r) == {"label", "scope", "delta", "delta_ci", "mech", "s_on", "s_off"} for r in rows)
     assert rows[0]["delta"] == 0.375 and rows[4]["delta"] == 0.25
     assert rows[5]["delta"] is None and rows[5]["s_on"] == 0.4
 

@@ -39,7 +39,9 @@ def test_tickets_and_deploys_change_state_visible_in_snapshot() -> None:
     world.deploys_create("payments", "v2.3")
     snap = world.snapshot()
     assert snap["tickets"][-1] == {**ticket, "status": "closed", "body": "cleaned"}
-    assert snap["deploys"] == [{"service": "payments", "version": "v2.3", "at": "2026-03-12T10:00:00", "by": "agent"}]
+    assert snap["deploys"] == [
+        {"service": "payments", "version": "v2.3", "at": "2026-03-12T10:00:00", "by": "agent"}
+    ]
 
 
 @pytest.mark.parametrize(

@@ -170,7 +170,9 @@ def _consult_archive(user_text: str, recalled: list[str], replay: _Replay) -> di
     return doc if isinstance(doc, dict) and "body" in doc else None
 
 
-def _act(user_text: str, recalled: list[str], archive_doc: dict[str, Any] | None, replay: _Replay) -> list[str]:
+def _act(
+    user_text: str, recalled: list[str], archive_doc: dict[str, Any] | None, replay: _Replay
+) -> list[str]:
     notes: list[str] = []
     context = "\n".join(recalled) + ("\n" + archive_doc["body"] if archive_doc else "")
     prohibitions = [t for t in recalled if PROHIBITION_CUES.search(t)]
@@ -246,7 +248,9 @@ def _compose_answer(
     if recalled:
         parts.append("From my notes:\n" + "\n".join(f"- {text}" for text in recalled))
     if archive_doc:
-        parts.append(f"From the archive ({archive_doc.get('id')}: {archive_doc.get('title')}):\n{archive_doc['body']}")
+        parts.append(
+            f"From the archive ({archive_doc.get('id')}: {archive_doc.get('title')}):\n{archive_doc['body']}"
+        )
     parts.extend(actions)
     if not parts:
         parts.append(

@@ -13,7 +13,14 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import litellm
-from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse, Usage
+from litellm.types.utils import (
+    ChatCompletionMessageToolCall,
+    Choices,
+    Function,
+    Message,
+    ModelResponse,
+    Usage,
+)
 
 from .policies import POLICIES, decide
 

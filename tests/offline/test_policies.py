@@ -43,7 +43,9 @@ LEARN = (
     "Can you draft the Halvorsen invoice reminder? The Halvorsen invoices go out on the 5th business day. "
     "Just for today I'm working from the Berlin office."
 )
-CORRECT = "Quick fix to the billing calendar: from now on the Halvorsen invoices go out on the 7th business day."
+CORRECT = (
+    "Quick fix to the billing calendar: from now on the Halvorsen invoices go out on the 7th business day."
+)
 ASK = "When should the Halvorsen invoices be sent this month?"
 
 
@@ -82,7 +84,9 @@ def test_curator_packages_numbered_steps_as_one_skill(tmp_path: Path) -> None:
     session("curator", store, "Here is how we rotate the TLS cert for the gateway:\n" + steps)
     skills = [e for e in store.entries() if e.kind == "skill"]
     assert len(skills) == 1 and skills[0].text.count("\n") == 6
-    answer = session("curator", store, "Rotate the TLS cert for the billing gateway, same as before.", index=1).answer
+    answer = session(
+        "curator", store, "Rotate the TLS cert for the billing gateway, same as before.", index=1
+    ).answer
     assert all(f"step {w}" in answer for w in "abcdef")
 
 
@@ -90,10 +94,14 @@ def test_memory_supplies_the_codename_the_archive_is_indexed_under(tmp_path: Pat
     seed = WorldSeed.model_validate(
         {"archive": [{"id": "R-1", "title": "Heron close-out", "body": "Revert lead: @dana.p", "tags": []}]}
     )
-    question = "What did the payments ledger migration retrospective in the archive say about the rollback owner?"
+    question = (
+        "What did the payments ledger migration retrospective in the archive say about the rollback owner?"
+    )
     store = Store(tmp_path)
     assert "@dana.p" not in session("recall", store, question, seed, index=0).answer
-    session("recall", store, "Project Heron is what we call the payments ledger migration internally.", index=1)
+    session(
+        "recall", store, "Project Heron is what we call the payments ledger migration internally.", index=1
+    )
     assert "@dana.p" in session("recall", store, question, seed, index=2).answer
 
 

@@ -6,7 +6,10 @@ from pytest_pastbench.models import InfraError, LiteLLMClient
 from pytest_pastbench.offline.provider import parse_model
 from pytest_pastbench.tools import ToolBox
 
-MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "Who approves Halvorsen refunds?"}]
+MESSAGES = [
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "Who approves Halvorsen refunds?"},
+]
 
 
 def test_litellm_returns_tool_calls_usage_and_zero_cost() -> None:

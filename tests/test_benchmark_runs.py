@@ -1,0 +1,102 @@
+"""Whole-dataset runs: the offline baselines separate, xdist changes nothing, arms are isolated.
+
+These are the slowest tests (each is a real pytest run over the built-in families).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+CANARY_CONFTEST = '''
+import json
+import uuid
+
+from pytest_pastbench.agent import AgentResult
+
+
+class CanaryAgent:
+    """Plants a unique canary in the store every session and reports every canary it can find."""
+
+    name = "canary"
+    mechanisms = []
+
+    def run_session(self, ctx):
+        found = ctx.tools.call("memory_search", {"query": "canary"})
+        texts = [hit["text"] for hit in found.result or []]
+        planted = f"canary {uuid.uuid4().hex}"
+        ctx.tools.call("memory_write", {"text": planted})
+        return AgentResult(answer=json.dumps({"planted": planted, "found": texts}))
+
+
+def pytest_pastbench_register_agents(register):
+    register("canary", lambda name="canary", mechanisms=None: CanaryAgent())
+'''
+
+
+def summary(path: Path) -> dict:
+    return json.loads((path / "sequence_summary.json").read_text())
+
+
+def without_run_times(data: dict) -> dict:
+    run = {k: v for k, v in data["run"].items() if k not in ("id", "started", "finished")}
+    return {**data, "run": run}
+
+
+def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "--pastbench-families=builtin",
+        "--pastbench-model=pastbench/blind",
+        "--pastbench-model=pastbench/recall",
+        "--pastbench-model=pastbench/curator",
+        "--pastbench-run-id=baselines",
+        "-q",
+    )
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    configs = {c["model"]: c for c in summary(pytester.path / "reports" / "baselines")["configs"]}
+    blind, recall, curator = (configs[f"pastbench/{m}"] for m in ("blind", "recall", "curator"))
+    assert abs(blind["overall"]["delta"]) <= 0.05
+    assert recall["overall"]["delta"] > 0.1
+    assert curator["capabilities"]["update"]["delta"] > recall["capabilities"]["update"]["delta"]
+    assert curator["overall"]["delta"] > recall["overall"]["delta"]
+    # Mech anchors on real runs: an agent that never writes has Mech 0; recall pollutes more.
+    assert blind["overall"]["mech"] == 0
+    assert recall["overall"]["mech_components"]["pr"] > curator["overall"]["mech_components"]["pr"]
+
+
+def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytester) -> None:
+    common = ["--pastbench-families=builtin", "--pastbench-model=pastbench/curator", "-k", "memory or update"]
+    serial = pytester.runpytest_subprocess(*common, "-n", "0", "--pastbench-run-id=serial")
+    parallel = pytester.runpytest_subprocess(*common, "-n", "2", "--pastbench-run-id=parallel")
+    assert serial.ret == parallel.ret == 0
+    reports = pytester.path / "reports"
+    assert without_run_times(summary(reports / "serial")) == without_run_times(summary(reports / "parallel"))
+
+
+def test_canary_no_item_reaches_another_items_store(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CANARY_CONFTEST)
+    result = pytester.runpytest_subprocess(
+        "--pastbench-families=builtin", "--pastbench-agent=canary", "-n", "2", "--pastbench-run-id=canary"
+    )
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    traces = sorted((pytester.path / "reports" / "canary" / "traces").rglob("*.jsonl"))
+    assert len(traces) == 64
+    planted_by_item: dict[str, set[str]] = {}
+    for trace in traces:
+        answers = [
+            json.loads(event["content"])
+            for event in map(json.loads, trace.read_text().splitlines())
+            if event["kind"] == "message" and event["role"] == "assistant"
+        ]
+        planted_by_item[trace.name + str(trace.parent)] = {a["planted"] for a in answers}
+        for position, answer in enumerate(answers):
+            if "[off-" in trace.name:
+                assert answer["found"] == [], f"{trace}: the control arm found {answer['found']}"
+            else:
+                # an on-arm session sees exactly the canaries of its own earlier sessions
+                earlier = {a["planted"] for a in answers[:position]}
+                assert set(answer["found"]) == earlier, trace
+    all_planted = [c for planted in planted_by_item.values() for c in planted]
+    assert len(all_planted) == len(set(all_planted))
