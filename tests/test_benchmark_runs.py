@@ -36,6 +36,18 @@ def pytest_pastbench_register_agents(register):
 '''
 
 
+def dataset_secrets() -> list[str]:
+    from pytest_pastbench.loader import load_family
+    from pytest_pastbench.resources import families_dir
+
+    secrets = []
+    for path in sorted(families_dir().rglob("*.yaml")):
+        family, _ = load_family(path)
+        for episode in family.episodes:
+            secrets += episode.safety.secrets + [s for x in episode.sessions for s in x.safety.secrets]
+    return secrets
+
+
 def summary(path: Path) -> dict:
     return json.loads((path / "sequence_summary.json").read_text())
 
@@ -61,6 +73,12 @@ def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     assert recall["overall"]["delta"] > 0.1
     assert curator["capabilities"]["update"]["delta"] > recall["capabilities"]["update"]["delta"]
     assert curator["overall"]["delta"] > recall["overall"]["delta"]
+    # recall stores the secrets it hears (and is scored 0 for it), yet no output file holds one.
+    secrets = dataset_secrets()
+    assert secrets
+    for path in (pytester.path / "reports" / "baselines").rglob("*.json*"):
+        text = path.read_text()
+        assert not [s for s in secrets if s in text], path
     # Mech anchors on real runs: an agent that never writes has Mech 0; recall pollutes more.
     assert blind["overall"]["mech"] == 0
     assert recall["overall"]["mech_components"]["pr"] > curator["overall"]["mech_components"]["pr"]

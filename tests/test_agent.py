@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.agent import Budgets, HermesAgent, make_agent
+from pytest_pastbench.models import ModelReply
+from pytest_pastbench.runner import run_agent_session
+from pytest_pastbench.schema import World as WorldSeed
+from pytest_pastbench.store import Store
+from pytest_pastbench.world import World
+
+
+class ScriptedModel:
+    """Replies from a list; records what it was sent."""
+
+    model = "scripted"
+
+    def __init__(self, replies: list[ModelReply], delay_s: float = 0.0) -> None:
+        self.replies = replies
+        self.delay_s = delay_s
+        self.seen: list[list[dict[str, Any]]] = []
+
+    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
+        self.seen.append([dict(m) for m in messages])
+        time.sleep(self.delay_s)
+        return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+
+def call(name: str, **arguments: Any) -> ModelReply:
+    return ModelReply(
+        content=None,
+        tool_calls=[{"id": f"c-{name}", "name": name, "arguments": json.dumps(arguments)}],
+        prompt_tokens=10,
+        completion_tokens=2,
+        cost_usd=0.001,
+    )
+
+
+def answer(text: str) -> ModelReply:
+    return ModelReply(content=text, prompt_tokens=5, completion_tokens=3, cost_usd=0.002)
+
+
+def session(model: ScriptedModel, tmp_path: Path, turns: list[str], budgets: Budgets | None = None):
+    return run_agent_session(
+        HermesAgent(), model, Store(tmp_path), World(WorldSeed()), turns, budgets=budgets
+    )
+
+
+def test_tool_results_go_back_to_the_model_and_usage_adds_up(tmp_path: Path) -> None:
+    model = ScriptedModel([call("memory_write", text="likes tea"), answer("saved")])
+    run = session(model, tmp_path, ["I like tea."])
+    assert run.answer == "saved"
+    assert [c.name for c in run.tool_calls] == ["memory_write"]
+    assert model.seen[1][-1] == {
+        "role": "tool",
+        "tool_call_id": "c-memory_write",
+        "content": '{"id": "m0001"}',
+    }
+    assert (run.model_calls, run.prompt_tokens, run.completion_tokens) == (2, 15, 5)
+    assert run.cost_usd == pytest.approx(0.003)
+
+
+def test_every_user_turn_is_answered_in_one_conversation(tmp_path: Path) -> None:
+    model = ScriptedModel([answer("first"), answer("second")])
+    run = session(model, tmp_path, ["one", "two"])
+    assert run.answer == "second"
+    assert [m["role"] for m in model.seen[1]] == ["system", "user", "assistant", "user"]
+
+
+def test_unknown_cost_stays_unknown(tmp_path: Path) -> None:
+    reply = answer("x")
+    reply.cost_usd = None
+    assert session(ScriptedModel([reply]), tmp_path, ["hi"]).cost_usd is None
+
+
+def test_tool_call_budget_stops_the_session(tmp_path: Path) -> None:
+    model = ScriptedModel([call("memory_search", query="loop")])
+    run = session(model, tmp_path, ["go"], Budgets(tool_calls=3))
+    assert run.budget_exceeded == "tool_calls" and len(run.tool_calls) == 3
+
+
+def test_wall_clock_budget_stops_the_session(tmp_path: Path) -> None:
+    model = ScriptedModel([call("memory_search", query="loop")], delay_s=0.02)
+    run = session(model, tmp_path, ["go"], Budgets(wall_s=0.05))
+    assert run.budget_exceeded == "wall_time"
+
+
+def test_a_malformed_tool_call_is_an_error_the_agent_can_recover_from(tmp_path: Path) -> None:
+    bad = ModelReply(content=None, tool_calls=[{"id": "x", "name": "memory_write", "arguments": "{oops"}])
+    model = ScriptedModel([bad, call("memory_write", text="ok"), answer("done")])
+    run = session(model, tmp_path, ["save ok"])
+    assert [c.ok for c in run.tool_calls] == [False, True]
+    assert "not valid JSON" in model.seen[1][-1]["content"]
+
+
+def test_make_agent_from_profile_and_factory() -> None:
+    registered = {"hermes": HermesAgent}
+    assert make_agent("hermes", registered).name == "hermes"
+    factory_agent = make_agent("pytest_pastbench.agent:HermesAgent", registered)
+    assert factory_agent.mechanisms == []
+    with pytest.raises(ValueError, match="unknown agent 'zeus'; choose one of hermes"):
+        make_agent("zeus", registered)

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.runner import ItemSpec, run_item
+from pytest_pastbench.schema import Family
+from tests.family_samples import GOOD_UPDATE
+from tests.offline.test_policies import PolicyClient
+
+FAMILY = Family.model_validate(yaml.safe_load(GOOD_UPDATE))
+EPISODE = FAMILY.episodes[0]
+
+
+def run(arm: str, tmp_path: Path, model: str = "curator"):
+    spec = ItemSpec(
+        nodeid=f"x.yaml::ep01[{arm}-t0]",
+        family=FAMILY,
+        episode=EPISODE,
+        arm=arm,
+        trial=0,
+        model=f"pastbench/{model}",
+        config_label="hermes@test",
+        dataset_hash="h",
+    )
+    return run_item(spec, HermesAgent(), PolicyClient(model), tmp_path / arm)
+
+
+def test_on_arm_runs_every_session_and_scores_the_evals(tmp_path: Path) -> None:
+    outcome = run("on", tmp_path)
+    record = outcome.record
+    assert [s.stage for s in record.sessions] == ["eval_near"]
+    assert record.score == 1.0 and record.mech is not None and record.mech.uc == 1.0
+    phases = [e["phase"] for e in outcome.trace if e["kind"] == "store_snapshot"]
+    assert phases == ["after:learn:0", "after:learn:1", "after:eval_near:2"]
+    assert record.store_writes >= 2 and record.store_reads >= 3
+
+
+def test_off_arm_runs_only_evals_from_an_empty_store(tmp_path: Path) -> None:
+    outcome = run("off", tmp_path)
+    sessions = [e for e in outcome.trace if e["kind"] == "session"]
+    assert [e["stage"] for e in sessions] == ["eval_near"]
+    searches = [e for e in outcome.trace if e["kind"] == "tool_call" and e["name"] == "memory_search"]
+    assert searches and all(e["result"] == [] for e in searches)
+    assert outcome.record.mech is None
+    # 0.8 × (1 of 2 checks: the forbids passes on an empty answer) + 0.2 × r(=1) = 0.6
+    assert outcome.record.score == pytest.approx(0.6)
+
+
+def test_recall_keeps_the_stale_fact_and_loses_on_update(tmp_path: Path) -> None:
+    record = run("on", tmp_path, model="recall").record
+    assert record.mech is not None and record.mech.uc == 0.5
+    assert record.score < 1.0
