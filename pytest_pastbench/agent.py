@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from .models import ModelClient
+from .models import ModelClient, ModelReply
 from .resources import agents_dir
 from .tools import ToolBox, result_text
 from .trace import TraceRecorder
@@ -49,6 +49,14 @@ class AgentResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+
+    def add_usage(self, reply: ModelReply) -> None:
+        """Count one model call; an unknown cost makes the session's cost unknown, not lower."""
+        self.model_calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        if self.cost_usd is not None:
+            self.cost_usd = None if reply.cost_usd is None else self.cost_usd + reply.cost_usd
 
 
 class Agent(Protocol):
@@ -95,14 +103,7 @@ class HermesAgent:
                     temperature=ctx.budgets.temperature,
                     max_tokens=ctx.budgets.max_output_tokens,
                 )
-                result.model_calls += 1
-                result.prompt_tokens += reply.prompt_tokens
-                result.completion_tokens += reply.completion_tokens
-                result.cost_usd = (
-                    None
-                    if result.cost_usd is None or reply.cost_usd is None
-                    else result.cost_usd + reply.cost_usd
-                )
+                result.add_usage(reply)
                 if not reply.tool_calls:
                     result.answer = reply.content or ""
                     messages.append({"role": "assistant", "content": result.answer})
@@ -110,20 +111,7 @@ class HermesAgent:
                         "message", session=ctx.session_index, role="assistant", content=result.answer
                     )
                     break
-                messages.append(
-                    {
-                        "role": "assistant",
-                        "content": reply.content,
-                        "tool_calls": [
-                            {
-                                "id": call["id"],
-                                "type": "function",
-                                "function": {"name": call["name"], "arguments": call["arguments"]},
-                            }
-                            for call in reply.tool_calls
-                        ],
-                    }
-                )
+                messages.append(reply.as_message())
                 for call in reply.tool_calls:
                     if len(ctx.tools.calls) >= ctx.budgets.tool_calls:
                         result.budget_exceeded = "tool_calls"

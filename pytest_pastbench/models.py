@@ -39,6 +39,20 @@ class ModelReply:
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
 
+    def as_message(self) -> dict[str, Any]:
+        """The OpenAI-style assistant message to append to the conversation."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": call["arguments"]},
+                }
+                for call in self.tool_calls
+            ]
+        return message
+
 
 class ModelClient(Protocol):
     model: str

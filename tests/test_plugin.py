@@ -133,9 +133,12 @@ def test_pass_threshold_fails_low_on_items_only(pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*score 0.* < pass threshold 0.5*"])
 
 
-def test_a_malformed_family_is_one_collection_error_and_the_rest_runs(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_malformed_family_is_one_collection_error_and_the_rest_runs(
+    pytester: pytest.Pytester, workers: str
+) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY, broken=BAD_STAGE)
-    result = run(pytester, "families")
+    result = run(pytester, "families", "-n", workers)
     assert outcomes(result) == {"scored": 2, "control": 2, "errors": 1}
     result.stdout.fnmatch_lines(["*broken.yaml: episodes.1.sessions.1.stage: Input should be 'learn'*"])
     assert result.ret == 1

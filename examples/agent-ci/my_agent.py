@@ -28,27 +28,12 @@ class NoteTakerAgent:
             messages.append({"role": "user", "content": turn})
             for _ in range(ctx.budgets.tool_calls):
                 reply = ctx.model.complete(messages, ctx.tools.specs(), temperature=0)
-                result.model_calls += 1
-                result.prompt_tokens += reply.prompt_tokens
-                result.completion_tokens += reply.completion_tokens
+                result.add_usage(reply)  # tokens and cost land in the report
                 if not reply.tool_calls:
                     result.answer = reply.content or ""
                     messages.append({"role": "assistant", "content": result.answer})
                     break
-                messages.append(
-                    {
-                        "role": "assistant",
-                        "content": reply.content,
-                        "tool_calls": [
-                            {
-                                "id": c["id"],
-                                "type": "function",
-                                "function": {"name": c["name"], "arguments": c["arguments"]},
-                            }
-                            for c in reply.tool_calls
-                        ],
-                    }
-                )
+                messages.append(reply.as_message())
                 for call in reply.tool_calls:
                     done = ctx.tools.call(call["name"], call["arguments"])
                     output = json.dumps(done.result if done.ok else {"error": done.error})
