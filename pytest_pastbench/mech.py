@@ -8,10 +8,10 @@ writes must not collect a free 1 − pr, uc or rh, so that it scores Mech 0.
 
 from __future__ import annotations
 
-import re
-
 from pytest_pastbench.records import MechScore, SessionRun, SessionScore, StoreEntry
 from pytest_pastbench.schema import EVAL_STAGES, Episode, Fact
+from pytest_pastbench.stats import mean
+from pytest_pastbench.text import normalise
 
 _READ_OPS = ("read", "search")
 
@@ -41,14 +41,6 @@ def retrieved_key_fact(run: SessionRun, key_facts: list[Fact]) -> bool:
     )
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text.lower()).strip()
-
-
 def pollution_rate(live: list[StoreEntry], stale: list[Fact], noise: list[Fact]) -> float | None:
     """Share of live entries that are noise, stale, or repeat an earlier entry."""
     if not live:
@@ -56,7 +48,7 @@ def pollution_rate(live: list[StoreEntry], stale: list[Fact], noise: list[Fact])
     seen: set[str] = set()
     polluted = 0
     for entry in live:
-        key = _normalise(entry.text)
+        key = normalise(entry.text)
         if key in seen or _asserts_any(entry.text, noise) or _asserts_any(entry.text, stale):
             polluted += 1
         seen.add(key)
@@ -97,11 +89,11 @@ def compute_mech(episode: Episode, runs: list[SessionRun], scores: list[SessionS
 
     has_far = any(s.stage == "eval_far" for s in episode.sessions)
     near_retrieved = bool(key) and any(retrieved_key_fact(r, key) for r in evals if r.stage == "eval_near")
-    near = _mean([x.s for x in scores if x.stage == "eval_near"])
-    far = _mean([x.s for x in scores if x.stage == "eval_far"])
+    near = mean([x.s for x in scores if x.stage == "eval_near"])
+    far = mean([x.s for x in scores if x.stage == "eval_far"])
     if has_far and near_retrieved and near is not None and near > 0 and far is not None:
         rh = min(1.0, far / near)
 
     pr = pollution_rate(learned, ev.stale_facts, ev.noise)
     parts = [v for v in (wp, ra, uc, rh, None if pr is None else 1 - pr) if v is not None]
-    return MechScore(wp=wp, ra=ra, uc=uc, rh=rh, pr=pr, mech=_mean(parts), applicable=len(parts))
+    return MechScore(wp=wp, ra=ra, uc=uc, rh=rh, pr=pr, mech=mean(parts), applicable=len(parts))

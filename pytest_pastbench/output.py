@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ def write_run(
 ) -> Path:
     run_dir = report_dir / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
+    # Reusing a run id replaces that run: no trace of an earlier run may sit beside the new ones.
+    shutil.rmtree(run_dir / TRACES_DIR, ignore_errors=True)
     for nodeid, events in sorted(traces.items()):
         path = trace_path(run_dir, nodeid)
         path.parent.mkdir(parents=True, exist_ok=True)

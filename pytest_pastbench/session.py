@@ -134,6 +134,15 @@ class PastbenchSession:
             config=self.config, run_dir=self.run_dir, summary=self.summary
         )
 
+    def _fresh_run_id(self) -> str:
+        """Timestamp and seed; a suffix when two runs start in the same second."""
+        base = default_run_id(self.started, self.options.seed)
+        candidate, n = base, 1
+        while (Path(self.options.report_dir) / candidate).exists():
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
     def _finalised_records(self) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any]]:
         from .item_record import ItemRecord
         from .loader import dataset_hash
@@ -149,7 +158,7 @@ class PastbenchSession:
             records.append(record)
             traces[nodeid] = payload["trace"]
         run = {
-            "id": self.options.run_id or default_run_id(self.started, self.options.seed),
+            "id": self.options.run_id or self._fresh_run_id(),
             "seed": self.options.seed,
             "dataset_hash": data_hash,
             "plugin_version": plugin_version(),

@@ -185,10 +185,14 @@ def test_misuse_is_a_usage_error_with_a_fix(pytester: pytest.Pytester, option: s
     assert message in result.stderr.str()
 
 
-def test_builtin_families_run_from_any_directory(pytester: pytest.Pytester) -> None:
-    result = run(pytester, "--pastbench-families=builtin", "--collect-only", "-q", "-k", "memory")
+@pytest.mark.parametrize("capability", ["memory", "procedural", "gathering", "update"])
+def test_builtin_families_collect_from_any_directory_and_k_selects_a_capability(
+    pytester: pytest.Pytester, capability: str
+) -> None:
+    result = run(pytester, "--pastbench-families=builtin", "--collect-only", "-q", "-k", capability)
     ids = [line for line in result.stdout.lines if "::" in line]
-    assert ids and all("memory" in line for line in ids)
+    assert len(ids) == 16
+    assert all(line.split("::")[0].split("/")[-2] == capability for line in ids)
 
 
 def test_public_fixtures_in_a_users_own_test(pytester: pytest.Pytester) -> None:
