@@ -142,6 +142,21 @@ def _config(label: str, records: list[ItemRecord], seed: int) -> dict[str, Any]:
     }
 
 
+def episode_scores(records: list[ItemRecord]) -> dict[str, dict[str, dict[str, tuple[Any, Any]]]]:
+    """config label -> family -> episode -> (s_on, s_off), trials pooled, blocked items left out.
+
+    The per-episode view that noise-aware comparisons of two runs bootstrap over.
+    """
+    grouped: dict[tuple[str, str, str], list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        grouped[(record.config_label, record.family, record.episode)].append(record)
+    result: dict[str, dict[str, dict[str, tuple[Any, Any]]]] = {}
+    for (label, family, episode), items in sorted(grouped.items()):
+        scores = (_arm_score(items, "on"), _arm_score(items, "off"))
+        result.setdefault(label, {}).setdefault(family, {})[episode] = scores
+    return result
+
+
 def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:
     """The ``sequence_summary.json`` document: one ``configs`` entry per label."""
     by_label: dict[str, list[ItemRecord]] = defaultdict(list)
