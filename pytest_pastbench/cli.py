@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib import import_module
 from pathlib import Path
 
 
@@ -61,9 +62,15 @@ def _summarize(args: argparse.Namespace) -> int:
     return 0
 
 
+# Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
+COMMAND_MODULES = ("compare", "gates", "merge", "plots", "html_report")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pastbench", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+    for module in COMMAND_MODULES:
+        import_module(f"{__package__}.{module}").register_cli(commands)
     schema = commands.add_parser("schema", help="print the JSON Schema of family files")
     schema.add_argument("-o", "--output", help="write to this file instead of stdout")
     schema.set_defaults(func=_schema)

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from .cache import CACHE_MODES
+
 PERSISTENCE_CHOICES = ("both", "on", "off")
 
 
@@ -46,6 +48,31 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("max-tool-calls", "tool-call budget per session (default 50)"),
     OptionSpec("session-timeout", "wall-clock budget per session in seconds (default 300)"),
+    OptionSpec(
+        "cache",
+        "model-response cache: off (default), rw (reuse and store), replay (reuse; a miss is an error)",
+    ),
+    OptionSpec("cache-dir", "where the response cache lives (default .pastbench/cache)"),
+    OptionSpec(
+        "max-connections",
+        "model calls in flight per provider, shared by every worker, agent and judge (default 16)",
+    ),
+    OptionSpec("save", "after the run, save its summary as baseline NAME in the storage dir"),
+    OptionSpec("compare", "compare this run with a baseline: a saved NAME, a baseline file or a run folder"),
+    OptionSpec(
+        "compare-fail",
+        "fail the session when a figure got worse than the baseline by more than a threshold: "
+        "[SCOPE.]METRIC:X, e.g. delta:0.05, update.delta:0.03, mech:0.05, update.fact_correction.delta:±0.1; "
+        "repeatable",
+        ini_type="args",
+        multiple=True,
+    ),
+    OptionSpec("storage", "where baselines are saved (default .pastbench/baselines)"),
+    OptionSpec(
+        "shard",
+        "run only shard K of N (K/N, e.g. 2/4): whole episodes, for splitting a run across CI jobs; "
+        "join the shard runs with 'pastbench merge'",
+    ),
 )
 
 
@@ -92,6 +119,14 @@ class RunOptions:
     families: list[str] = field(default_factory=list)
     max_tool_calls: int = 50
     session_timeout: float = 300.0
+    shard: tuple[int, int] | None = None  # (K, N), 1-based
+    cache: str = "off"
+    save: str | None = None
+    compare: str | None = None
+    compare_fail: list[str] = field(default_factory=list)
+    storage: str = ".pastbench/baselines"
+    cache_dir: str = ".pastbench/cache"
+    max_connections: int = 16
 
     @property
     def arms(self) -> list[str]:
@@ -120,6 +155,17 @@ def resolve(config: pytest.Config) -> RunOptions:
             f"--pastbench-persistence={persistence!r}: choose one of {', '.join(PERSISTENCE_CHOICES)}"
         )
     models = _dedupe(raw_value(config, "model") or [DEFAULT_MODEL])
+    cache = raw_value(config, "cache") or "off"
+    if cache not in CACHE_MODES:
+        raise pytest.UsageError(f"--pastbench-cache={cache!r}: choose one of {', '.join(CACHE_MODES)}")
+    shard = None
+    if raw_value(config, "shard") is not None:
+        from .shard import ShardSpecError, parse_shard
+
+        try:
+            shard = parse_shard(raw_value(config, "shard"))
+        except ShardSpecError as exc:
+            raise pytest.UsageError(f"--pastbench-shard={exc}") from None
     return RunOptions(
         models=models,
         agent=raw_value(config, "agent") or "hermes",
@@ -132,6 +178,14 @@ def resolve(config: pytest.Config) -> RunOptions:
         families=list(raw_value(config, "families") or []),
         max_tool_calls=number("max-tool-calls", int, 50, 1),
         session_timeout=number("session-timeout", float, 300.0, 1.0),
+        shard=shard,
+        cache=cache,
+        save=raw_value(config, "save"),
+        compare=raw_value(config, "compare"),
+        compare_fail=list(raw_value(config, "compare-fail") or []),
+        storage=raw_value(config, "storage") or ".pastbench/baselines",
+        cache_dir=raw_value(config, "cache-dir") or ".pastbench/cache",
+        max_connections=number("max-connections", int, 16, 1),
     )
 
 

@@ -55,6 +55,11 @@ def pytest_configure(config: pytest.Config) -> None:
         _add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
         _check_run_setup(config)
+        from .regression import RegressionCheck
+
+        config.stash[SESSION_KEY].regression = RegressionCheck.from_options(
+            options.storage, options.save, options.compare, options.compare_fail
+        )
 
 
 def _add_family_paths(config: pytest.Config, families: list[str]) -> None:
@@ -104,6 +109,20 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # trylast: shard what -k/-m left selected, so shards stay balanced for a filtered run.
+    pastbench = config.stash.get(SESSION_KEY, None)
+    if pastbench is None or pastbench.options.shard is None:
+        return
+    from .shard import select_shard
+
+    kept, deselected = select_shard(items, *pastbench.options.shard)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+
+
 class _ControllerHooks:
     """Hooks that need this run's config; registered per config so in-process nested runs
     (pytester) never see each other's state."""
@@ -123,7 +142,26 @@ class _ControllerHooks:
             pastbench_session(self.config).receive(report.nodeid, payload)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: tell each worker where the model gateway's address will be."""
+    pastbench = node.config.stash.get(SESSION_KEY, None)
+    if pastbench is not None:
+        node.workerinput["pastbench_gateway_file"] = pastbench.prepare_gateway()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Start the gateway only when workers collected benchmark items (inert otherwise)."""
+    pastbench = node.config.stash.get(SESSION_KEY, None)
+    if pastbench is not None and any(".yaml::" in i or ".yml::" in i for i in ids):
+        pastbench.ensure_gateway()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    pastbench = config.stash.get(SESSION_KEY, None)
+    if pastbench is not None:
+        pastbench.close()
     hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
     if hooks is not None:
         config.pluginmanager.unregister(hooks)
@@ -169,9 +207,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     pastbench.finish()
     if pastbench.summary is not None:
-        from .junit import add_summary_properties
+        from .ci_summary import append_step_summary
+        from .junit import add_family_testcases, add_summary_properties
 
         add_summary_properties(session.config, pastbench.summary, pastbench.run_dir)
+        add_family_testcases(session.config, pastbench.summary)
+        append_step_summary(pastbench.summary)
+        if pastbench.regression is not None:
+            pastbench.regression.run(pastbench.summary, pastbench.records, pastbench.options.seed)
+            if pastbench.regression.failed:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -184,6 +229,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.section("pastbench: Δ = S_on − S_off per family")
     terminalreporter.write_line(render_delta_table(pastbench.summary))
     terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
+    if pastbench.regression is not None and pastbench.regression.lines:
+        terminalreporter.section("pastbench: comparison with the baseline")
+        for line in pastbench.regression.lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_pastbench_register_agents(register: Any) -> None:

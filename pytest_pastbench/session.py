@@ -25,8 +25,13 @@ class PastbenchSession:
         self.payloads: dict[str, dict[str, Any]] = {}
         self.run_dir: Path | None = None
         self.summary: dict[str, Any] | None = None
+        self.records: list[Any] = []
+        self.regression: Any = None  # a RegressionCheck when baselines are used
         self._agents: dict[str, Any] = {}
-        self._clients: dict[str, Any] = {}
+        self._clients: dict[tuple[str, int], Any] = {}
+        self._service: Any = None
+        self._gateway: Any = None
+        self.gateway_file: Path | None = None
         self._agent_factories: dict[str, Any] | None = None
         self.started = time.time()
 
@@ -56,12 +61,55 @@ class PastbenchSession:
                 raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
         return self._agents[self.options.agent]
 
-    def client(self, model: str) -> Any:
-        from .models import LiteLLMClient
+    def service(self) -> Any:
+        """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
+        from .cache import ResponseCache
+        from .gateway import ModelService
 
-        if model not in self._clients:
-            self._clients[model] = LiteLLMClient(model, seed=self.options.seed)
-        return self._clients[model]
+        if self._service is None:
+            cache = None
+            if self.options.cache != "off":
+                cache = ResponseCache(Path(self.options.cache_dir) / "responses.sqlite", self.options.cache)
+            self._service = ModelService(cache, self.options.max_connections, self.options.seed)
+        return self._service
+
+    def client(self, model: str, trial: int = 0) -> Any:
+        """A ``ModelClient``: the controller's gateway from an xdist worker, else in-process."""
+        from .gateway import GatewayClient, ServiceClient
+
+        if (model, trial) not in self._clients:
+            gateway_file = getattr(self.config, "workerinput", {}).get("pastbench_gateway_file")
+            if gateway_file:
+                client = GatewayClient.from_file(Path(gateway_file), model, trial)
+            else:
+                client = ServiceClient(self.service(), model, trial)
+            self._clients[(model, trial)] = client
+        return self._clients[(model, trial)]
+
+    # -- the gateway (controller under xdist) ------------------------------------------------------
+
+    def prepare_gateway(self) -> str:
+        """Where the gateway's address and token will be written (handed to every worker)."""
+        if self.gateway_file is None:
+            self.gateway_file = Path(tempfile.mkdtemp(prefix="pastbench-gateway-")) / "gateway.json"
+        return str(self.gateway_file)
+
+    def ensure_gateway(self) -> None:
+        """Start the gateway once, when the workers have collected benchmark items."""
+        from .gateway import Gateway
+
+        if self._gateway is None and self.gateway_file is not None:
+            self._gateway = Gateway(self.service()).start()
+            self._gateway.write_address(self.gateway_file)
+
+    def close(self) -> None:
+        if self._gateway is not None:
+            self._gateway.stop()
+            self._gateway = None
+        if self.gateway_file is not None:
+            shutil.rmtree(self.gateway_file.parent, ignore_errors=True)
+        if self._service is not None and self._service.cache is not None:
+            self._service.cache.close()
 
     def config_label(self, model: str) -> str:
         agent = self.agent()
@@ -125,6 +173,7 @@ class PastbenchSession:
         from .summary import build_comparison, build_summary
 
         records, traces, run = self._finalised_records()
+        self.records = records
         self.summary = build_summary(records, run, self.options.seed)
         comparison = build_comparison(self.summary)
         self.run_dir = write_run(
@@ -163,6 +212,8 @@ class PastbenchSession:
             "dataset_hash": data_hash,
             "plugin_version": plugin_version(),
             "judge": None,
+            "cache": self.options.cache,
+            "model_calls": self._service.ledger_json() if self._service is not None else {},
             "models": self.options.models,
             "agent": self.options.agent,
             "persistence": self.options.persistence,

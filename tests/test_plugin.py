@@ -214,3 +214,42 @@ def test_public_fixtures_in_a_users_own_test(pytester: pytest.Pytester) -> None:
     result = run(pytester, "-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*test_arms?on? PASSED*", "*test_arms?off? PASSED*"])
+
+
+WORKER_MODULES_CONFTEST = """
+import json, os, sys
+
+def pytest_sessionfinish(session):
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    if worker:
+        with open(f"modules-{worker}.json", "w") as handle:
+            json.dump(sorted(m for m in sys.modules if m.split(".")[0] == "litellm"), handle)
+"""
+
+
+def test_workers_use_the_gateway_and_never_import_litellm(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    pytester.makeconftest(WORKER_MODULES_CONFTEST)
+    result = run(pytester, "families", "-n", "2", "--pastbench-run-id=gw")
+    assert outcomes(result) == {"scored": 2, "control": 2}
+    reports = sorted(pytester.path.glob("modules-gw*.json"))
+    assert len(reports) == 2 and all(json.loads(p.read_text()) == [] for p in reports)
+    calls = summary_of(pytester, "gw")["run"]["model_calls"]["pastbench/recall"]
+    assert calls["calls"] > 0 and calls["cached"] == 0
+
+
+def test_a_cached_rerun_makes_no_model_call_and_replay_fails_on_a_miss(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    first = run(pytester, "families", "-n", "2", "--pastbench-cache=rw", "--pastbench-run-id=c1")
+    second = run(pytester, "families", "--pastbench-cache=replay", "--pastbench-run-id=c2")
+    assert outcomes(first) == outcomes(second) == {"scored": 2, "control": 2}
+    one, two = summary_of(pytester, "c1"), summary_of(pytester, "c2")
+    first_calls = one["run"]["model_calls"]["pastbench/recall"]
+    second_calls = two["run"]["model_calls"]["pastbench/recall"]
+    assert second_calls["calls"] == 0
+    # every request of the first run (some already repeated within it) is answered from the cache
+    assert second_calls["cached"] == first_calls["calls"] + first_calls["cached"]
+    assert one["configs"] == two["configs"]
+    miss = run(pytester, "families", "--pastbench-cache=replay", "--pastbench-model=pastbench/blind")
+    assert outcomes(miss) == {"errors": 4}
+    miss.stdout.fnmatch_lines(["*infra_blocked: no cached response*replay mode*"])

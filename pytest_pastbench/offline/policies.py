@@ -83,7 +83,9 @@ class _Replay:
         return name in self.tools
 
     def call(self, name: str, args: dict[str, Any]) -> Any:
-        return self.batch([(name, args)])[0]
+        """The tool's result, or None when the session does not offer that tool."""
+        results = self.batch([(name, args)])
+        return results[0] if results else None
 
     def batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
         calls = [c for c in calls if c[0] in self.tools]

@@ -121,3 +121,8 @@ def test_decide_is_a_pure_function_of_the_messages() -> None:
     tools = {"memory_search", "memory_write"}
     assert decide(POLICIES["recall"], messages, tools) == decide(POLICIES["recall"], messages, tools)
     assert decide(POLICIES["recall"], messages, tools)["tool_calls"][0][0] == "memory_search"
+
+
+def test_a_session_without_tools_still_gets_an_answer() -> None:
+    messages = [{"role": "user", "content": ASK}]
+    assert "content" in decide(POLICIES["curator"], messages, set())

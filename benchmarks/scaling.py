@@ -1,0 +1,39 @@
+"""Parallel efficiency under simulated model latency: measured wall against the ideal
+Σ(call latency) / workers, and peak RSS per worker. Prints ratios, not verdicts.
+
+    python benchmarks/scaling.py                       # 200 ms per call at -n 4 and -n 16
+    python benchmarks/scaling.py --workers 1,4,16 --latency-ms 200 -k memory
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _common import model_calls, run_benchmark
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workers", default="4,16")
+    parser.add_argument("--latency-ms", type=int, default=200)
+    parser.add_argument("-k", dest="select", default=None, help="pytest -k expression (default: all)")
+    args = parser.parse_args()
+    model = f"--pastbench-model=pastbench/recall?latency_ms={args.latency_ms}"
+    print(
+        f"{'workers':>7} {'calls':>6} {'wall s':>8} {'ideal s':>8} {'wall/ideal':>10} {'efficiency':>10} "
+        f"{'peak RSS/worker MiB':>20}"
+    )
+    for workers in (int(w) for w in args.workers.split(",")):
+        extra = ["-k", args.select] if args.select else []
+        run = run_benchmark([model, "-n", str(workers), *extra])
+        calls, _ = model_calls(run["summary"])
+        ideal = calls * args.latency_ms / 1000 / max(workers, 1)
+        rss = [v for k, v in run["rss_kib"].items() if k != "main"] or list(run["rss_kib"].values())
+        print(
+            f"{workers:>7} {calls:>6} {run['wall_s']:>8.1f} {ideal:>8.1f} {run['wall_s'] / ideal:>10.2f} "
+            f"{ideal / run['wall_s']:>10.2f} {max(rss) / 1024:>20.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

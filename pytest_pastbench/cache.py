@@ -1,0 +1,79 @@
+"""The model-response cache: one SQLite file, written by one process (the gateway or the run).
+
+Keyed by (model, messages, tools, params, trial), so a rerun of the same run makes no model call
+(``rw``), and ``replay`` turns any miss into an error: a free, deterministic CI rerun that can
+never silently call a paid provider.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+CACHE_MODES = ("off", "rw", "replay")
+
+
+class CacheMiss(LookupError):
+    """Replay mode found no stored response for a request."""
+
+
+def request_key(
+    model: str, messages: list[dict[str, Any]], tools: Any, params: dict[str, Any], trial: int
+) -> str:
+    canonical = json.dumps(
+        {"model": model, "messages": messages, "tools": tools, "params": params, "trial": trial},
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResponseCache:
+    def __init__(self, path: Path, mode: str) -> None:
+        if mode not in CACHE_MODES:
+            raise ValueError(f"cache mode {mode!r}: choose one of {', '.join(CACHE_MODES)}")
+        self.mode = mode
+        self.path = Path(path)
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if mode != "off":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One connection shared by the gateway's threads, serialised by the lock.
+            self._db = sqlite3.connect(self.path, check_same_thread=False)
+            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, reply TEXT)")
+            self._db.commit()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self._db is None:
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT reply FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            self.hits += 1
+            return json.loads(row[0])
+        self.misses += 1
+        if self.mode == "replay":
+            raise CacheMiss(f"no cached response for request {key[:12]} in replay mode ({self.path})")
+        return None
+
+    def put(self, key: str, reply: dict[str, Any]) -> None:
+        if self._db is None or self.mode != "rw":
+            return
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, reply) VALUES (?, ?)", (key, json.dumps(reply))
+            )
+            self._db.commit()
+
+    def close(self) -> None:
+        if self._db is not None:
+            with self._lock:
+                self._db.close()
+            self._db = None

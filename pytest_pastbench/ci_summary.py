@@ -1,0 +1,92 @@
+"""The Δ table as GitHub-flavoured Markdown, appended to ``$GITHUB_STEP_SUMMARY`` in CI.
+
+GitHub Actions shows that file on the run's summary page; every step appends to it, so this
+module only ever opens it in append mode. Outside Actions (variable unset) nothing happens.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+HEADERS = ("family", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Mech")
+# Numbers right-aligned, names left-aligned.
+ALIGN = ("---", "---", "---:", "---:", "---:", "---:", "---:")
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def _delta(entry: Mapping[str, Any]) -> str:
+    text = _num(entry.get("delta"), signed=True)
+    ci = entry.get("delta_ci")
+    if ci:
+        text += f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+    return text
+
+
+def _cell(text: Any) -> str:
+    # A literal pipe would end the cell early; a newline would end the table.
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _row(name: str, capability: str, entry: Mapping[str, Any]) -> str:
+    cells = (
+        name,
+        capability,
+        str(entry.get("n_episodes", 0)),
+        _num(entry.get("s_on")),
+        _num(entry.get("s_off")),
+        _delta(entry),
+        _num(entry.get("mech")),
+    )
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def render_markdown(summary: Mapping[str, Any]) -> str:
+    """One Δ table per configuration: families, then capabilities, then the overall row
+    (the same rows and order as the terminal table)."""
+    run = summary.get("run") or {}
+    lines = [f"## pastbench: Δ = S_on − S_off (run `{_cell(run.get('id', '?'))}`)", ""]
+    for config in summary.get("configs", []):
+        lines += [f"### {_cell(config['label'])}", ""]
+        lines.append("| " + " | ".join(HEADERS) + " |")
+        lines.append("| " + " | ".join(ALIGN) + " |")
+        families = sorted(
+            config.get("families", {}).items(), key=lambda kv: (kv[1].get("capability", ""), kv[0])
+        )
+        lines += [_row(f"`{fid}`", entry.get("capability", ""), entry) for fid, entry in families]
+        lines += [
+            _row(f"**[{name}]**", name, entry)
+            for name, entry in sorted(config.get("capabilities", {}).items())
+        ]
+        lines.append(_row("**[overall]**", "all", config.get("overall", {})))
+        blocked = config.get("overall", {}).get("infra_blocked") or 0
+        if blocked:
+            lines += ["", f"{blocked} item(s) infra_blocked: left out of every mean."]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def append_step_summary(summary: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> bool:
+    """Append the Markdown to the file named by ``$GITHUB_STEP_SUMMARY``; True if written.
+
+    Append, never truncate: earlier steps' summaries live in the same file. A write failure is
+    reported on stderr and does not fail the test run (the run's own files are already written).
+    """
+    path = env.get(STEP_SUMMARY_ENV)
+    if not path:
+        return False
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(render_markdown(summary) + "\n")
+    except OSError as exc:
+        print(f"pastbench: cannot append to {STEP_SUMMARY_ENV}={path}: {exc}", file=sys.stderr)
+        return False
+    return True

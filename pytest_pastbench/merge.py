@@ -1,0 +1,217 @@
+"""``pastbench merge``: join the runs of ``--pastbench-shard=K/N`` jobs into one run folder.
+
+Records are the source of truth: the merged run holds the union of the shards' records (and
+their traces), and its summary and comparison are rebuilt from those records with the shards'
+common seed, so merging the N shards of a command gives the summary of running it unsharded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .item_record import ItemRecord
+from .runs import LoadedRun, RunLoadError, load_run
+
+# Run settings that change what is measured or how it is summarised: shards must agree on them.
+PROTOCOL_KEYS = ("seed", "agent", "models", "persistence", "trials", "judge", "plugin_version")
+
+
+class MergeError(Exception):
+    """The runs cannot be merged; the message names the runs and the difference."""
+
+
+def _load(paths: list[Path]) -> list[LoadedRun]:
+    if not paths:
+        raise MergeError("no runs given: pass the run folders of the shards to merge")
+    runs: list[LoadedRun] = []
+    seen: set[Path] = set()
+    for path in paths:
+        try:
+            loaded = load_run(path)
+        except RunLoadError as exc:
+            raise MergeError(str(exc)) from None
+        # The same folder named twice adds nothing (and is not an overlap).
+        if loaded.path.resolve() not in seen:
+            seen.add(loaded.path.resolve())
+            runs.append(loaded)
+    return runs
+
+
+def _check_protocol(runs: list[LoadedRun]) -> None:
+    first = runs[0]
+    for other in runs[1:]:
+        for key in PROTOCOL_KEYS:
+            if first.run.get(key) != other.run.get(key):
+                raise MergeError(
+                    f"{first.path} and {other.path} differ in {key} "
+                    f"({first.run.get(key)!r} vs {other.run.get(key)!r}): "
+                    "merge only the shards of one command"
+                )
+
+
+def _families(runs: list[LoadedRun]) -> dict[str, str]:
+    """Family id -> file hash over all shards. A shard's dataset hash covers only the families
+    it measured, so shards are compared family by family: the same family must be the same file."""
+    families: dict[str, str] = {}
+    source: dict[str, Path] = {}
+    for loaded in runs:
+        own = loaded.run.get("families")
+        if not isinstance(own, dict):
+            raise MergeError(f"{loaded.path}: its run has no family hashes; cannot check its dataset")
+        for family, file_hash in own.items():
+            if family in families and families[family] != file_hash:
+                raise MergeError(
+                    f"dataset hashes differ: family {family} is {families[family][:12]} in "
+                    f"{source[family]} but {file_hash[:12]} in {loaded.path}: the shards ran different "
+                    "family files; rerun them from one checkout"
+                )
+            families.setdefault(family, file_hash)
+            source.setdefault(family, loaded.path)
+    return dict(sorted(families.items()))
+
+
+# Set per merge from the shards' records and families, never taken from one shard.
+COMPUTED_KEYS = ("id", "seed", "dataset_hash", "started", "finished", "families")
+
+
+def _add(values: list[Any]) -> Any:
+    """Sum dicts of counters key by key (e.g. per-model call ledgers); equal labels inside them
+    stay as they are; None if the values do not add up."""
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return sum(values)
+    if all(isinstance(v, dict) for v in values):
+        out: dict[str, Any] = {}
+        for key in dict.fromkeys(k for v in values for k in v):
+            summed = _add([v[key] for v in values if key in v])
+            if summed is None:
+                return None
+            out[key] = summed
+        return out
+    return values[0] if all(v == values[0] for v in values) else None
+
+
+def _run_values(runs: list[LoadedRun]) -> dict[str, Any]:
+    """The other run-level values: equal in every shard, or per-run counters that add up
+    (what N shards spent together is what the unsharded run spends)."""
+    merged: dict[str, Any] = {}
+    for key in dict.fromkeys(k for r in runs for k in r.run):
+        if key in COMPUTED_KEYS:
+            continue
+        values = [r.run.get(key) for r in runs]
+        if all(v == values[0] for v in values):
+            merged[key] = values[0]
+            continue
+        summed = _add(values) if all(isinstance(v, dict) for v in values) else None
+        if summed is None:
+            raise MergeError(
+                f"the runs differ in {key} ({', '.join(f'{r.path}: {r.run.get(key)!r}' for r in runs)}): "
+                "merge only the shards of one command"
+            )
+        merged[key] = summed
+    return merged
+
+
+def _records(runs: list[LoadedRun]) -> dict[str, tuple[ItemRecord, LoadedRun]]:
+    merged: dict[str, tuple[ItemRecord, LoadedRun]] = {}
+    for loaded in runs:
+        for record in loaded.records:
+            if record.nodeid in merged:
+                kept, origin = merged[record.nodeid]
+                # dataset_hash is per shard (its own families), so it is not part of the result.
+                if kept.model_dump(mode="json", exclude={"dataset_hash"}) != record.model_dump(
+                    mode="json", exclude={"dataset_hash"}
+                ):
+                    raise MergeError(
+                        f"{record.nodeid} is in {origin.path} and in {loaded.path} with different "
+                        "results: the runs overlap, so they are not shards of one run"
+                    )
+                continue
+            merged[record.nodeid] = (record, loaded)
+    if not merged:
+        raise MergeError("the runs hold no records")
+    return merged
+
+
+def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
+    from .output import trace_path
+
+    path = trace_path(loaded.path, nodeid)
+    try:
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise MergeError(f"{path}: cannot read the trace of {nodeid}: {exc}") from None
+
+
+def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> Path:
+    """Merge shard runs into ``out_dir / run_id`` and return that folder."""
+    from .loader import dataset_hash
+    from .output import write_run
+    from .session import default_run_id
+    from .summary import build_comparison, build_summary
+
+    runs = _load([Path(p) for p in paths])
+    _check_protocol(runs)
+    families = _families(runs)
+    merged = _records(runs)
+    seed = int(runs[0].run.get("seed", 0))
+    data_hash = dataset_hash(families)
+    rid = run_id or f"{default_run_id(time.time(), seed)}-merged"
+    if (Path(out_dir) / rid).resolve() in {r.path.resolve() for r in runs}:
+        raise MergeError(f"{Path(out_dir) / rid} is one of the runs being merged: choose another --run-id")
+
+    records = [merged[n][0].model_copy(update={"dataset_hash": data_hash}) for n in sorted(merged)]
+    traces = {nodeid: _trace(origin, nodeid) for nodeid, (_, origin) in merged.items()}
+    started = [r.run["started"] for r in runs if r.run.get("started")]
+    finished = [r.run["finished"] for r in runs if r.run.get("finished")]
+    # The first shard's key order is an unsharded run's; the values are the merged ones.
+    run = {
+        **runs[0].run,
+        **_run_values(runs),
+        "id": rid,
+        "seed": seed,
+        "dataset_hash": data_hash,
+        "started": min(started) if started else None,
+        "finished": max(finished) if finished else None,
+        "families": families,
+    }
+    summary = build_summary(records, run, seed)
+    return write_run(Path(out_dir), rid, run, records, traces, summary, build_comparison(summary))
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from .output import SUMMARY_FILE
+    from .table import render_delta_table
+
+    try:
+        run_dir = merge_runs([Path(p) for p in args.runs], Path(args.output), args.run_id)
+    except MergeError as exc:
+        print(f"pastbench merge: {exc}", file=sys.stderr)
+        return 2
+    print(render_delta_table(json.loads((run_dir / SUMMARY_FILE).read_text())))
+    print(f"\nmerged {len(args.runs)} runs into {run_dir}")
+    return 0
+
+
+def register_cli(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "merge",
+        help="join the runs of --pastbench-shard jobs into one run",
+        description="Join shard runs into one run folder (records, traces, rebuilt summary).",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run folders of the shards")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="report folder to write into; the merged run is DIR/<run id>",
+    )
+    parser.add_argument(
+        "--run-id", help="name of the merged run's folder (default: timestamp, seed, -merged)"
+    )
+    parser.set_defaults(func=_merge)

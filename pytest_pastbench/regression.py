@@ -1,0 +1,70 @@
+"""Baselines inside pytest: ``--pastbench-save``, ``--pastbench-compare``, ``--pastbench-compare-fail``.
+
+Checked before anything runs (a missing baseline or a typo in a gate is a usage error, not a
+surprise after an hour of model calls); acted on by the controller once the run is written.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .baseline import Baseline, BaselineError, check_name, load_baseline, save_baseline
+from .compare import render_comparison
+from .gates import Gate, GateSyntaxError, check_against, parse_gates
+from .item_record import ItemRecord
+from .summary import episode_scores
+
+
+@dataclass
+class RegressionCheck:
+    storage: Path
+    save_name: str | None = None
+    baseline: Baseline | None = None
+    gates: list[Gate] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    failed: bool = False
+
+    @classmethod
+    def from_options(
+        cls, storage: str, save: str | None, compare: str | None, compare_fail: list[str]
+    ) -> RegressionCheck | None:
+        """Validate the options; ``None`` when none of them is used."""
+        if not (save or compare or compare_fail):
+            return None
+        check = cls(storage=Path(storage))
+        try:
+            check.save_name = check_name(save) if save else None
+            if compare_fail and not compare:
+                raise pytest.UsageError(
+                    "--pastbench-compare-fail needs a baseline: add --pastbench-compare=NAME|PATH"
+                )
+            check.baseline = load_baseline(compare, check.storage) if compare else None
+            check.gates = parse_gates(compare_fail) if compare_fail else []
+        except (BaselineError, GateSyntaxError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+        return check
+
+    def run(self, summary: dict[str, Any], records: list[ItemRecord], seed: int) -> None:
+        """Compare and gate this run (against the baseline as loaded at start), then save it."""
+        episodes = episode_scores(records)
+        if self.baseline is not None:
+            self.lines.append(f"current run vs baseline {self.baseline.name}")
+            comparison = render_comparison(summary, self.baseline.summary)
+            self.lines.append(comparison)
+            if self.gates:
+                out, err = io.StringIO(), io.StringIO()
+                current = Baseline(name="current run", summary=summary, episodes=episodes)
+                code = check_against(self.gates, current, self.baseline, seed, out=out, err=err)
+                printed = (err.getvalue() + out.getvalue()).splitlines()
+                # the comparison already carries the notes on which configs were paired
+                self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
+                # An unevaluable gate (a scope missing from the run) fails the session too.
+                self.failed = code != 0
+        if self.save_name:
+            path = save_baseline(self.storage, self.save_name, summary, records)
+            self.lines.append(f"saved baseline {self.save_name!r}: {path}")

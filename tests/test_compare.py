@@ -1,0 +1,170 @@
+"""Comparison tables (a run against a reference, several side by side) and `pastbench compare`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pastbench import baseline as baseline_module
+from pytest_pastbench import cli
+from pytest_pastbench.baseline import save_baseline
+from pytest_pastbench.compare import render_comparison, render_side_by_side
+from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.records import MechScore
+from pytest_pastbench.summary import build_summary
+
+RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
+Spec = dict[str, dict[str, tuple[float, float]]]
+
+# Δ per family: fact 0.4, rules 0.2, prefs 0.1 → [update] 0.3, [memory] 0.1, overall 0.2333.
+BASE: Spec = {
+    "update.fact": {"ep1": (0.9, 0.5)},
+    "update.rules": {"ep1": (0.6, 0.4)},
+    "memory.prefs": {"ep1": (0.5, 0.4)},
+}
+# fact 0.1 (−0.3), rules 0.2 (±0), prefs missing, gathering.notes new (0.5).
+CURRENT: Spec = {
+    "update.fact": {"ep1": (0.6, 0.5)},
+    "update.rules": {"ep1": (0.6, 0.4)},
+    "gathering.notes": {"ep1": (0.7, 0.2)},
+}
+
+
+def records_from(spec: Spec, label: str = "hermes@m", mech: float = 1.0) -> list[ItemRecord]:
+    return [
+        ItemRecord(
+            nodeid=f"{family}::{episode}[{arm}]",
+            family=family,
+            capability=family.partition(".")[0],
+            episode=episode,
+            arm=arm,
+            model=label.partition("@")[2],
+            agent="hermes",
+            config_label=label,
+            score=score,
+            mech=MechScore(mech=mech) if arm == "on" else None,
+        )
+        for family, episodes in spec.items()
+        for episode, scores in episodes.items()
+        for arm, score in zip(("on", "off"), scores, strict=True)
+    ]
+
+
+def summary_of(spec: Spec, label: str = "hermes@m", mech: float = 1.0) -> dict[str, Any]:
+    return build_summary(records_from(spec, label, mech), RUN, seed=0)
+
+
+def rows(text: str) -> dict[str, list[str]]:
+    """First cell -> the other cells of each table row (columns are separated by 2+ spaces)."""
+    table = {}
+    for line in text.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) > 1 and not set(line.strip()) <= {"-", " "}:
+            table[cells[0]] = cells[1:]
+    return table
+
+
+def test_comparison_rows_per_family_capability_and_overall() -> None:
+    text = render_comparison(summary_of(CURRENT, mech=0.5), summary_of(BASE))
+    assert text.splitlines()[0] == "hermes@m"
+    table = rows(text)
+    assert table["scope"] == ["baseline Δ", "current Δ", "change", "baseline Mech", "current Mech"]
+    assert table["update.fact"] == ["+0.40", "+0.10", "-0.30", "1.00", "0.50"]
+    assert table["update.rules"] == ["+0.20", "+0.20", "+0.00", "1.00", "0.50"]
+    assert table["memory.prefs"] == ["+0.10", "—", "—", "1.00", "—"]
+    assert table["gathering.notes"] == ["—", "+0.50", "—", "—", "0.50"]
+    assert table["[update]"] == ["+0.30", "+0.15", "-0.15", "1.00", "0.50"]
+    assert table["[overall]"] == ["+0.23", "+0.27", "+0.03", "1.00", "0.50"]
+    # Families first (by capability), then capabilities, overall last.
+    order = [line.split()[0] for line in text.splitlines()[3:]]
+    assert order == [
+        "gathering.notes", "memory.prefs", "update.fact", "update.rules",
+        "[gathering]", "[memory]", "[update]", "[overall]",
+    ]  # fmt: skip
+
+
+def test_comparison_of_differently_labelled_single_configs_says_so() -> None:
+    text = render_comparison(summary_of(CURRENT, "hermes@new"), summary_of(BASE, "hermes@old"))
+    assert text.splitlines()[0] == "hermes@new (baseline: hermes@old)"
+    assert "note: comparing hermes@new with baseline hermes@old" in text
+
+
+def test_comparison_notes_configs_only_on_one_side() -> None:
+    current = build_summary(records_from(CURRENT, "a@x") + records_from(BASE, "b@y"), RUN, seed=0)
+    text = render_comparison(current, summary_of(BASE, "a@x"))
+    assert text.splitlines()[0] == "a@x"
+    assert "note: b@y: only in the current run, not compared" in text
+    assert "b@y\n" not in text
+
+
+def test_side_by_side_has_one_column_per_run_and_config() -> None:
+    two = build_summary(records_from(BASE, "a@x") + records_from(CURRENT, "b@y", mech=0.25), RUN, seed=0)
+    text = render_side_by_side([("ref", summary_of(BASE, "a@x")), ("pr", two)])
+    delta_part, mech_part = text.split("\nMech\n")
+    assert delta_part.startswith("Δ = S_on − S_off [95% CI]")
+    header_names, header_labels = delta_part.splitlines()[1:3]
+    assert header_names.split() == ["scope", "ref", "pr", "pr"]
+    assert header_labels.split() == ["a@x", "a@x", "b@y"]
+    table = rows(delta_part)
+    assert table["update.fact"] == ["+0.40 [+0.40, +0.40]", "+0.40 [+0.40, +0.40]", "+0.10 [+0.10, +0.10]"]
+    assert table["gathering.notes"] == ["—", "—", "+0.50 [+0.50, +0.50]"]
+    assert rows(mech_part)["[overall]"] == ["1.00", "1.00", "0.25"]
+    assert render_side_by_side([]) == "no configurations to compare"
+
+
+@pytest.fixture
+def storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(baseline_module, "git_commit", lambda cwd=None: None)
+    gap = {k: v for k, v in BASE.items() if k != "memory.prefs"}
+    for name, spec in (("ref", BASE), ("same", BASE), ("worse", CURRENT), ("gap", gap)):
+        save_baseline(tmp_path, name, summary_of(spec), records_from(spec))
+    return tmp_path
+
+
+def test_cli_compare_two_prints_the_comparison(storage: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["compare", "ref", "worse", "--storage", str(storage)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("worse against ref\n")
+    assert rows(out)["update.fact"] == ["+0.40", "+0.10", "-0.30", "1.00", "1.00"]
+
+
+def test_cli_compare_fail_exits_1_on_a_regression_only(
+    storage: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--storage", str(storage), "--fail", "update.fact.delta:0.1"]
+    assert cli.main(["compare", "ref", "same", *args]) == 0
+    assert "ok    update.fact.delta unchanged" in capsys.readouterr().out
+    assert cli.main(["compare", "ref", "same", "worse", *args]) == 1
+    out = capsys.readouterr().out
+    assert "Mech" in out  # three inputs: side by side
+    assert "gates: same against ref\nok    update.fact.delta unchanged" in out
+    assert "gates: worse against ref\nFAIL  update.fact.delta dropped by 0.300" in out
+
+
+def test_cli_compare_bad_input_exits_2(storage: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["compare", "ref", "--storage", str(storage)]) == 2
+    assert "at least two" in capsys.readouterr().err
+    assert cli.main(["compare", "ref", "nope", "--storage", str(storage)]) == 2
+    assert "no baseline 'nope'" in capsys.readouterr().err
+    assert cli.main(["compare", "ref", "worse", "--storage", str(storage), "--fail", "delta"]) == 2
+    assert "[SCOPE.]METRIC:THRESHOLD" in capsys.readouterr().err
+    # A gate on a scope that exists on neither side cannot pass.
+    assert (
+        cli.main(["compare", "ref", "same", "--storage", str(storage), "--fail", "procedural.delta:1"]) == 2
+    )
+
+
+def test_cli_compare_a_regression_outranks_an_unevaluable_gate(
+    storage: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gates = ["--fail", "update.fact.delta:0.1,memory.prefs.delta:0.5"]
+    # gap: update.fact unchanged, memory.prefs missing (2); worse: update.fact dropped (1).
+    assert cli.main(["compare", "ref", "gap", "--storage", str(storage), *gates]) == 2
+    assert cli.main(["compare", "ref", "gap", "worse", "--storage", str(storage), *gates]) == 1
+    assert (
+        "ERROR memory.prefs.delta: cannot evaluate: current run: no family 'memory.prefs'"
+        in capsys.readouterr().out
+    )

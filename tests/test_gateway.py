@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.cache import ResponseCache
+from pytest_pastbench.gateway import CHAT_PATH, Gateway, GatewayClient, ModelService, ServiceClient
+from pytest_pastbench.models import InfraError
+from pytest_pastbench.tools import ToolBox
+
+MESSAGES = [
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "Who approves Halvorsen refunds?"},
+]
+
+
+@pytest.fixture
+def gateway(tmp_path: Path):
+    service = ModelService(ResponseCache(tmp_path / "cache.sqlite", "rw"))
+    running = Gateway(service).start()
+    yield running
+    running.stop()
+
+
+def test_gateway_client_matches_the_in_process_client(gateway: Gateway) -> None:
+    remote = GatewayClient(gateway.url, gateway.token, "pastbench/recall")
+    local = ServiceClient(ModelService(), "pastbench/recall")
+    a = remote.complete(MESSAGES, ToolBox.specs(), temperature=0)
+    b = local.complete(MESSAGES, ToolBox.specs(), temperature=0)
+    assert a == b
+    assert a.tool_calls[0]["name"] == "memory_search"
+
+
+def test_the_cache_makes_a_rerun_free(gateway: Gateway) -> None:
+    client = GatewayClient(gateway.url, gateway.token, "pastbench/recall", trial=0)
+    client.complete(MESSAGES, ToolBox.specs())
+    client.complete(MESSAGES, ToolBox.specs())
+    GatewayClient(gateway.url, gateway.token, "pastbench/recall", trial=1).complete(MESSAGES, ToolBox.specs())
+    ledger = gateway.service.ledger_json()["pastbench/recall"]
+    assert (ledger["calls"], ledger["cached"]) == (2, 1)  # the other trial is a new request
+
+
+def test_a_wrong_token_is_refused(gateway: Gateway) -> None:
+    with pytest.raises(InfraError, match="wrong gateway token"):
+        GatewayClient(gateway.url, "guess", "pastbench/recall").complete(MESSAGES, None)
+
+
+def test_provider_failure_travels_as_infra_error(gateway: Gateway) -> None:
+    with pytest.raises(InfraError, match="unknown offline model"):
+        GatewayClient(gateway.url, gateway.token, "pastbench/oracle").complete(MESSAGES, None)
+
+
+def test_malformed_requests_get_400(gateway: Gateway) -> None:
+    host, port = gateway.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    headers = {"Authorization": f"Bearer {gateway.token}"}
+    connection.request("POST", CHAT_PATH, "{not json", headers)
+    response = connection.getresponse()
+    assert response.status == 400 and "bad request" in json.loads(response.read())["error"]["message"]
+
+
+def test_unreachable_gateway_is_an_infra_error() -> None:
+    with pytest.raises(InfraError, match="unreachable"):
+        GatewayClient("http://127.0.0.1:9", "t", "pastbench/recall").complete(MESSAGES, None)
+
+
+def test_replay_miss_is_an_infra_error(tmp_path: Path) -> None:
+    service = ModelService(ResponseCache(tmp_path / "c.sqlite", "replay"))
+    with pytest.raises(InfraError, match="replay mode"):
+        ServiceClient(service, "pastbench/recall").complete(MESSAGES, None)
+
+
+def test_max_connections_bounds_calls_in_flight_per_provider() -> None:
+    service = ModelService(max_connections=2)
+    in_flight, peak, lock = [0], [0], threading.Lock()
+    original = service._client
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def complete(self, *args, **kwargs):
+            with lock:
+                in_flight[0] += 1
+                peak[0] = max(peak[0], in_flight[0])
+            try:
+                return self.inner.complete(*args, **kwargs)
+            finally:
+                with lock:
+                    in_flight[0] -= 1
+
+    service._client = lambda model: Counting(original(model))  # type: ignore[method-assign]
+    client = ServiceClient(service, "pastbench/recall?latency_ms=50")
+    replies = []
+    threads = [
+        threading.Thread(target=lambda: replies.append(client.complete(MESSAGES, ToolBox.specs())))
+        for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert peak[0] == 2 and len(replies) == 6

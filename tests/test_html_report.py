@@ -1,0 +1,238 @@
+"""The HTML report: content, escaping, self-containment, CLI, and a real headless browser."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.cli import main
+from pytest_pastbench.html_report import render_html, write_html
+from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.output import trace_path, write_run
+from pytest_pastbench.records import MechScore
+from pytest_pastbench.runs import load_run
+from pytest_pastbench.summary import build_comparison, build_summary
+from tests.family_samples import GOOD_MEMORY
+
+HOSTILE = "</script><img src=x onerror=alert(1)>"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def trace_events(record: ItemRecord) -> list[dict[str, Any]]:
+    """A short trace in the plugin's event shape, with hostile text in every free-text field."""
+    entry = {"id": "m0001", "kind": "memory", "name": "", "text": f"note {HOSTILE}", "tags": ["x"]}
+    return [
+        {"seq": 0, "kind": "item", "nodeid": record.nodeid, "arm": record.arm, "trial": 0},
+        {"seq": 1, "kind": "session", "session": 0, "stage": "learn", "now": "2026-03-02T10:00:00"},
+        {"seq": 2, "kind": "message", "session": 0, "role": "user", "content": f"remember {HOSTILE}"},
+        {
+            "seq": 3,
+            "kind": "tool_call",
+            "session": 0,
+            "name": "memory_write",
+            "arguments": {"text": HOSTILE},
+            "ok": True,
+            "result": {"id": "m0001"},
+        },
+        {"seq": 4, "kind": "tool_call", "session": 0, "name": "notes_read", "arguments": {}, "ok": False},
+        {
+            "seq": 5,
+            "kind": "message",
+            "session": 0,
+            "role": "assistant",
+            "content": "stored <b>it</b> & done",
+        },
+        {"seq": 6, "kind": "store_snapshot", "session": 0, "phase": "after:learn:0", "entries": [entry]},
+        {"seq": 7, "kind": "score", "session": 1, "s": 0.8, "c": 1.0, "r": 1.0, "sigma": 1, "checks": []},
+    ]
+
+
+def make_run(tmp_path: Path, *, trace_missing_for: str | None = None) -> tuple[Path, list[ItemRecord]]:
+    records = []
+    for model in ("pastbench/blind", "pastbench/curator"):
+        for ep in ("ep01", "ep02"):
+            for arm, score in (("on", 0.9 if model.endswith("curator") else 0.3), ("off", 0.3)):
+                records.append(
+                    ItemRecord(
+                        nodeid=f"families/memory/tiny_prefs.yaml::{ep}[{arm}-t0-{model}]",
+                        family="memory.tiny_prefs",
+                        capability="memory",
+                        episode=ep,
+                        arm=arm,
+                        model=model,
+                        agent="hermes",
+                        config_label=f"hermes@{model}",
+                        score=score,
+                        mech=MechScore(mech=0.5, applicable=1) if arm == "on" else None,
+                        reasons=[HOSTILE] if ep == "ep02" else [],
+                    )
+                )
+    records.append(
+        records[0].model_copy(
+            update={
+                "nodeid": "families/memory/tiny_prefs.yaml::ep03[on-t0-pastbench/blind]",
+                "episode": "ep03",
+                "score": None,
+                "infra_blocked": True,
+                "reasons": ["infra_blocked: provider down"],
+            }
+        )
+    )
+    traces = {r.nodeid: trace_events(r) for r in records if r.nodeid != trace_missing_for}
+    run = {"id": "hand<run>", "seed": 0}
+    summary = build_summary(records, run, seed=0)
+    run_dir = write_run(
+        tmp_path / "reports", "hand", run, records, traces, summary, build_comparison(summary)
+    )
+    return run_dir, records
+
+
+def embedded_traces(page: str) -> dict[str, Any]:
+    found = re.findall(r'<script type="application/json" id="trace-(\d+)"[^>]*>(.*?)</script>', page, re.S)
+    return {index: json.loads(text) for index, text in found}
+
+
+def test_page_has_the_summary_table_and_every_item(tmp_path: Path) -> None:
+    run_dir, records = make_run(tmp_path)
+    page = render_html(load_run(run_dir))
+    assert page.startswith("<!DOCTYPE html>")
+    assert '<table id="summary-table">' in page
+    summary = page[page.index('<table id="summary-table">') :]
+    summary = summary[: summary.index("</table>")]
+    assert "hermes@pastbench/blind" in summary and "hermes@pastbench/curator" in summary
+    assert "+0.60 [+0.60, +0.60]" in summary  # curator: 0.9 on vs 0.3 off in both episodes
+    for record in records:
+        assert f'data-nodeid="{html.escape(record.nodeid)}"' in page
+    assert page.count('<button class="open"') == len(records)
+    assert 'id="trace-viewer"' in page and 'id="trace-view"' in page
+    # Per-config tables with families, capabilities and the overall row; blocked item counted.
+    assert page.count('class="scope-table"') == 2
+    assert "[memory]" in page and "[overall]" in page and "memory.tiny_prefs" in page
+    assert 'class="blocked"' in page and "infra_blocked: provider down" in page
+
+
+def test_hostile_strings_are_escaped_and_traces_round_trip(tmp_path: Path) -> None:
+    run_dir, records = make_run(tmp_path)
+    page = render_html(load_run(run_dir))
+    assert HOSTILE not in page
+    assert "<img" not in page
+    assert "<b>it</b>" not in page
+    assert html.escape(HOSTILE) in page  # the reason, shown as text in the items table
+    assert "hand&lt;run&gt;" in page  # the run id
+    # Only our own script elements exist: one per trace plus the viewer.
+    assert page.count("<script") == page.count("</script>") == len(records) + 1
+    traces = embedded_traces(page)
+    assert len(traces) == len(records)
+    ordered = sorted(records, key=lambda r: (r.config_label, r.nodeid))
+    for index, record in enumerate(ordered):
+        # The escaping changes nothing for JSON.parse: the viewer sees the exact trace.
+        assert traces[str(index)] == trace_events(record)
+
+
+def test_page_is_self_contained(tmp_path: Path) -> None:
+    run_dir, _ = make_run(tmp_path)
+    page = render_html(load_run(run_dir))
+    assert "http://" not in page and "https://" not in page and "//cdn" not in page
+    assert not re.search(r"<(script|img|link|iframe)\b[^>]*\s(src|href)=", page)
+    assert "<style>" in page and "Content-Security-Policy" in page
+
+
+def test_a_missing_trace_file_is_shown_as_missing(tmp_path: Path) -> None:
+    missing = "families/memory/tiny_prefs.yaml::ep01[off-t0-pastbench/blind]"
+    run_dir, _ = make_run(tmp_path, trace_missing_for=missing)
+    assert not trace_path(run_dir, missing).exists()
+    traces = embedded_traces(render_html(load_run(run_dir)))
+    assert sum(1 for events in traces.values() if events is None) == 1
+
+
+def test_the_same_run_renders_the_same_page(tmp_path: Path) -> None:
+    run_dir, _ = make_run(tmp_path)
+    assert render_html(load_run(run_dir)) == render_html(load_run(run_dir))
+
+
+def test_cli_writes_report_html_and_prints_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir, _ = make_run(tmp_path)
+    assert main(["html", str(run_dir)]) == 0
+    assert capsys.readouterr().out.strip() == str(run_dir / "report.html")
+    assert 'id="summary-table"' in (run_dir / "report.html").read_text()
+
+    out = tmp_path / "sub" / "page.html"
+    assert main(["html", str(run_dir), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    assert out.is_file()
+
+
+def test_cli_unreadable_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["html", str(tmp_path / "nothing")]) == 2
+    captured = capsys.readouterr()
+    assert "nothing" in captured.err and captured.out == ""
+
+
+def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); "
+            "CI installs it and this test needs a real browser"
+        )
+    run_dir, _ = make_run(tmp_path)
+    page = write_html(load_run(run_dir), tmp_path / "report.html")
+    command = [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--dump-dom",
+        # The item hash opens that item's trace on load, so the viewer's JS runs in the browser.
+        page.as_uri() + "#item-1",
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("chromium --dump-dom did not finish within 60 s")
+    assert done.returncode == 0, done.stderr[-2000:]
+    dom = done.stdout
+    assert 'id="summary-table"' in dom
+    assert 'id="trace-view"' in dom
+    # The viewer rendered item 1: its messages, tool calls and store snapshot are in the live DOM ...
+    assert 'data-shown="1"' in dom
+    viewer = dom[dom.index('id="trace-view"') : dom.index('id="trace-data"')]
+    assert "tool memory_write" in viewer and "store snapshot after:learn:0" in viewer
+    assert 'class="ev tool failed"' in viewer
+    # ... as text: the hostile string became no element in a real browser either.
+    assert "<img" not in dom
+    assert html.escape(HOSTILE, quote=False) in viewer
+
+
+def test_report_of_a_real_run_has_every_trace(pytester: pytest.Pytester) -> None:
+    path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(GOOD_MEMORY)
+    result = pytester.runpytest_subprocess(
+        "families",
+        "--pastbench-model=pastbench/blind",
+        "--pastbench-model=pastbench/curator",
+        "--pastbench-run-id=real",
+    )
+    assert result.ret == 0, result.stdout.str()
+    run = load_run(pytester.path / "reports" / "real")
+    page = render_html(run)
+    assert len(run.records) == 8
+    for record in run.records:
+        assert f'data-nodeid="{html.escape(record.nodeid)}"' in page
+    traces = embedded_traces(page)
+    assert len(traces) == 8 and all(traces.values())  # every item's trace file was found
+    kinds = {event["kind"] for events in traces.values() for event in events}
+    assert {"message", "tool_call", "store_snapshot", "score"} <= kinds

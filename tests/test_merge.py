@@ -1,0 +1,185 @@
+"""``pastbench merge``: the shards of a run join into the run an unsharded pytest writes."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.cli import main
+from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.merge import MergeError, merge_runs
+from pytest_pastbench.output import write_run
+from pytest_pastbench.summary import build_comparison, build_summary
+
+
+def read(run_dir: Path, name: str) -> dict:
+    return json.loads((run_dir / name).read_text())
+
+
+def without_run_times(data: dict) -> dict:
+    run = {k: v for k, v in data["run"].items() if k not in ("id", "started", "finished")}
+    return {**data, "run": run}
+
+
+def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) -> None:
+    common = ["--pastbench-families=builtin", "--pastbench-model=pastbench/curator", "-q", "-n", "0"]
+    full = pytester.runpytest_subprocess(*common, "--pastbench-run-id=full")
+    assert full.ret == 0, full.stdout.str()[-3000:]
+    for k in (1, 2, 3):
+        shard = pytester.runpytest_subprocess(*common, f"--pastbench-shard={k}/3", f"--pastbench-run-id=s{k}")
+        assert shard.ret == 0, shard.stdout.str()[-3000:]
+    reports = pytester.path / "reports"
+
+    # The shards partition the items and keep each episode's arms together.
+    shard_ids = [
+        {r["nodeid"] for r in read(reports / f"s{k}", "sequence_results.json")["records"]} for k in (1, 2, 3)
+    ]
+    full_records = read(reports / "full", "sequence_results.json")["records"]
+    assert sum(len(ids) for ids in shard_ids) == len(full_records) == 64
+    assert set().union(*shard_ids) == {r["nodeid"] for r in full_records}
+    owner: dict[str, set[int]] = defaultdict(set)
+    for index, ids in enumerate(shard_ids):
+        for nodeid in ids:
+            owner[nodeid.split("[")[0]].add(index)
+    assert len(owner) == 32 and all(len(s) == 1 for s in owner.values())
+
+    assert (
+        main(["merge", *(str(reports / f"s{k}") for k in (1, 2, 3)), "-o", str(reports), "--run-id", "m"])
+        == 0
+    )
+    merged = reports / "m"
+    assert read(merged, "sequence_summary.json")["run"]["id"] == "m"
+    assert without_run_times(read(merged, "sequence_summary.json")) == without_run_times(
+        read(reports / "full", "sequence_summary.json")
+    )
+    assert without_run_times(read(merged, "sequence_comparison.json")) == without_run_times(
+        read(reports / "full", "sequence_comparison.json")
+    )
+    # Records (but their wall times) and the trace files are the unsharded run's too.
+    strip = [{k: v for k, v in r.items() if k != "wall_s"} for r in full_records]
+    assert [
+        {k: v for k, v in r.items() if k != "wall_s"}
+        for r in read(merged, "sequence_results.json")["records"]
+    ] == strip
+    traces = sorted(p.relative_to(merged) for p in (merged / "traces").rglob("*.jsonl"))
+    assert traces == sorted(
+        p.relative_to(reports / "full") for p in (reports / "full" / "traces").rglob("*.jsonl")
+    )
+    some = traces[0]
+    assert (merged / some).read_text() == next(
+        (reports / f"s{k}" / some).read_text() for k in (1, 2, 3) if (reports / f"s{k}" / some).exists()
+    )
+
+
+# -- refusals, on small synthetic runs -------------------------------------------------------------
+
+
+def record(nodeid: str, arm: str, score: float, **extra: object) -> ItemRecord:
+    family = nodeid.split("/")[1] + "." + nodeid.split("/")[2].split(".")[0]
+    return ItemRecord(
+        nodeid=nodeid,
+        family=family,
+        capability=family.split(".")[0],
+        episode=nodeid.split("::")[1].split("[")[0],
+        arm=arm,
+        model="pastbench/recall",
+        agent="hermes",
+        config_label="hermes@pastbench/recall",
+        score=score,
+        **extra,
+    )
+
+
+def make_run(root: Path, run_id: str, records: list[ItemRecord], **run_extra: object) -> Path:
+    families = {r.family: "h-" + r.family for r in records}
+    run = {
+        "id": run_id,
+        "seed": 0,
+        "dataset_hash": "x",
+        "plugin_version": "0.1.0",
+        "judge": None,
+        "models": ["pastbench/recall"],
+        "agent": "hermes",
+        "persistence": "both",
+        "trials": 1,
+        "started": "2026-01-01T00:00:00Z",
+        "finished": "2026-01-01T00:01:00Z",
+        "families": families,
+        **run_extra,
+    }
+    summary = build_summary(records, run, int(run["seed"]))  # type: ignore[arg-type]
+    traces = {r.nodeid: [{"kind": "score", "nodeid": r.nodeid}] for r in records}
+    return write_run(root, run_id, run, records, traces, summary, build_comparison(summary))
+
+
+EP1 = [
+    record("families/memory/prefs.yaml::ep01[on-t0]", "on", 0.9),
+    record("families/memory/prefs.yaml::ep01[off-t0]", "off", 0.2),
+]
+EP2 = [
+    record("families/memory/prefs.yaml::ep02[on-t0]", "on", 0.7),
+    record("families/memory/prefs.yaml::ep02[off-t0]", "off", 0.4),
+]
+
+
+def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1, model_calls={"pastbench/recall": {"calls": 3, "cost_usd": 0.0}})
+    b = make_run(tmp_path, "b", EP2, model_calls={"pastbench/recall": {"calls": 4, "cost_usd": 0.0}})
+    # The same folder twice adds nothing; a default run id is made up.
+    out = merge_runs([a, b, a], tmp_path / "out")
+    assert out.parent == tmp_path / "out" and out.name.endswith("-merged")
+    summary = read(out, "sequence_summary.json")
+    family = summary["configs"][0]["families"]["memory.prefs"]
+    assert family["n_episodes"] == 2 and family["delta"] == pytest.approx(0.5)
+    assert summary["run"]["model_calls"] == {"pastbench/recall": {"calls": 7, "cost_usd": 0.0}}
+    assert summary["run"]["started"] == "2026-01-01T00:00:00Z"
+    assert len(list((out / "traces").rglob("*.jsonl"))) == 4
+
+
+def test_different_seeds_are_refused(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    b = make_run(tmp_path, "b", EP2, seed=7)
+    with pytest.raises(MergeError, match="differ in seed"):
+        merge_runs([a, b], tmp_path, "m")
+
+
+def test_different_family_files_are_refused(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    b = make_run(tmp_path, "b", EP2, families={"memory.prefs": "another-file-hash"})
+    with pytest.raises(MergeError, match="dataset hashes differ: family memory.prefs"):
+        merge_runs([a, b], tmp_path, "m")
+
+
+def test_the_same_item_with_different_results_is_refused(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    b = make_run(tmp_path, "b", [EP1[0].model_copy(update={"score": 0.1}), *EP2])
+    with pytest.raises(MergeError, match=r"ep01\[on-t0\] is in .* with different results"):
+        merge_runs([a, b], tmp_path, "m")
+
+
+def test_merging_into_one_of_the_inputs_is_refused(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    b = make_run(tmp_path, "b", EP2)
+    with pytest.raises(MergeError, match="is one of the runs being merged"):
+        merge_runs([a, b], tmp_path, "a")
+
+
+def test_cli_bad_input_exits_2_with_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    b = make_run(tmp_path, "b", EP2, seed=3)
+    assert main(["merge", str(a), str(b), "-o", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("pastbench merge: ")
+    assert main(["merge", str(a), str(tmp_path / "nothing"), "-o", str(tmp_path)]) == 2
+    assert "nothing/sequence_results.json: missing" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*-merged"))
+
+
+def test_cli_merge_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    b = make_run(tmp_path, "b", EP2)
+    assert main(["merge", str(a), str(b), "-o", str(tmp_path / "out"), "--run-id", "joined"]) == 0
+    out = capsys.readouterr().out
+    assert "memory.prefs" in out and f"merged 2 runs into {tmp_path / 'out' / 'joined'}" in out

@@ -1,0 +1,94 @@
+"""Baselines inside pytest: save, compare, and a gate that fails the session on a real drop."""
+
+from __future__ import annotations
+
+import pytest
+
+WEAKENED_AGENT = '''
+from pytest_pastbench import HermesAgent
+
+
+class NoSupersedeToolBox:
+    """The session's tools, except that corrections cannot replace or delete old entries."""
+
+    def __init__(self, tools):
+        self.inner = tools
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def call(self, name, arguments):
+        if name in ("memory_update", "memory_delete"):
+            name = "memory_write" if name == "memory_update" else name
+            if isinstance(arguments, dict):
+                arguments = {"text": arguments.get("text", "")}
+            else:
+                import json
+                arguments = json.dumps({"text": json.loads(arguments).get("text", "")})
+        return self.inner.call(name, arguments)
+
+
+class WeakenedHermes(HermesAgent):
+    def run_session(self, ctx):
+        ctx.tools = NoSupersedeToolBox(ctx.tools)
+        return super().run_session(ctx)
+
+
+def pytest_pastbench_register_agents(register):
+    register("weakened", lambda name="weakened", mechanisms=None: WeakenedHermes(name="weakened"))
+'''
+
+COMMON = ["--pastbench-families=builtin", "-k", "update", "--pastbench-model=pastbench/curator"]
+
+
+def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(WEAKENED_AGENT)
+    saved = pytester.runpytest_subprocess(*COMMON, "--pastbench-save=main")
+    assert saved.ret == 0
+    saved.stdout.fnmatch_lines(["*saved baseline 'main': .pastbench/baselines/main.json*"])
+
+    weakened = pytester.runpytest_subprocess(
+        *COMMON,
+        "--pastbench-agent=weakened",
+        "--pastbench-compare=main",
+        "--pastbench-compare-fail=update.delta:0.05",
+    )
+    assert weakened.ret == pytest.ExitCode.TESTS_FAILED
+    weakened.stdout.fnmatch_lines(
+        [
+            "*comparison with the baseline*",
+            "*current run vs baseline main*",
+            "FAIL  update.delta dropped by *families: update.fact_correction -*",
+        ]
+    )
+
+    rerun = pytester.runpytest_subprocess(
+        *COMMON, "--pastbench-compare=main", "--pastbench-compare-fail=update.delta:0.05"
+    )
+    assert rerun.ret == 0
+    rerun.stdout.fnmatch_lines(["ok    update.delta unchanged*"])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--pastbench-compare=nothing-saved"], "nothing-saved"),
+        (["--pastbench-compare-fail=delta:0.05"], "needs a baseline: add --pastbench-compare"),
+        (["--pastbench-save=../escape"], "not a safe file name"),
+    ],
+)
+def test_baseline_misuse_stops_before_running(
+    pytester: pytest.Pytester, options: list[str], message: str
+) -> None:
+    result = pytester.runpytest_subprocess("--pastbench-families=builtin", *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+
+
+def test_a_bad_gate_expression_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.runpytest_subprocess(*COMMON, "--pastbench-save=main")
+    result = pytester.runpytest_subprocess(
+        *COMMON, "--pastbench-compare=main", "--pastbench-compare-fail=update.delta=0.05"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "[SCOPE.]METRIC:THRESHOLD" in result.stderr.str()
