@@ -2,7 +2,7 @@
 Σ(call latency) / workers, and peak RSS per worker. Prints ratios, not verdicts.
 
     python benchmarks/scaling.py                       # 200 ms per call at -n 4 and -n 16
-    python benchmarks/scaling.py --workers 1,4,16 --latency-ms 200 -k memory
+    python benchmarks/scaling.py --workers 1,4,16 --latency-ms 200 --trials 2 -k memory
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ def main() -> None:
     parser.add_argument("--workers", default="4,16")
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("-k", dest="select", default=None, help="pytest -k expression (default: all)")
+    parser.add_argument("--trials", type=int, default=1, help="trials per item (more work per worker)")
     args = parser.parse_args()
     model = f"--pastbench-model=pastbench/recall?latency_ms={args.latency_ms}"
     print(
@@ -25,6 +26,7 @@ def main() -> None:
     )
     for workers in (int(w) for w in args.workers.split(",")):
         extra = ["-k", args.select] if args.select else []
+        extra.append(f"--pastbench-trials={args.trials}")
         run = run_benchmark([model, "-n", str(workers), *extra])
         calls, _ = model_calls(run["summary"])
         ideal = calls * args.latency_ms / 1000 / max(workers, 1)

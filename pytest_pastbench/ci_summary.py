@@ -11,24 +11,13 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from .table import HEADERS as TABLE_HEADERS
+from .table import delta_cells, delta_rows
+
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
-HEADERS = ("family", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Mech")
+HEADERS = TABLE_HEADERS[:7]  # the terminal table less its "blocked" column
 # Numbers right-aligned, names left-aligned.
 ALIGN = ("---", "---", "---:", "---:", "---:", "---:", "---:")
-
-
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
-
-
-def _delta(entry: Mapping[str, Any]) -> str:
-    text = _num(entry.get("delta"), signed=True)
-    ci = entry.get("delta_ci")
-    if ci:
-        text += f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
-    return text
 
 
 def _cell(text: Any) -> str:
@@ -37,15 +26,7 @@ def _cell(text: Any) -> str:
 
 
 def _row(name: str, capability: str, entry: Mapping[str, Any]) -> str:
-    cells = (
-        name,
-        capability,
-        str(entry.get("n_episodes", 0)),
-        _num(entry.get("s_on")),
-        _num(entry.get("s_off")),
-        _delta(entry),
-        _num(entry.get("mech")),
-    )
+    cells = delta_cells(name, capability, entry)[:7]  # the terminal table less its "blocked" column
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
@@ -58,15 +39,9 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         lines += [f"### {_cell(config['label'])}", ""]
         lines.append("| " + " | ".join(HEADERS) + " |")
         lines.append("| " + " | ".join(ALIGN) + " |")
-        families = sorted(
-            config.get("families", {}).items(), key=lambda kv: (kv[1].get("capability", ""), kv[0])
-        )
-        lines += [_row(f"`{fid}`", entry.get("capability", ""), entry) for fid, entry in families]
-        lines += [
-            _row(f"**[{name}]**", name, entry)
-            for name, entry in sorted(config.get("capabilities", {}).items())
-        ]
-        lines.append(_row("**[overall]**", "all", config.get("overall", {})))
+        for name, capability, entry in delta_rows(config):
+            label = f"**{name}**" if name.startswith("[") else f"`{name}`"
+            lines.append(_row(label, capability, entry))
         blocked = config.get("overall", {}).get("infra_blocked") or 0
         if blocked:
             lines += ["", f"{blocked} item(s) infra_blocked: left out of every mean."]

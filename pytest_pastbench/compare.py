@@ -23,27 +23,12 @@ from .gates import (
     match_configs,
     parse_gates,
 )
+from .table import format_delta, format_number
 
 COMPARISON_HEADERS = ("scope", "baseline Δ", "current Δ", "change", "baseline Mech", "current Mech")
 
 # (kind, key): kind is "families", "capabilities" or "overall"; key the id within it.
 Scope = tuple[str, str]
-
-
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
-
-
-def _delta_with_ci(entry: dict[str, Any] | None) -> str:
-    if entry is None:
-        return "—"
-    text = _num(entry.get("delta"), signed=True)
-    ci = entry.get("delta_ci")
-    if ci and entry.get("delta") is not None:
-        text += f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
-    return text
 
 
 def _scopes(*configs: dict[str, Any]) -> list[Scope]:
@@ -91,11 +76,11 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
             rows.append(
                 [
                     _scope_name(scope),
-                    _num(b_delta, signed=True),
-                    _num(c_delta, signed=True),
-                    _num(change, signed=True),
-                    _num(_get(before, "mech")),
-                    _num(_get(now, "mech")),
+                    format_number(b_delta, signed=True),
+                    format_number(c_delta, signed=True),
+                    format_number(change, signed=True),
+                    format_number(_get(before, "mech")),
+                    format_number(_get(now, "mech")),
                 ]
             )
         title = (
@@ -115,11 +100,11 @@ def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
     headers = ["scope"] + [f"{name}\n{config['label']}" for name, config in columns]
     scopes = _scopes(*(config for _, config in columns))
     delta_rows = [
-        [_scope_name(scope)] + [_delta_with_ci(_entry(config, scope)) for _, config in columns]
+        [_scope_name(scope)] + [format_delta(_entry(config, scope)) for _, config in columns]
         for scope in scopes
     ]
     mech_rows = [
-        [_scope_name(scope)] + [_num(_get(_entry(config, scope), "mech")) for _, config in columns]
+        [_scope_name(scope)] + [format_number(_get(_entry(config, scope), "mech")) for _, config in columns]
         for scope in scopes
     ]
     delta = tabulate(delta_rows, headers=headers, tablefmt="simple", disable_numparse=True)

@@ -23,6 +23,7 @@ from typing import Any
 from .item_record import ItemRecord
 from .output import trace_path
 from .runs import LoadedRun, RunLoadError, load_run
+from .table import format_delta, format_number
 
 REPORT_FILE = "report.html"
 _RUN_KEYS = (
@@ -214,18 +215,9 @@ def _json_for_script(value: Any) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _num(value: Any, signed: bool = False) -> str:
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        return "—"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
-
-
 def _delta(entry: dict[str, Any]) -> str:
     delta = entry.get("delta")
-    text = _num(delta, signed=True)
-    ci = entry.get("delta_ci")
-    if isinstance(ci, list | tuple) and len(ci) == 2:
-        text += f" [{_num(ci[0], True)}, {_num(ci[1], True)}]"
+    text = format_delta(entry)
     number = isinstance(delta, int | float) and not isinstance(delta, bool)
     cls = "pos" if number and delta > 0 else "neg" if number and delta < 0 else ""
     return f'<td class="num {cls}">{_e(text)}</td>'
@@ -235,10 +227,10 @@ def _scope_cells(entry: dict[str, Any]) -> str:
     return "".join(
         [
             f'<td class="num">{_e(entry.get("n_episodes", 0))}</td>',
-            f'<td class="num">{_num(entry.get("s_on"))}</td>',
-            f'<td class="num">{_num(entry.get("s_off"))}</td>',
+            f'<td class="num">{format_number(entry.get("s_on"))}</td>',
+            f'<td class="num">{format_number(entry.get("s_off"))}</td>',
             _delta(entry),
-            f'<td class="num">{_num(entry.get("mech"))}</td>',
+            f'<td class="num">{format_number(entry.get("mech"))}</td>',
             f'<td class="num">{_e(entry.get("infra_blocked", 0))}</td>',
         ]
     )
@@ -296,7 +288,7 @@ def _config_table(config: dict[str, Any]) -> str:
         comps = entry.get("mech_components") or {}
         rows.append(
             f"<tr><td>{_e(fid)}</td><td>{_e(entry.get('capability'))}</td>{_scope_cells(entry)}"
-            + "".join(f'<td class="num">{_num(comps.get(c))}</td>' for c in _COMPONENTS)
+            + "".join(f'<td class="num">{format_number(comps.get(c))}</td>' for c in _COMPONENTS)
             + "</tr>"
         )
     blanks = "<td></td>" * len(_COMPONENTS)
@@ -354,7 +346,7 @@ def _items_table(records: list[ItemRecord]) -> str:
             f'<td><button class="open" type="button" data-index="{index}">{_e(record.nodeid)}</button></td>'
             f"<td>{_e(record.config_label)}</td><td>{_e(record.arm)}</td>"
             f'<td class="num">{record.trial}</td><td>{_e(record.model)}</td>'
-            f'<td class="num">{_num(record.score)}</td><td class="num">{_num(mech)}</td>'
+            f'<td class="num">{format_number(record.score)}</td><td class="num">{format_number(mech)}</td>'
             f"<td>{reasons}</td><td>{'yes' if record.infra_blocked else 'no'}</td></tr>"
         )
     return f'<table id="items-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'

@@ -10,6 +10,9 @@ from pydantic import ValidationError
 
 from .schema import Family
 
+# libyaml's safe loader when PyYAML was built with it: several times faster on the full dataset.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class FamilyFileError(Exception):
     """A family file is malformed; the message names the file and the field path."""
@@ -19,7 +22,7 @@ def load_family(path: Path) -> tuple[Family, str]:
     """Validate a family file; return it with the SHA-256 of its bytes."""
     raw = path.read_bytes()
     try:
-        data = yaml.safe_load(raw)
+        data = yaml.load(raw, Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise FamilyFileError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -63,3 +63,9 @@ def write_run(
     write_json_atomic(run_dir / SUMMARY_FILE, summary)
     write_json_atomic(run_dir / COMPARISON_FILE, comparison)
     return run_dir
+
+
+def add_to_comparison(run_dir: Path, key: str, value: Any) -> None:
+    """Add a section (e.g. the baseline comparison) to a written ``sequence_comparison.json``."""
+    path = run_dir / COMPARISON_FILE
+    write_json_atomic(path, {**json.loads(path.read_text()), key: value})

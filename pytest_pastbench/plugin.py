@@ -215,6 +215,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         append_step_summary(pastbench.summary)
         if pastbench.regression is not None:
             pastbench.regression.run(pastbench.summary, pastbench.records, pastbench.options.seed)
+            if pastbench.regression.comparison is not None and pastbench.run_dir is not None:
+                from .output import add_to_comparison
+
+                add_to_comparison(pastbench.run_dir, "baseline", pastbench.regression.comparison)
             if pastbench.regression.failed:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -15,7 +15,7 @@ import pytest
 
 from .baseline import Baseline, BaselineError, check_name, load_baseline, save_baseline
 from .compare import render_comparison
-from .gates import Gate, GateSyntaxError, check_against, parse_gates
+from .gates import Gate, GateSyntaxError, check_against, match_configs, parse_gates
 from .item_record import ItemRecord
 from .summary import episode_scores
 
@@ -28,6 +28,7 @@ class RegressionCheck:
     gates: list[Gate] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     failed: bool = False
+    comparison: dict[str, Any] | None = None  # the baseline section of sequence_comparison.json
 
     @classmethod
     def from_options(
@@ -56,10 +57,15 @@ class RegressionCheck:
             self.lines.append(f"current run vs baseline {self.baseline.name}")
             comparison = render_comparison(summary, self.baseline.summary)
             self.lines.append(comparison)
+            self.comparison = {
+                "name": self.baseline.name,
+                "rows": baseline_rows(summary, self.baseline.summary),
+            }
             if self.gates:
                 out, err = io.StringIO(), io.StringIO()
                 current = Baseline(name="current run", summary=summary, episodes=episodes)
                 code = check_against(self.gates, current, self.baseline, seed, out=out, err=err)
+                self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
                 # the comparison already carries the notes on which configs were paired
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
@@ -68,3 +74,30 @@ class RegressionCheck:
         if self.save_name:
             path = save_baseline(self.storage, self.save_name, summary, records)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
+
+
+def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per matched config and scope: baseline and current Δ and Mech, and the change of Δ."""
+    rows = []
+    for now, before in match_configs(current, baseline)[0]:
+        scopes = [("overall", now["overall"], before.get("overall"))]
+        for kind in ("capabilities", "families"):
+            scopes += [
+                (key, entry, before.get(kind, {}).get(key)) for key, entry in sorted(now[kind].items())
+            ]
+        for scope, entry, old in scopes:
+            old = old or {}
+            delta, old_delta = entry.get("delta"), old.get("delta")
+            rows.append(
+                {
+                    "label": now["label"],
+                    "baseline_label": before["label"],
+                    "scope": scope,
+                    "delta": delta,
+                    "baseline_delta": old_delta,
+                    "change": None if delta is None or old_delta is None else round(delta - old_delta, 4),
+                    "mech": entry.get("mech"),
+                    "baseline_mech": old.get("mech"),
+                }
+            )
+    return rows

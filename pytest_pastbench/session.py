@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,12 @@ class PastbenchSession:
         from .gateway import Gateway
 
         if self._gateway is None and self.gateway_file is not None:
+            from .models import import_litellm
+
             self._gateway = Gateway(self.service()).start()
             self._gateway.write_address(self.gateway_file)
+            # Import litellm now, while the workers start items, not on the first request.
+            threading.Thread(target=import_litellm, name="pastbench-warm-up", daemon=True).start()
 
     def close(self) -> None:
         if self._gateway is not None:

@@ -1,7 +1,8 @@
-"""The terminal Δ table (tabulate), one block per configuration in the run."""
+"""The Δ table: its rows and number formats (shared by terminal, Markdown, HTML and comparisons)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tabulate import tabulate
@@ -9,45 +10,50 @@ from tabulate import tabulate
 HEADERS = ("family", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Mech", "blocked")
 
 
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
+def format_number(value: Any, signed: bool = False) -> str:
+    """Two decimals; "—" for anything that is not a number (N/A, missing, blocked)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
         return "—"
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
-def _delta(entry: dict[str, Any]) -> str:
+def format_delta(entry: Mapping[str, Any] | None) -> str:
+    """``+0.25 [+0.10, +0.40]``: Δ with its 95% CI when there is one."""
+    if entry is None:
+        return "—"
+    text = format_number(entry.get("delta"), signed=True)
     ci = entry.get("delta_ci")
-    text = _num(entry.get("delta"), signed=True)
-    if ci:
-        text += f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+    if isinstance(ci, list | tuple) and len(ci) == 2 and entry.get("delta") is not None:
+        text += f" [{format_number(ci[0], True)}, {format_number(ci[1], True)}]"
     return text
 
 
-def _row(name: str, capability: str, entry: dict[str, Any]) -> list[str]:
+def delta_rows(config: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """(name, capability, entry): families by capability, then capabilities, then overall."""
+    families = sorted(config.get("families", {}).items(), key=lambda kv: (kv[1].get("capability", ""), kv[0]))
+    rows = [(fid, entry.get("capability", ""), entry) for fid, entry in families]
+    rows += [(f"[{name}]", name, entry) for name, entry in sorted(config.get("capabilities", {}).items())]
+    rows.append(("[overall]", "all", config.get("overall", {})))
+    return rows
+
+
+def delta_cells(name: str, capability: str, entry: Mapping[str, Any]) -> list[str]:
     return [
         name,
         capability,
         str(entry.get("n_episodes", 0)),
-        _num(entry.get("s_on")),
-        _num(entry.get("s_off")),
-        _delta(entry),
-        _num(entry.get("mech")),
+        format_number(entry.get("s_on")),
+        format_number(entry.get("s_off")),
+        format_delta(entry),
+        format_number(entry.get("mech")),
         str(entry.get("infra_blocked", 0)),
     ]
 
 
-def render_delta_table(summary: dict[str, Any]) -> str:
+def render_delta_table(summary: Mapping[str, Any]) -> str:
     blocks = []
     for config in summary.get("configs", []):
-        rows = [
-            _row(family_id, entry.get("capability", ""), entry)
-            for family_id, entry in sorted(
-                config["families"].items(), key=lambda kv: (kv[1].get("capability", ""), kv[0])
-            )
-        ]
-        rows += [_row(f"[{name}]", name, entry) for name, entry in sorted(config["capabilities"].items())]
-        rows.append(_row("[overall]", "all", config["overall"]))
-        blocks.append(
-            f"{config['label']}\n" + tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
-        )
+        rows = [delta_cells(*row) for row in delta_rows(config)]
+        table = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
+        blocks.append(f"{config['label']}\n{table}")
     return "\n\n".join(blocks)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 WEAKENED_AGENT = '''
@@ -52,8 +54,14 @@ def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pyt
         "--pastbench-agent=weakened",
         "--pastbench-compare=main",
         "--pastbench-compare-fail=update.delta:0.05",
+        "--pastbench-run-id=weak",
     )
     assert weakened.ret == pytest.ExitCode.TESTS_FAILED
+    comparison = json.loads((pytester.path / "reports/weak/sequence_comparison.json").read_text())
+    assert comparison["baseline"]["name"] == "main"
+    assert comparison["baseline"]["gates"][0].startswith("FAIL  update.delta dropped by")
+    [update] = [r for r in comparison["baseline"]["rows"] if r["scope"] == "update"]
+    assert update["change"] < -0.05 and update["baseline_label"] == "hermes@pastbench/curator"
     weakened.stdout.fnmatch_lines(
         [
             "*comparison with the baseline*",
