@@ -165,6 +165,9 @@ def reply_from_openai(body: dict[str, Any]) -> ModelReply:
 class _Handler(BaseHTTPRequestHandler):
     server: _GatewayHTTPServer
     protocol_version = "HTTP/1.1"  # keep-alive: one connection per worker thread
+    # Headers and body go out in two writes; with Nagle on, the client's delayed ACK stalls
+    # every response by ~40 ms (measured: 80 ms per call instead of 1).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         return  # requests carry prompts; never echo them to stderr
@@ -288,7 +291,7 @@ class GatewayClient:
         body = {"model": self.model, "messages": messages, "pastbench_trial": self.trial, **params}
         if tools:
             body["tools"] = tools
-        payload = json.dumps(body)
+        payload = json.dumps(body).encode()  # bytes: http.client sends headers and body in one write
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._token}"}
         for attempt in (1, 2):  # one reconnect: a kept-alive connection may have been closed
             try:
