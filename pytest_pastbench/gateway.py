@@ -23,7 +23,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .cache import CacheMiss, ResponseCache, request_key
-from .models import InfraError, LiteLLMClient, ModelReply, resolve_model
+from .models import (
+    DEFAULT_REQUEST_TIMEOUT_S,
+    InfraError,
+    LiteLLMClient,
+    ModelReply,
+    RetryPolicy,
+    resolve_model,
+)
 
 CHAT_PATH = "/v1/chat/completions"
 LEDGER_PATH = "/pastbench/ledger"
@@ -37,12 +44,15 @@ class LedgerEntry:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+    retries: int = 0  # transient provider errors that were retried
+    failed: int = 0  # requests that ended in InfraError (the item is infra_blocked)
 
     def add(self, reply: ModelReply, cached: bool) -> None:
         if cached:
             self.cached += 1
             return  # a cached answer costs nothing and is not a call
         self.calls += 1
+        self.retries += reply.retries
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         if self.cost_usd is not None:
@@ -52,10 +62,19 @@ class LedgerEntry:
 class ModelService:
     """Cache → per-provider limit → litellm (with its one retry loop) → ledger."""
 
-    def __init__(self, cache: ResponseCache | None = None, max_connections: int | None = None, seed: int = 0):
+    def __init__(
+        self,
+        cache: ResponseCache | None = None,
+        max_connections: int | None = None,
+        seed: int = 0,
+        retry: RetryPolicy | None = None,
+        request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+    ):
         self.cache = cache
         self.max_connections = max_connections
         self.seed = seed
+        self.retry = retry or RetryPolicy()
+        self.request_timeout_s = request_timeout_s
         self.ledger: dict[str, LedgerEntry] = defaultdict(LedgerEntry)
         self._clients: dict[str, LiteLLMClient] = {}
         self._limits: dict[str, threading.BoundedSemaphore] = {}
@@ -73,15 +92,21 @@ class ModelService:
         try:
             stored = self.cache.get(key) if self.cache else None
         except CacheMiss as exc:
+            self._record_failure(model, 0)
             raise InfraError(str(exc)) from None
         if stored is not None:
             reply = ModelReply(**stored)
             self._record(model, reply, cached=True)
             return reply, True
-        with self._limit(model):
-            reply = self._client(model).complete(messages, tools, **params)
+        try:
+            with self._limit(model):
+                reply = self._client(model).complete(messages, tools, **params)
+        except InfraError as exc:
+            self._record_failure(model, exc.retries)
+            raise
         if self.cache:
-            self.cache.put(key, dataclasses.asdict(reply))
+            # The retry count is how this answer was fetched, not part of the answer.
+            self.cache.put(key, {k: v for k, v in dataclasses.asdict(reply).items() if k != "retries"})
         self._record(model, reply, cached=False)
         return reply, False
 
@@ -93,10 +118,18 @@ class ModelService:
         with self._lock:
             self.ledger[model].add(reply, cached)
 
+    def _record_failure(self, model: str, retries: int) -> None:
+        with self._lock:
+            entry = self.ledger[model]
+            entry.failed += 1
+            entry.retries += retries
+
     def _client(self, model: str) -> LiteLLMClient:
         with self._lock:
             if model not in self._clients:
-                self._clients[model] = LiteLLMClient(model, seed=self.seed)
+                self._clients[model] = LiteLLMClient(
+                    model, self.retry, seed=self.seed, timeout_s=self.request_timeout_s
+                )
             return self._clients[model]
 
     def _limit(self, model: str) -> AbstractContextManager[Any]:

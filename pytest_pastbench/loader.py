@@ -12,6 +12,11 @@ from .schema import Family
 
 # libyaml's safe loader when PyYAML was built with it: several times faster on the full dataset.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Nesting deeper than any family needs. libyaml builds documents recursively in C, so ~100k
+# nested brackets overflow the stack and kill the process: the depth is checked first, on the
+# parser's event stream, which is iterative.
+MAX_DEPTH = 64
+MAX_FAMILY_BYTES = 10_000_000
 
 
 class FamilyFileError(Exception):
@@ -21,10 +26,16 @@ class FamilyFileError(Exception):
 def load_family(path: Path) -> tuple[Family, str]:
     """Validate a family file; return it with the SHA-256 of its bytes."""
     raw = path.read_bytes()
+    if len(raw) > MAX_FAMILY_BYTES:
+        raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
     try:
+        _check_depth(path, raw)
         data = yaml.load(raw, Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise FamilyFileError(f"{path}: not valid YAML: {exc}") from exc
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # A plain scalar that looks like a date but is not one (2001-13-01), and friends.
+        raise FamilyFileError(f"{path}: not valid YAML: {type(exc).__name__}: {exc}") from exc
     if not isinstance(data, dict):
         raise FamilyFileError(f"{path}: the top level must be a mapping")
     try:
@@ -34,6 +45,18 @@ def load_family(path: Path) -> tuple[Family, str]:
     if family.id != path.stem:
         raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
     return family, hashlib.sha256(raw).hexdigest()
+
+
+def _check_depth(path: Path, raw: bytes) -> None:
+    depth = 0
+    for event in yaml.parse(raw, Loader=_SAFE_LOADER):
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise FamilyFileError(f"{path}: nested more than {MAX_DEPTH} levels deep (line {line})")
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
 
 
 def format_validation_error(exc: ValidationError) -> str:

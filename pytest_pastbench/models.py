@@ -7,14 +7,20 @@ otherwise.
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import threading
 import time
 import warnings
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -28,7 +34,12 @@ class InfraError(RuntimeError):
     """The harness could not get an answer (provider down after retries, bad key, harness bug).
 
     Items that hit it are errors with ``infra_blocked`` and this message, never a score of 0.
+    ``retries`` counts the transient errors retried before giving up (for the ledger).
     """
+
+    def __init__(self, message: str, retries: int = 0) -> None:
+        super().__init__(message)
+        self.retries = retries
 
 
 @dataclass
@@ -38,6 +49,8 @@ class ModelReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+    # Transport detail for the ledger, not part of the answer: never cached, never compared.
+    retries: int = field(default=0, compare=False)
 
     def as_message(self) -> dict[str, Any]:
         """The OpenAI-style assistant message to append to the conversation."""
@@ -62,11 +75,60 @@ class ModelClient(Protocol):
     ) -> ModelReply: ...
 
 
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+LOCAL_DUMMY_KEY = "pastbench-local"
+
+
 @dataclass(frozen=True)
 class ModelAlias:
     model: str
     key_env: str | None = None
     api_base: str | None = None
+    input_cost_per_token: float | None = None
+    output_cost_per_token: float | None = None
+
+    @property
+    def is_local(self) -> bool:
+        """A server on this machine: it needs no provider key."""
+        return bool(self.api_base) and urlsplit(str(self.api_base)).hostname in LOCAL_HOSTS
+
+    @property
+    def prices(self) -> dict[str, float] | None:
+        if self.input_cost_per_token is None and self.output_cost_per_token is None:
+            return None
+        return {
+            "input_cost_per_token": float(self.input_cost_per_token or 0.0),
+            "output_cost_per_token": float(self.output_cost_per_token or 0.0),
+        }
+
+
+_ALIAS_FIELDS = {f.name for f in fields(ModelAlias)}
+
+
+def read_aliases(source: Path) -> dict[str, ModelAlias]:
+    """The ``aliases:`` table of a YAML file; ``ValueError`` naming the file and entry on misuse."""
+    try:
+        data = yaml.safe_load(source.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{source}: cannot read aliases: {exc}") from None
+    table = data.get("aliases") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        raise ValueError(f"{source}: expected a mapping 'aliases:' of name -> {{model: ...}}")
+    aliases: dict[str, ModelAlias] = {}
+    for name, spec in sorted(table.items(), key=lambda kv: str(kv[0])):
+        if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
+            raise ValueError(f"{source}: aliases.{name}: needs at least 'model: <litellm model string>'")
+        unknown = sorted(set(spec) - _ALIAS_FIELDS)
+        if unknown:
+            raise ValueError(
+                f"{source}: aliases.{name}: unknown field {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(_ALIAS_FIELDS))})"
+            )
+        for price in ("input_cost_per_token", "output_cost_per_token"):
+            if spec.get(price) is not None and not isinstance(spec[price], int | float):
+                raise ValueError(f"{source}: aliases.{name}.{price}: expected a number")
+        aliases[str(name)] = ModelAlias(**spec)
+    return aliases
 
 
 @cache
@@ -75,12 +137,24 @@ def load_aliases(path: Path | None = None) -> dict[str, ModelAlias]:
     source = path or agents_dir() / "models.yaml"
     if not source.is_file():
         return {}
-    data = yaml.safe_load(source.read_text()) or {}
-    return {name: ModelAlias(**spec) for name, spec in sorted((data.get("aliases") or {}).items())}
+    return read_aliases(source)
+
+
+# The user's --pastbench-model-aliases table, read once per run (``use_alias_file``).
+_user_aliases: dict[str, ModelAlias] = {}
+
+
+def use_alias_file(path: str | Path | None) -> None:
+    """Install the user's alias file over the built-in table (None: built-in only).
+
+    Read here once, when options are resolved, not per call; a bad file raises ``ValueError``.
+    """
+    global _user_aliases
+    _user_aliases = read_aliases(Path(path)) if path else {}
 
 
 def resolve_model(name: str) -> ModelAlias:
-    return load_aliases().get(name) or ModelAlias(model=name)
+    return _user_aliases.get(name) or load_aliases().get(name) or ModelAlias(model=name)
 
 
 def is_offline(model: str) -> bool:
@@ -90,8 +164,8 @@ def is_offline(model: str) -> bool:
 def missing_keys(model: str) -> list[str]:
     """Environment variables a real provider needs and that are not set (empty: ready)."""
     alias = resolve_model(model)
-    if alias.model.startswith(OFFLINE_PREFIX):
-        return []
+    if alias.model.startswith(OFFLINE_PREFIX) or alias.is_local:
+        return []  # a server on this machine gets a dummy key when none is configured
     litellm = import_litellm()
     missing = list(litellm.validate_environment(model=alias.model, api_base=alias.api_base)["missing_keys"])
     if alias.key_env and not os.environ.get(alias.key_env):
@@ -118,59 +192,112 @@ class RetryPolicy:
     max_delay_s: float = 30.0
 
 
-class LiteLLMClient:
-    """In-process litellm client with one retry loop (litellm's own retries stay off)."""
+DEFAULT_REQUEST_TIMEOUT_S = 120.0
+# Status codes worth another attempt whatever exception class litellm maps them to.
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+_TRANSIENT_NAMES = (
+    "RateLimitError",
+    "APIConnectionError",  # litellm.Timeout is a subclass
+    "Timeout",
+    "InternalServerError",  # also what a truncated/undecodable 200 body becomes (measured)
+    "ServiceUnavailableError",
+    "BadGatewayError",
+)
 
-    def __init__(self, model: str, retry: RetryPolicy | None = None, seed: int = 0) -> None:
+
+def is_transient(litellm: Any, exc: BaseException) -> bool:
+    """429, 5xx, timeouts, connection errors and undecodable bodies: another attempt may work."""
+    if isinstance(exc, tuple(getattr(litellm, n) for n in _TRANSIENT_NAMES if hasattr(litellm, n))):
+        return True
+    if isinstance(exc, json.JSONDecodeError):
+        return True  # a body cut off in transit, raised raw by a provider path litellm did not wrap
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in TRANSIENT_STATUS or status >= 500)
+
+
+class LiteLLMClient:
+    """In-process litellm client with one retry loop (litellm's and the SDK's retries stay off).
+
+    Thread-safe: the gateway calls one client from many threads; the only shared state is the
+    jitter generator and the once-only price registration.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        retry: RetryPolicy | None = None,
+        seed: int = 0,
+        timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.model = model
         self.alias = resolve_model(model)
         self.retry = retry or RetryPolicy()
+        self.timeout_s = timeout_s
+        self._sleep = sleep  # injectable so tests check the delay chosen, not the clock
         self._jitter = random.Random(seed)
+        self._priced = False
+        self._lock = threading.Lock()
 
     def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
     ) -> ModelReply:
-        litellm = import_litellm()
-        transient = tuple(
-            getattr(litellm, name)
-            for name in (
-                "RateLimitError",
-                "APIConnectionError",
-                "Timeout",
-                "InternalServerError",
-                "ServiceUnavailableError",
-                "BadGatewayError",
-            )
-            if hasattr(litellm, name)
-        )
+        """One answer; ``reply.retries`` says how many transient errors were retried for it."""
+        litellm = self._litellm()
         request: dict[str, Any] = {"model": self.alias.model, "messages": messages, **params}
         if tools:
             request["tools"] = tools
         if self.alias.api_base:
             request["api_base"] = self.alias.api_base
+        api_key = os.environ.get(self.alias.key_env) if self.alias.key_env else None
+        if api_key:
+            request["api_key"] = api_key
+        elif self.alias.is_local:
+            # A local server needs no key; never send the user's real provider key to it.
+            request["api_key"] = LOCAL_DUMMY_KEY
+        if self.timeout_s is not None:
+            request.setdefault("timeout", self.timeout_s)
+        attempts = max(1, self.retry.attempts)
         last_error: Exception | None = None
-        for attempt in range(self.retry.attempts):
+        for attempt in range(attempts):
             try:
                 with warnings.catch_warnings():
                     # litellm's own pydantic models warn on first use; not the user's concern.
                     warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
                     response = litellm.completion(**request, max_retries=0)
-                return _to_reply(litellm, response, self.alias.model)
-            except transient as exc:
+                reply = _to_reply(litellm, response, self.alias.model)
+                reply.retries = attempt
+                return reply
+            except Exception as exc:
+                if not is_transient(litellm, exc):  # auth, bad request, unknown model: retrying won't help
+                    raise InfraError(f"{self.model}: {_describe(exc)}", retries=attempt) from exc
                 last_error = exc
-                if attempt + 1 < self.retry.attempts:
-                    time.sleep(self._delay(attempt, exc))
-            except Exception as exc:  # auth, bad request, provider bugs: retrying will not help
-                raise InfraError(f"{self.model}: {type(exc).__name__}: {_short(exc)}") from exc
+                if attempt + 1 < attempts:
+                    self._sleep(self._delay(attempt, exc))
         raise InfraError(
-            f"{self.model}: gave up after {self.retry.attempts} attempts: "
-            f"{type(last_error).__name__}: {_short(last_error)}"
+            f"{self.model}: gave up after {attempts} attempts: {_describe(last_error)}",
+            retries=attempts - 1,
         )
+
+    def _litellm(self) -> Any:
+        litellm = import_litellm()
+        prices = self.alias.prices
+        if prices and not self._priced:
+            with self._lock:
+                if not self._priced:
+                    # Once per client, so completion_cost knows a price the alias file declares.
+                    provider = self.alias.model.split("/", 1)[0] if "/" in self.alias.model else None
+                    entry: dict[str, Any] = {**prices, "mode": "chat"}
+                    if provider:
+                        entry["litellm_provider"] = provider
+                    litellm.register_model({self.alias.model: entry})
+                    self._priced = True
+        return litellm
 
     def _delay(self, attempt: int, exc: Exception) -> float:
         retry_after = _retry_after(exc)
         if retry_after is not None:
-            return min(retry_after, self.retry.max_delay_s)
+            return min(max(retry_after, 0.0), self.retry.max_delay_s)
         delay = min(self.retry.base_delay_s * 2**attempt, self.retry.max_delay_s)
         return delay * (0.5 + self._jitter.random() / 2)
 
@@ -197,13 +324,35 @@ def _to_reply(litellm: Any, response: Any, model: str) -> ModelReply:
 
 
 def _retry_after(exc: Exception) -> float | None:
+    """Seconds the provider asked us to wait (Retry-After / retry-after-ms), if it said."""
     response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
+    headers = getattr(response, "headers", None) or getattr(exc, "litellm_response_headers", None) or {}
     try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return float(millis) / 1000
         value = headers.get("retry-after") or headers.get("Retry-After")
-        return float(value) if value is not None else None
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        pass
+    try:  # the HTTP-date form
+        return (parsedate_to_datetime(str(value)) - datetime.now(UTC)).total_seconds()
     except (TypeError, ValueError):
         return None
+
+
+def _describe(exc: Exception | None) -> str:
+    """``InternalServerError (HTTP 500): <first line>``: class, status when known, message."""
+    if exc is None:
+        return "no error recorded"
+    status = getattr(exc, "status_code", None)
+    label = f"{type(exc).__name__} (HTTP {status})" if isinstance(status, int) else type(exc).__name__
+    return f"{label}: {_short(exc)}"
 
 
 def _short(exc: Exception | None) -> str:

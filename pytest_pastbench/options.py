@@ -57,6 +57,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "max-connections",
         "model calls in flight per provider, shared by every worker, agent and judge (default 16)",
     ),
+    OptionSpec(
+        "model-aliases",
+        "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
+        "override and extend agents/models.yaml",
+    ),
+    OptionSpec("retries", "attempts per model request before the item is infra_blocked (default 4)"),
+    OptionSpec(
+        "retry-delay",
+        "base backoff in seconds between attempts, doubled each time, with jitter (default 1.0)",
+    ),
+    OptionSpec("request-timeout", "timeout of one model request in seconds (default 120)"),
     OptionSpec("save", "after the run, save its summary as baseline NAME in the storage dir"),
     OptionSpec("compare", "compare this run with a baseline: a saved NAME, a baseline file or a run folder"),
     OptionSpec(
@@ -72,6 +83,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "shard",
         "run only shard K of N (K/N, e.g. 2/4): whole episodes, for splitting a run across CI jobs; "
         "join the shard runs with 'pastbench merge'",
+    ),
+    OptionSpec(
+        "resume",
+        "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
+        "finished items are kept and only the rest run (the options must be the run's)",
     ),
 )
 
@@ -127,6 +143,11 @@ class RunOptions:
     storage: str = ".pastbench/baselines"
     cache_dir: str = ".pastbench/cache"
     max_connections: int = 16
+    model_aliases: str | None = None  # absolute path of the user's alias file
+    retries: int = 4
+    retry_delay: float = 1.0
+    request_timeout: float = 120.0
+    resume: str | None = None  # a run folder, or a run id under report_dir
 
     @property
     def arms(self) -> list[str]:
@@ -166,6 +187,20 @@ def resolve(config: pytest.Config) -> RunOptions:
             shard = parse_shard(raw_value(config, "shard"))
         except ShardSpecError as exc:
             raise pytest.UsageError(f"--pastbench-shard={exc}") from None
+    aliases_file = raw_value(config, "model-aliases")
+    if aliases_file is not None:
+        from pathlib import Path
+
+        aliases_path = Path(aliases_file)
+        if not aliases_path.is_absolute() and not aliases_path.exists():
+            aliases_path = config.rootpath / aliases_path  # an ini value is relative to the project
+        aliases_file = str(aliases_path.resolve())
+    from .models import use_alias_file
+
+    try:
+        use_alias_file(aliases_file)  # read once here; None resets to the built-in table
+    except ValueError as exc:
+        raise pytest.UsageError(f"--pastbench-model-aliases: {exc}") from None
     return RunOptions(
         models=models,
         agent=raw_value(config, "agent") or "hermes",
@@ -186,6 +221,11 @@ def resolve(config: pytest.Config) -> RunOptions:
         storage=raw_value(config, "storage") or ".pastbench/baselines",
         cache_dir=raw_value(config, "cache-dir") or ".pastbench/cache",
         max_connections=number("max-connections", int, 16, 1),
+        model_aliases=aliases_file,
+        retries=number("retries", int, 4, 1),
+        retry_delay=number("retry-delay", float, 1.0, 0.0),
+        request_timeout=number("request-timeout", float, 120.0, 0.001),
+        resume=raw_value(config, "resume"),
     )
 
 

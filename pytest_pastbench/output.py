@@ -2,30 +2,72 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .item_record import ItemRecord
+if TYPE_CHECKING:  # import-light: resume.py reads the names below on every xdist worker
+    from .item_record import ItemRecord
 
 RESULTS_FILE = "sequence_results.json"
 SUMMARY_FILE = "sequence_summary.json"
 COMPARISON_FILE = "sequence_comparison.json"
 TRACES_DIR = "traces"
+# Crash safety: one file per finished item, written as it finishes, and the run's options at start.
+ITEMS_DIR = "items"
+RUN_FILE = "run.json"
+TMP_SUFFIX = ".tmp"  # what a write in progress (or killed mid-write) leaves; readers skip it
 
 
-def write_json_atomic(path: Path, value: Any) -> None:
-    """Write-then-rename so a reader (or a crash) never sees half a file."""
+def write_json_atomic(path: Path, value: Any, *, indent: int | None = 2, durable: bool = False) -> None:
+    """Write-then-rename so a reader (or a crash) never sees half a file.
+
+    ``durable`` also fsyncs the file before the rename, so the rename never lands before the
+    bytes (matters on power loss, not on a killed process); used for per-item files."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(value, handle, indent=2, sort_keys=False, ensure_ascii=False)
-        handle.write("\n")
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(value, handle, indent=indent, sort_keys=False, ensure_ascii=False)
+            handle.write("\n")
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # A failed write (disk full, Ctrl-C) leaves no stray temporary behind.
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def item_path(run_dir: Path, nodeid: str) -> Path:
+    """``items/<safe nodeid>-<hash>.json``: readable, one flat folder, and unique (the hash keeps
+    two node ids apart that differ only in characters the safe name replaces)."""
+    safe = re.sub(r"[^A-Za-z0-9_.\[\]@+-]", "_", nodeid)[:150]
+    digest = hashlib.sha256(nodeid.encode()).hexdigest()[:10]
+    return run_dir / ITEMS_DIR / f"{safe}-{digest}.json"
+
+
+def write_item(run_dir: Path, nodeid: str, payload: dict[str, Any]) -> Path:
+    """One finished item's payload (record, trace, family hash), atomically, as it finishes.
+
+    Compact JSON: the trace can be large and this runs on the controller for every item."""
+    path = item_path(run_dir, nodeid)
+    write_json_atomic(path, payload, indent=None, durable=True)
+    return path
+
+
+def clear_run(run_dir: Path) -> None:
+    """Remove what an earlier run under this id wrote (its folder is being reused)."""
+    for name in (ITEMS_DIR, TRACES_DIR):
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+    for name in (RESULTS_FILE, SUMMARY_FILE, COMPARISON_FILE, RUN_FILE):
+        (run_dir / name).unlink(missing_ok=True)
 
 
 def trace_path(run_dir: Path, nodeid: str) -> Path:

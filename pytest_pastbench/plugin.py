@@ -60,6 +60,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[SESSION_KEY].regression = RegressionCheck.from_options(
             options.storage, options.save, options.compare, options.compare_fail
         )
+    if options.resume is not None and not hasattr(config, "workerinput"):
+        # After _add_family_paths: the resume checks the family files this invocation collects.
+        from .resume import start_resume
+
+        start_resume(config, config.stash[SESSION_KEY])
 
 
 def _add_family_paths(config: pytest.Config, families: list[str]) -> None:
@@ -113,14 +118,23 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # trylast: shard what -k/-m left selected, so shards stay balanced for a filtered run.
     pastbench = config.stash.get(SESSION_KEY, None)
-    if pastbench is None or pastbench.options.shard is None:
+    if pastbench is None:
         return
-    from .shard import select_shard
+    if pastbench.options.shard is not None:
+        from .shard import select_shard
 
-    kept, deselected = select_shard(items, *pastbench.options.shard)
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = kept
+        kept, deselected = select_shard(items, *pastbench.options.shard)
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = kept
+    if pastbench.finished_nodeids:
+        # --pastbench-resume: after sharding, so a shard's episodes never depend on what is done.
+        from .resume import deselect_finished
+
+        kept, finished = deselect_finished(items, pastbench.finished_nodeids)
+        if finished:
+            config.hook.pytest_deselected(items=finished)
+            items[:] = kept
 
 
 class _ControllerHooks:
@@ -173,6 +187,10 @@ _HOOKS_NAME = "pastbench-controller-hooks"
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    if getattr(item, "is_pastbench_item", False) and report.failed:
+        from .trace import episode_secret_values, redact_report
+
+        redact_report(report, episode_secret_values(item.episode))  # terminal and JUnit text
     if getattr(item, "is_pastbench_item", False) and (
         call.when == "call" or (call.when == "setup" and report.failed)
     ):

@@ -35,6 +35,27 @@ class PastbenchSession:
         self.gateway_file: Path | None = None
         self._agent_factories: dict[str, Any] | None = None
         self.started = time.time()
+        # A resumed run keeps the start of its first invocation (set from its run.json).
+        self.run_started = _iso(self.started)
+        # Crash safety: the controller fixes the run id now, not at finish, so every item can be
+        # written to <report dir>/<run id>/items/ as it finishes. The folder itself is made only
+        # with the first result, so a project that runs no benchmark item gets no reports/.
+        self.run_id: str | None = None
+        self._auto_run_id = False
+        self._item_write_failed = False
+        # --pastbench-resume: node ids whose payloads came from the run's items/ (controller), and
+        # the finished node ids every process deselects at collection.
+        self.resumed: set[str] = set()
+        self.finished_nodeids: frozenset[str] = frozenset()
+        if self.is_worker:
+            from .resume import WORKERINPUT_KEY
+
+            # From the controller, so every worker deselects the same items even while the
+            # controller is already writing new item files.
+            self.finished_nodeids = frozenset(config.workerinput.get(WORKERINPUT_KEY, ()))
+        else:
+            self.run_id = options.run_id or self._fresh_run_id()
+            self._auto_run_id = options.run_id is None
 
     # -- on every process -----------------------------------------------------------------------
 
@@ -66,12 +87,20 @@ class PastbenchSession:
         """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
         from .cache import ResponseCache
         from .gateway import ModelService
+        from .models import RetryPolicy
 
         if self._service is None:
             cache = None
             if self.options.cache != "off":
                 cache = ResponseCache(Path(self.options.cache_dir) / "responses.sqlite", self.options.cache)
-            self._service = ModelService(cache, self.options.max_connections, self.options.seed)
+            retry = RetryPolicy(attempts=self.options.retries, base_delay_s=self.options.retry_delay)
+            self._service = ModelService(
+                cache,
+                self.options.max_connections,
+                self.options.seed,
+                retry=retry,
+                request_timeout_s=self.options.request_timeout,
+            )
         return self._service
 
     def client(self, model: str, trial: int = 0) -> Any:
@@ -149,8 +178,11 @@ class PastbenchSession:
                 self._spec(item), self.agent(), self.client(item.model), store_root, budgets
             )
         except InfraError as exc:
-            item.infra_error = str(exc)
-            raise ItemInfraError(f"infra_blocked: {exc}") from None
+            from .trace import episode_secret_values, redact_text
+
+            # A provider error may quote the key it rejected: redact before it is reported.
+            item.infra_error = redact_text(str(exc), episode_secret_values(item.episode))
+            raise ItemInfraError(f"infra_blocked: {item.infra_error}") from None
         finally:
             shutil.rmtree(store_root, ignore_errors=True)
 
@@ -163,27 +195,73 @@ class PastbenchSession:
         else:
             reason = item.infra_error or "harness error (see the item's error report)"
             record, trace = blocked_record(self._spec(item), self.agent(), reason), []
-        return {"record": record.model_dump(mode="json"), "trace": trace, "family_hash": item.file_hash}
+        from .trace import episode_secret_values, redact
+
+        # Check details quote answers and reasons quote providers: the record is output too.
+        payload = {"record": record.model_dump(mode="json"), "trace": trace, "family_hash": item.file_hash}
+        return redact(payload, episode_secret_values(item.episode))
 
     # -- controller only --------------------------------------------------------------------------
 
     def receive(self, nodeid: str, payload: dict[str, Any]) -> None:
+        """An item finished: keep its payload and write it to ``items/`` at once (crash safety)."""
+        from .output import write_item
+
         self.payloads[nodeid] = payload
+        self.resumed.discard(nodeid)  # measured again in this invocation: the new result counts
+        try:
+            write_item(self.ensure_run_dir(), nodeid, payload)
+        except OSError as exc:
+            # The result is still in memory for the final files; losing the whole session over a
+            # full disk would be worse than losing crash safety, but say so once.
+            if not self._item_write_failed:
+                self._item_write_failed = True
+                import warnings
+
+                message = f"pastbench: cannot write finished items ({exc}); a crash now loses them"
+                warnings.warn(pytest.PytestWarning(message), stacklevel=1)
+
+    def ensure_run_dir(self) -> Path:
+        """Make this run's folder and its ``run.json`` once, before the first item file."""
+        if self.run_dir is not None:
+            return self.run_dir
+        from .output import RUN_FILE, clear_run, write_json_atomic
+        from .resume import run_file
+
+        assert self.run_id is not None, "the run folder is the controller's"
+        report_dir = Path(self.options.report_dir)
+        if self._auto_run_id:
+            while True:
+                try:
+                    # Claim the folder: another run may have taken this id since configure.
+                    (report_dir / self.run_id).mkdir(parents=True, exist_ok=False)
+                    break
+                except FileExistsError:
+                    self.run_id = self._fresh_run_id()
+        else:
+            (report_dir / self.run_id).mkdir(parents=True, exist_ok=True)
+            # Reusing a run id replaces that run, from the start: a crash must not leave the old
+            # run's summary beside the new items, nor old items for a later resume to pick up.
+            clear_run(report_dir / self.run_id)
+        run_dir = report_dir / self.run_id
+        write_json_atomic(run_dir / RUN_FILE, run_file(self.options, self.run_id, self.run_started))
+        self.run_dir = run_dir
+        return run_dir
 
     def finish(self) -> None:
         """Aggregate and write the run's files (controller, once, after the last item)."""
-        if self.is_worker or not self.payloads:
+        # --collect-only with --pastbench-resume holds resumed payloads but measured nothing.
+        if self.is_worker or not self.payloads or getattr(self.config.option, "collectonly", False):
             return
         from .output import write_run
         from .summary import build_comparison, build_summary
 
+        run_dir = self.ensure_run_dir()  # first: it may still settle the run id
         records, traces, run = self._finalised_records()
         self.records = records
         self.summary = build_summary(records, run, self.options.seed)
         comparison = build_comparison(self.summary)
-        self.run_dir = write_run(
-            Path(self.options.report_dir), run["id"], run, records, traces, self.summary, comparison
-        )
+        self.run_dir = write_run(run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison)
         self.config.hook.pytest_pastbench_run_written(
             config=self.config, run_dir=self.run_dir, summary=self.summary
         )
@@ -200,19 +278,21 @@ class PastbenchSession:
     def _finalised_records(self) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any]]:
         from .item_record import ItemRecord
         from .loader import dataset_hash
+        from .resume import current_payloads
         from .version import plugin_version
 
-        hashes = {p["record"]["family"]: p["family_hash"] for p in self.payloads.values()}
+        payloads = current_payloads(self.payloads, self.resumed)
+        hashes = {p["record"]["family"]: p["family_hash"] for p in payloads.values()}
         data_hash = dataset_hash(hashes)
         records = []
         traces: dict[str, list[dict[str, Any]]] = {}
-        for nodeid in sorted(self.payloads):
-            payload = self.payloads[nodeid]
+        for nodeid in sorted(payloads):
+            payload = payloads[nodeid]
             record = ItemRecord.model_validate({**payload["record"], "dataset_hash": data_hash})
             records.append(record)
             traces[nodeid] = payload["trace"]
         run = {
-            "id": self.options.run_id or self._fresh_run_id(),
+            "id": self.run_id,
             "seed": self.options.seed,
             "dataset_hash": data_hash,
             "plugin_version": plugin_version(),
@@ -223,11 +303,15 @@ class PastbenchSession:
             "agent": self.options.agent,
             "persistence": self.options.persistence,
             "trials": self.options.trials,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "started": self.run_started,
+            "finished": _iso(time.time()),
             "families": dict(sorted(hashes.items())),
         }
         return records, traces, run
+
+
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
 
 
 def default_run_id(started: float, seed: int) -> str:

@@ -2,12 +2,14 @@
 
 A malformed call (unknown tool, missing or mistyped argument, a service refusal) is returned to
 the agent as a tool error and logged with ``ok=False``; it never raises out of the agent loop.
-That is what r_e (recovery after a tool error) is measured on.
+That is what r_e (recovery after a tool error) is measured on. Whatever the model sends (any
+JSON value, invalid JSON, a name that is not a string) ends as a logged ``ToolCall``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +19,9 @@ from .store import Store, StoreError
 from .world import World, WorldError
 
 _JSON_TYPES = {"string": str, "integer": int, "array": list}
+MAX_ARGUMENT_CHARS = 200_000  # raw JSON of one call; far above any legitimate store or world call
+MAX_NAME_CHARS = 100
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -185,49 +190,97 @@ class ToolBox:
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         """Run one tool call; every outcome, including garbage input, becomes a logged ToolCall."""
-        spec = ALL_TOOLS.get(name)
+        spec = ALL_TOOLS.get(name) if isinstance(name, str) else None
         record = ToolCall(
-            index=len(self.calls), name=str(name), irreversible=bool(spec and spec.irreversible)
+            index=len(self.calls), name=_name_text(name), irreversible=bool(spec and spec.irreversible)
         )
         try:
             arguments = _parse_arguments(raw_arguments)
             record.arguments = arguments
             if spec is None:
-                raise ToolError(f"unknown tool {name!r}")
+                raise ToolError(f"unknown tool {record.name!r}")
             _validate(spec, arguments)
-            record.result = self._handlers[name](**arguments)
+            record.result = self._handlers[spec.name](**arguments)
         except (ToolError, StoreError, WorldError) as exc:
             record.ok = False
             record.error = str(exc)
+        except Exception as exc:  # noqa: BLE001
+            # Never crash the session on what a model sent (DESIGN §9); the message says it
+            # was the harness, so a bug stays visible in the trace instead of passing as 'ok'.
+            record.ok = False
+            record.error = f"internal error in tool {record.name!r}: {type(exc).__name__}: {exc}"[:500]
         self.calls.append(record)
         return record
 
 
-def _parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+def _name_text(name: Any) -> str:
+    text = name if isinstance(name, str) else repr(name)
+    text = _SURROGATE.sub("\ufffd", text)
+    return text if len(text) <= MAX_NAME_CHARS else text[:MAX_NAME_CHARS] + "…"
+
+
+def _parse_arguments(raw: Any) -> dict[str, Any]:
     if raw is None or raw == "":
         return {}
-    if isinstance(raw, dict):
-        return raw
-    try:
-        value = json.loads(raw)
-    except (TypeError, json.JSONDecodeError) as exc:
-        raise ToolError(f"arguments are not valid JSON: {exc}") from exc
+    if isinstance(raw, bytes | bytearray):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ToolError(f"arguments are not UTF-8 text: {exc}") from exc
+    if isinstance(raw, str):
+        if len(raw) > MAX_ARGUMENT_CHARS:
+            raise ToolError(f"arguments are {len(raw)} characters; the limit is {MAX_ARGUMENT_CHARS}")
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+            raise ToolError(f"arguments are not valid JSON: {str(exc)[:200]}") from exc
+    else:
+        value = raw
     if not isinstance(value, dict):
-        raise ToolError("arguments must be a JSON object")
+        raise ToolError(f"arguments must be a JSON object, not {_json_type(value)}")
+    if not all(isinstance(key, str) for key in value):
+        raise ToolError("argument names must be strings")
+    if _has_surrogate(value):
+        # Lone surrogates cannot be written as UTF-8 (traces, store files): refuse them here.
+        raise ToolError("arguments must be valid Unicode text (no lone surrogates)")
     return value
+
+
+def _json_type(value: Any) -> str:
+    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string")):
+        if isinstance(value, kind):
+            return name
+    return "an array" if isinstance(value, list | tuple) else type(value).__name__
+
+
+def _has_surrogate(value: Any, depth: int = 0) -> bool:
+    if depth > 50:
+        return False  # json.loads already bounds nesting; this only guards direct dict input
+    if isinstance(value, str):
+        return bool(_SURROGATE.search(value))
+    if isinstance(value, dict):
+        return any(_has_surrogate(k, depth + 1) or _has_surrogate(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_surrogate(v, depth + 1) for v in value)
+    return False
 
 
 def _validate(spec: ToolSpec, arguments: dict[str, Any]) -> None:
     unknown = sorted(set(arguments) - set(spec.params))
     if unknown:
-        raise ToolError(f"{spec.name} has no argument(s) {', '.join(unknown)}")
+        shown = ", ".join(repr(u[:40]) for u in unknown[:5])
+        raise ToolError(f"{spec.name} has no argument(s) {shown}")
     for name, param in spec.params.items():
         if name not in arguments or arguments[name] is None:
             if param.required:
                 raise ToolError(f"{spec.name} needs argument {name!r}")
             continue
-        if not isinstance(arguments[name], _JSON_TYPES[param.type]):
-            raise ToolError(f"{spec.name}: {name!r} must be a {param.type}")
+        value = arguments[name]
+        # JSON true/false are not integers, although Python's bool is an int.
+        if not isinstance(value, _JSON_TYPES[param.type]) or isinstance(value, bool):
+            raise ToolError(
+                f"{spec.name}: {name!r} must be a{'n' if param.type[0] in 'aeiou' else ''} {param.type}"
+            )
 
 
 def _memory_view(entry: StoreEntry) -> dict[str, Any]:

@@ -1,4 +1,9 @@
-"""Per-item trace: every message, tool call and result, plus store snapshots, with secrets redacted."""
+"""Per-item trace: every message, tool call and result, plus store snapshots, with secrets redacted.
+
+Redaction has two layers: exact values (credential-like environment variables and the
+episode's declared secrets) and patterns of well-known key formats, so a key that was never
+declared anywhere (pasted into a family file, echoed by a provider error) is still caught.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +11,84 @@ import os
 import re
 from typing import Any
 
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 REDACTED = "[REDACTED]"
+MIN_SECRET_CHARS = 8
+
+# Well-known credential formats. Each is anchored so it does not fire inside ordinary words
+# (``risk-assessment-…`` must survive) and is strict enough to leave prose alone.
+_NOT_KEY_CHAR_BEFORE = r"(?<![A-Za-z0-9_-])"
+SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # OpenAI / Anthropic / generic "sk-…" keys (sk-proj-…, sk-ant-…, sk-live-…); at least one digit.
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{16,}"),
+    # Stripe secret / restricted keys.
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    # AWS access key ids.
+    re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"),
+    # GitHub tokens (classic and fine-grained).
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"gh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"github_pat_[A-Za-z0-9_]{22,}"),
+    # Slack tokens.
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+    # Google API keys.
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"AIza[0-9A-Za-z_-]{30,}"),
+    # Hugging Face tokens.
+    re.compile(_NOT_KEY_CHAR_BEFORE + r"hf_[A-Za-z0-9]{30,}"),
+    # JSON Web Tokens (header.payload.signature, header starting with '{"').
+    re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    # PEM private keys.
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
+)
+# "Bearer <token>" and "Authorization: <scheme> <credential>": keep the words, drop the credential.
+# A bearer token must hold a digit, so prose such as "bearer instruments-of-value" survives.
+_TOKEN_CHARS = r"[A-Za-z0-9._~+/=-]"
+_CONTEXT_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"(?i)(\bbearer\s+)(?={_TOKEN_CHARS}*[0-9]){_TOKEN_CHARS}{{16,}}"),
+    re.compile(
+        rf"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?){_TOKEN_CHARS}{{8,}}"
+    ),
+)
 
 
 def secret_values(extra: list[str] | None = None) -> list[str]:
     """Values that must never be written: credential-like environment variables and ``extra``."""
-    values = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8]
+    values = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= MIN_SECRET_CHARS]
     values.extend(s for s in extra or [] if s)
     return sorted(set(values), key=len, reverse=True)
 
 
-def redact(value: Any, secrets: list[str]) -> Any:
-    """Replace every secret inside strings of a JSON-like value."""
-    if not secrets:
-        return value
+def redact_text(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every known secret value and every key-like pattern replaced."""
+    for secret in secrets or []:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    for pattern in SECRET_PATTERNS:
+        text = pattern.sub(REDACTED, text)
+    for pattern in _CONTEXT_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
+
+
+def redact(value: Any, secrets: list[str] | None = None) -> Any:
+    """Replace every secret inside strings (and mapping keys) of a JSON-like value.
+
+    Patterns apply even when ``secrets`` is empty: an undeclared key is still a key.
+    """
     if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, list):
+        return redact_text(value, secrets)
+    if isinstance(value, list | tuple):
         return [redact(v, secrets) for v in value]
     if isinstance(value, dict):
-        return {k: redact(v, secrets) for k, v in value.items()}
+        return {
+            (redact_text(k, secrets) if isinstance(k, str) else k): redact(v, secrets)
+            for k, v in value.items()
+        }
     return value
+
+
+def contains_secret(text: str, secrets: list[str] | None = None) -> bool:
+    """Whether ``redact_text`` would change ``text`` (for checks and tests)."""
+    return redact_text(text, secrets) != text
 
 
 class TraceRecorder:
@@ -40,3 +99,26 @@ class TraceRecorder:
 
     def add(self, kind: str, **data: Any) -> None:
         self.events.append({"seq": len(self.events), "kind": kind, **data})
+
+
+def episode_secret_values(episode: Any) -> list[str]:
+    """``secret_values`` for one episode: credential-like environment values plus the secrets
+    the episode declares (episode-wide and per session)."""
+    declared = list(episode.safety.secrets)
+    for session in episode.sessions:
+        declared.extend(session.safety.secrets)
+    return secret_values(declared)
+
+
+def redact_report(report: Any, secrets: list[str] | None = None) -> None:
+    """Redact a pytest report in place: its failure text and captured output sections are what
+    the terminal (``-rA``, ``-v``) and the JUnit XML print."""
+    longrepr = getattr(report, "longrepr", None)
+    if longrepr is not None:
+        text = str(longrepr)
+        clean = redact_text(text, secrets)
+        if clean != text:
+            report.longrepr = clean  # pytest, xdist and junitxml all accept a plain string
+    sections = getattr(report, "sections", None)
+    if sections:
+        report.sections = [(title, redact_text(content, secrets)) for title, content in sections]

@@ -93,6 +93,7 @@ def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytes
     assert without_run_times(summary(reports / "serial")) == without_run_times(summary(reports / "parallel"))
 
 
+@pytest.mark.reliability
 def test_canary_no_item_reaches_another_items_store(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CANARY_CONFTEST)
     result = pytester.runpytest_subprocess(

@@ -1,0 +1,279 @@
+"""Provider faults: 429/500/timeouts/truncated bodies are retried, exhaustion is infra_blocked,
+malformed tool-call arguments are tool errors. Everything talks to a local fault server only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pytest_pastbench.gateway import ModelService, ServiceClient
+from pytest_pastbench.models import (
+    InfraError,
+    LiteLLMClient,
+    RetryPolicy,
+    missing_keys,
+    read_aliases,
+    resolve_model,
+    use_alias_file,
+)
+from tests.family_samples import GOOD_MEMORY
+from tests.reliability.faultserver import Fault, FaultServer
+
+pytestmark = pytest.mark.reliability
+
+MESSAGES = [{"role": "user", "content": "hello"}]
+ALIAS = "fault-model"
+TARGET = "openai/fault-model"
+FAST = RetryPolicy(attempts=3, base_delay_s=0.01)
+
+AliasMaker = Callable[..., str]
+
+
+def write_aliases(path: Path, server: FaultServer, **extra: Any) -> Path:
+    spec = {"model": TARGET, "api_base": server.api_base, **extra}
+    path.write_text(yaml.safe_dump({"aliases": {ALIAS: spec}}))
+    return path
+
+
+@pytest.fixture
+def alias(tmp_path: Path) -> Iterator[AliasMaker]:
+    """Point the alias ``fault-model`` at a fault server (the user alias file, as the option does)."""
+
+    def make(server: FaultServer, **extra: Any) -> str:
+        use_alias_file(write_aliases(tmp_path / "aliases.yaml", server, **extra))
+        return ALIAS
+
+    yield make
+    use_alias_file(None)
+
+
+def ledger(service: ModelService) -> dict[str, Any]:
+    return service.ledger_json()[ALIAS]
+
+
+# -- client and service against the fault server ---------------------------------------------------
+
+
+def test_429_honours_retry_after_then_succeeds(alias: AliasMaker) -> None:
+    delays: list[float] = []
+    with FaultServer([Fault("429", retry_after=0.05), "ok_text"]) as server:
+        client = LiteLLMClient(alias(server), RetryPolicy(attempts=3, base_delay_s=20.0), sleep=delays.append)
+        reply = client.complete(MESSAGES, None)
+    assert reply.content == "All done." and reply.retries == 1
+    assert server.faults() == ["429", "ok_text"]
+    assert delays == [0.05]  # the server's Retry-After, not the 20 s backoff
+
+
+def test_retry_after_is_capped(alias: AliasMaker) -> None:
+    delays: list[float] = []
+    with FaultServer([Fault("429", retry_after=3600), "ok_text"]) as server:
+        policy = RetryPolicy(attempts=2, base_delay_s=0.01, max_delay_s=0.5)
+        LiteLLMClient(alias(server), policy, sleep=delays.append).complete(MESSAGES, None)
+    assert delays == [0.5]
+
+
+def test_backoff_is_exponential_with_jitter_without_retry_after(alias: AliasMaker) -> None:
+    delays: list[float] = []
+    with FaultServer(["500", "503", "ok_text"]) as server:
+        policy = RetryPolicy(attempts=3, base_delay_s=1.0)
+        LiteLLMClient(alias(server), policy, sleep=delays.append).complete(MESSAGES, None)
+    assert server.count == 3
+    assert 0.5 <= delays[0] <= 1.0 and 1.0 <= delays[1] <= 2.0
+
+
+@pytest.mark.parametrize("fault", ["500", "503", "truncated"])
+def test_a_transient_fault_then_ok_is_counted_as_a_retry(alias: AliasMaker, fault: str) -> None:
+    with FaultServer([fault, "ok_text"]) as server:
+        service = ModelService(retry=FAST)
+        reply, cached = service.complete(alias(server), MESSAGES, None, {})
+    assert (reply.content, cached, server.count) == ("All done.", False, 2)
+    assert {k: ledger(service)[k] for k in ("calls", "retries", "failed")} == {
+        "calls": 1,
+        "retries": 1,
+        "failed": 0,
+    }
+
+
+def test_a_timeout_then_ok_is_retried(alias: AliasMaker) -> None:
+    with FaultServer(["timeout", "ok_text"], hang_s=5) as server:
+        service = ModelService(retry=FAST, request_timeout_s=1.0)
+        reply, _ = service.complete(alias(server), MESSAGES, None, {})
+    assert reply.content == "All done." and server.count == 2
+    assert ledger(service)["retries"] == 1
+
+
+def test_exhausted_retries_are_an_infra_error_naming_model_attempts_and_error(alias: AliasMaker) -> None:
+    with FaultServer(then="500") as server:
+        service = ModelService(retry=FAST)
+        with pytest.raises(InfraError) as raised:
+            ServiceClient(service, alias(server)).complete(MESSAGES, None)
+    message = str(raised.value)
+    assert message.startswith(f"{ALIAS}: gave up after 3 attempts: InternalServerError (HTTP 500)")
+    assert server.count == 3
+    assert {k: ledger(service)[k] for k in ("calls", "retries", "failed")} == {
+        "calls": 0,
+        "retries": 2,
+        "failed": 1,
+    }
+
+
+def test_a_non_transient_error_is_not_retried(alias: AliasMaker) -> None:
+    with FaultServer(then="401") as server:
+        service = ModelService(retry=FAST)
+        with pytest.raises(InfraError, match=rf"^{ALIAS}: AuthenticationError \(HTTP 401\)"):
+            service.complete(alias(server), MESSAGES, None, {})
+    assert server.count == 1
+    assert (ledger(service)["retries"], ledger(service)["failed"]) == (0, 1)
+
+
+def test_a_vanished_server_is_a_connection_error_and_transient(alias: AliasMaker) -> None:
+    # The server takes one request and stops (its own bound); later attempts are refused, which
+    # litellm reports as InternalServerError "Connection error." (measured), still transient.
+    server = FaultServer(["500"], max_requests=1)
+    with server, pytest.raises(InfraError, match="gave up after 3 attempts: .*Connection error"):
+        LiteLLMClient(alias(server), FAST).complete(MESSAGES, None)
+    assert server.count == 1
+
+
+def test_litellm_and_sdk_retries_stay_off(alias: AliasMaker) -> None:
+    # One attempt of ours is one request on the wire: no hidden SDK retries stacked underneath.
+    with FaultServer(then="500") as server, pytest.raises(InfraError):
+        LiteLLMClient(alias(server), RetryPolicy(attempts=1)).complete(MESSAGES, None)
+    assert server.count == 1
+
+
+# -- the alias file ----------------------------------------------------------------------------------
+
+
+def test_a_local_alias_needs_no_key_and_gets_a_dummy_one(
+    alias: AliasMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real-key-must-not-leave")
+    with FaultServer(["ok_text"]) as server:
+        name = alias(server)
+        monkeypatch.delenv("OPENAI_API_KEY")
+        assert missing_keys(name) == []
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-real-key-must-not-leave")
+        LiteLLMClient(name).complete(MESSAGES, None)
+    assert server.received[0].authorization == "Bearer pastbench-local"
+
+
+def test_an_alias_key_env_is_sent(alias: AliasMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAULT_SERVER_KEY", "s3cret-for-local")
+    with FaultServer(["ok_text"]) as server:
+        LiteLLMClient(alias(server, key_env="FAULT_SERVER_KEY")).complete(MESSAGES, None)
+    assert server.received[0].authorization == "Bearer s3cret-for-local"
+
+
+def test_alias_prices_give_a_cost_and_unknown_prices_give_null(alias: AliasMaker) -> None:
+    with FaultServer(["ok_text", "ok_text"]) as server:
+        priced = LiteLLMClient(alias(server, input_cost_per_token=1e-6, output_cost_per_token=2e-6))
+        assert priced.complete(MESSAGES, None).cost_usd == pytest.approx(11 * 1e-6 + 7 * 2e-6)
+        unpriced = LiteLLMClient(alias(server, model="openai/fault-model-unpriced"))
+        assert unpriced.complete(MESSAGES, None).cost_usd is None
+
+
+def test_user_aliases_override_and_extend_the_builtin_table(tmp_path: Path) -> None:
+    path = tmp_path / "aliases.yaml"
+    path.write_text("aliases:\n  glm-5.1: {model: openai/glm-local, api_base: 'http://localhost:9/v1'}\n")
+    try:
+        use_alias_file(path)
+        assert resolve_model("glm-5.1").model == "openai/glm-local" and missing_keys("glm-5.1") == []
+        assert resolve_model("kimi-k2.6").model == "moonshot/kimi-k2.6"  # built-in entries stay
+    finally:
+        use_alias_file(None)
+    assert resolve_model("glm-5.1").model == "zai/glm-5.1"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("aliases:\n  x: {model: openai/x, colour: red}\n", "aliases.x: unknown field colour"),
+        ("aliases:\n  x: {api_base: 'http://localhost:1/v1'}\n", "aliases.x: needs at least 'model"),
+        ("aliases:\n  x: {model: openai/x, input_cost_per_token: cheap}\n", "input_cost_per_token"),
+        ("models: []\n", "expected a mapping 'aliases:'"),
+    ],
+)
+def test_a_bad_alias_file_is_named(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "aliases.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        read_aliases(path)
+
+
+# -- the plugin end to end (pytester subprocesses) -----------------------------------------------------
+
+
+def benchmark(pytester: pytest.Pytester, server: FaultServer, run_id: str, *args: str) -> pytest.RunResult:
+    family = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
+    family.parent.mkdir(parents=True, exist_ok=True)
+    family.write_text(GOOD_MEMORY)
+    write_aliases(pytester.path / "aliases.yaml", server)
+    return pytester.runpytest_subprocess(
+        "families",
+        f"--pastbench-model={ALIAS}",
+        "--pastbench-model-aliases=aliases.yaml",
+        "--pastbench-retries=2",
+        "--pastbench-retry-delay=0.01",
+        "--pastbench-request-timeout=2",
+        f"--pastbench-run-id={run_id}",
+        *args,
+    )
+
+
+def run_files(pytester: pytest.Pytester, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    folder = pytester.path / "reports" / run_id
+    return (
+        json.loads((folder / "sequence_summary.json").read_text()),
+        json.loads((folder / "sequence_results.json").read_text()),
+    )
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_provider_that_always_fails_blocks_every_item(pytester: pytest.Pytester, workers: str) -> None:
+    with FaultServer(then="500", max_seconds=50) as server:
+        result = benchmark(pytester, server, "down", "-n", workers)
+    counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
+    assert counts == {"errors": 4}, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [f"*infra_blocked: {ALIAS}: gave up after 2 attempts: InternalServerError (HTTP 500)*"]
+    )
+    summary, results = run_files(pytester, "down")
+    assert all(r["infra_blocked"] and r["score"] is None for r in results["records"])
+    assert '"infra_blocked": 4' in json.dumps(summary)
+    calls = summary["run"]["model_calls"][ALIAS]
+    # each item's first request fails twice (one retry), then the item is blocked
+    assert (calls["calls"], calls["retries"], calls["failed"]) == (0, 4, 4)
+    assert server.count == 8 and set(server.faults()) == {"500"}
+
+
+def tool_args_then_text(body: dict[str, Any], index: int) -> str:
+    """Answer by content, so the script holds whatever order sessions and items run in."""
+    return "bad_tool_args" if body["messages"][-1]["role"] == "user" else "ok_text"
+
+
+def test_malformed_tool_arguments_are_tool_errors_not_crashes(pytester: pytest.Pytester) -> None:
+    with FaultServer(tool_args_then_text, max_seconds=50) as server:
+        result = benchmark(pytester, server, "badargs", "-n", "0")
+    counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
+    assert counts == {"scored": 2, "control": 2}, result.stdout.str()
+    assert server.received[0].authorization == "Bearer pastbench-local"
+    summary, results = run_files(pytester, "badargs")
+    for record in results["records"]:
+        assert not record["infra_blocked"] and record["score"] is not None
+        evals = [s for s in record["sessions"] if s["stage"].startswith("eval")]
+        assert evals and all(s["r"] == 0.0 for s in evals)  # the failed call was never redone
+    traces = list((pytester.path / "reports" / "badargs" / "traces").rglob("*.jsonl"))
+    calls = [
+        event
+        for path in traces
+        for event in map(json.loads, path.read_text().splitlines())
+        if event["kind"] == "tool_call"
+    ]
+    assert calls and all(c["ok"] is False for c in calls)
+    assert summary["run"]["model_calls"][ALIAS]["failed"] == 0
