@@ -55,3 +55,17 @@ episodes:
 BAD_STAGE = GOOD_MEMORY.replace("id: tiny_prefs", "id: broken").replace(
     "stage: distractor", "stage: rehearsal"
 )
+
+
+def run_tiny_benchmark(pytester, run_id: str, *models: str):  # noqa: ANN001, ANN201 (test helper)
+    """A real plugin run of GOOD_MEMORY in the pytester folder; returns the loaded run."""
+    from pytest_pastbench.runs import load_run
+
+    path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(GOOD_MEMORY)
+    result = pytester.runpytest_subprocess(
+        "families", *(f"--pastbench-model={m}" for m in models), f"--pastbench-run-id={run_id}"
+    )
+    assert result.ret == 0, result.stdout.str()
+    return load_run(pytester.path / "reports" / run_id)

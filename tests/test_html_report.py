@@ -18,7 +18,7 @@ from pytest_pastbench.output import trace_path, write_run
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.runs import load_run
 from pytest_pastbench.summary import build_comparison, build_summary
-from tests.family_samples import GOOD_MEMORY
+from tests.family_samples import run_tiny_benchmark
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -217,17 +217,7 @@ def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
 
 
 def test_report_of_a_real_run_has_every_trace(pytester: pytest.Pytester) -> None:
-    path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(GOOD_MEMORY)
-    result = pytester.runpytest_subprocess(
-        "families",
-        "--pastbench-model=pastbench/blind",
-        "--pastbench-model=pastbench/curator",
-        "--pastbench-run-id=real",
-    )
-    assert result.ret == 0, result.stdout.str()
-    run = load_run(pytester.path / "reports" / "real")
+    run = run_tiny_benchmark(pytester, "real", "pastbench/blind", "pastbench/curator")
     page = render_html(run)
     assert len(run.records) == 8
     for record in run.records:

@@ -18,7 +18,7 @@ from pytest_pastbench.plots import PlotError, make_plots, plot_run
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.runs import LoadedRun, load_run
 from pytest_pastbench.summary import build_comparison, build_summary
-from tests.family_samples import GOOD_MEMORY
+from tests.family_samples import run_tiny_benchmark
 
 # (height, width) in pixels: fixed figure sizes at 100 dpi.
 EXPECTED_SHAPES = {
@@ -188,17 +188,7 @@ def test_heatmap_greys_out_a_capability_a_config_did_not_run(tmp_path: Path) -> 
 
 
 def test_plots_of_a_real_run(pytester: pytest.Pytester) -> None:
-    path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(GOOD_MEMORY)
-    result = pytester.runpytest_subprocess(
-        "families",
-        "--pastbench-model=pastbench/blind",
-        "--pastbench-model=pastbench/curator",
-        "--pastbench-run-id=real",
-    )
-    assert result.ret == 0, result.stdout.str()
-    run = load_run(pytester.path / "reports" / "real")
+    run = run_tiny_benchmark(pytester, "real", "pastbench/blind", "pastbench/curator")
     assert len(run.summary["configs"]) == 2
     written = plot_run(run, pytester.path / "plots")
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
