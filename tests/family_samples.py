@@ -69,3 +69,21 @@ def run_tiny_benchmark(pytester, run_id: str, *models: str):  # noqa: ANN001, AN
     )
     assert result.ret == 0, result.stdout.str()
     return load_run(pytester.path / "reports" / run_id)
+
+
+def scored_record(family: str, episode: str, arm: str, score: float, **fields):  # noqa: ANN003, ANN201
+    """A hand-made item record for summary, baseline and gate tests (model "m", agent hermes)."""
+    from pytest_pastbench.item_record import ItemRecord
+
+    defaults = {
+        "nodeid": f"{family}::{episode}[{arm}]",
+        "family": family,
+        "capability": family.partition(".")[0],
+        "episode": episode,
+        "arm": arm,
+        "model": "m",
+        "agent": "hermes",
+        "config_label": "hermes@m",
+        "score": score,
+    }
+    return ItemRecord(**{**defaults, **fields})

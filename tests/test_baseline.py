@@ -23,6 +23,7 @@ from pytest_pastbench.baseline import (
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.output import write_run
 from pytest_pastbench.summary import build_comparison, build_summary, episode_scores
+from tests.family_samples import scored_record
 
 RUN = {"id": "r1", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -38,19 +39,7 @@ def records() -> list[ItemRecord]:
     for (family, episode), scores in spec.items():
         for arm, score in zip(("on", "off"), scores, strict=True):
             if score is not None:
-                out.append(
-                    ItemRecord(
-                        nodeid=f"{family}::{episode}[{arm}]",
-                        family=family,
-                        capability=family.partition(".")[0],
-                        episode=episode,
-                        arm=arm,
-                        model="m",
-                        agent="hermes",
-                        config_label="hermes@m",
-                        score=score,
-                    )
-                )
+                out.append(scored_record(family, episode, arm, score))
     return out
 
 

@@ -15,6 +15,7 @@ from pytest_pastbench.compare import render_comparison, render_side_by_side
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.summary import build_summary
+from tests.family_samples import scored_record
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 Spec = dict[str, dict[str, tuple[float, float]]]
@@ -35,16 +36,13 @@ CURRENT: Spec = {
 
 def records_from(spec: Spec, label: str = "hermes@m", mech: float = 1.0) -> list[ItemRecord]:
     return [
-        ItemRecord(
-            nodeid=f"{family}::{episode}[{arm}]",
-            family=family,
-            capability=family.partition(".")[0],
-            episode=episode,
-            arm=arm,
+        scored_record(
+            family,
+            episode,
+            arm,
+            score,
             model=label.partition("@")[2],
-            agent="hermes",
             config_label=label,
-            score=score,
             mech=MechScore(mech=mech) if arm == "on" else None,
         )
         for family, episodes in spec.items()

@@ -20,6 +20,7 @@ from pytest_pastbench.gates import (
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.summary import build_summary, episode_scores
+from tests.family_samples import scored_record
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 Spec = dict[str, dict[str, tuple[float | None, float | None]]]
@@ -34,16 +35,14 @@ def records_from(spec: Spec, label: str = "hermes@m", model: str = "m", **mech: 
                 if score is None:
                     continue
                 records.append(
-                    ItemRecord(
+                    scored_record(
+                        family,
+                        episode,
+                        arm,
+                        score,
                         nodeid=f"{family}::{episode}[{arm}-{model}]",
-                        family=family,
-                        capability=family.partition(".")[0],
-                        episode=episode,
-                        arm=arm,
                         model=model,
-                        agent="hermes",
                         config_label=label,
-                        score=score,
                         mech=MechScore(mech=1 - mech.get("pr", 0), **mech) if arm == "on" else None,
                     )
                 )
