@@ -97,6 +97,15 @@ class EpisodeItem(pytest.Item):
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family.qualified_id}::{self.name}"
 
+    def secrets(self) -> list[str]:
+        """Values that must never appear in any output of this item."""
+        from .trace import episode_secret_values
+
+        return episode_secret_values(self.episode)
+
+    def payload(self) -> dict[str, Any]:
+        return pastbench_session(self.config).payload(self)
+
 
 class BelowThreshold(AssertionError):
     def __init__(self, score: float | None, threshold: float) -> None:

@@ -17,6 +17,8 @@ MECH_COMPONENTS = ("wp", "ra", "uc", "rh", "pr", "mech")
 
 
 def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    if "protocol" in record:
+        return _protocol_item_properties(record)
     props: list[tuple[str, Any]] = [
         ("pastbench.family", record["family"]),
         ("pastbench.capability", record["capability"]),
@@ -33,6 +35,18 @@ def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
         value = (record.get("mech") or {}).get(name)
         if value is not None:
             props.append((f"pastbench.mech.{name}", value))
+    return props
+
+
+def _protocol_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A §8 protocol item: its identity, headline and the top-level numbers of its record."""
+    props: list[tuple[str, Any]] = [
+        (f"pastbench.{key}", record.get(key))
+        for key in ("protocol", "family", "episode", "trial", "model", "headline", "infra_blocked")
+    ]
+    for key, value in sorted((record.get("metrics") or {}).items()):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            props.append((f"pastbench.metric.{key}", value))
     return props
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # import-light: resume.py reads the names below on every xdis
 RESULTS_FILE = "sequence_results.json"
 SUMMARY_FILE = "sequence_summary.json"
 COMPARISON_FILE = "sequence_comparison.json"
+PROTOCOL_RESULTS_FILE = "protocol_results.json"  # interventions, streams, plasticity (DESIGN §8)
 TRACES_DIR = "traces"
 # Crash safety: one file per finished item, written as it finishes, and the run's options at start.
 ITEMS_DIR = "items"
@@ -66,7 +67,7 @@ def clear_run(run_dir: Path) -> None:
     """Remove what an earlier run under this id wrote (its folder is being reused)."""
     for name in (ITEMS_DIR, TRACES_DIR):
         shutil.rmtree(run_dir / name, ignore_errors=True)
-    for name in (RESULTS_FILE, SUMMARY_FILE, COMPARISON_FILE, RUN_FILE):
+    for name in (RESULTS_FILE, PROTOCOL_RESULTS_FILE, SUMMARY_FILE, COMPARISON_FILE, RUN_FILE):
         (run_dir / name).unlink(missing_ok=True)
 
 
@@ -87,6 +88,7 @@ def write_run(
     traces: dict[str, list[dict[str, Any]]],
     summary: dict[str, Any],
     comparison: dict[str, Any],
+    protocol_records: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Path:
     run_dir = report_dir / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -102,6 +104,12 @@ def write_run(
         run_dir / RESULTS_FILE,
         {"schema_version": 1, "run": run, "records": [r.model_dump(mode="json") for r in records]},
     )
+    if protocol_records:
+        # The §8 protocols' item records, by protocol (their shapes differ from PAST's).
+        write_json_atomic(
+            run_dir / PROTOCOL_RESULTS_FILE,
+            {"schema_version": 1, "run": run, "protocols": dict(sorted(protocol_records.items()))},
+        )
     write_json_atomic(run_dir / SUMMARY_FILE, summary)
     write_json_atomic(run_dir / COMPARISON_FILE, comparison)
     return run_dir

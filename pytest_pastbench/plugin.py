@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .detect import is_family_file
+from .detect import FORMAT_TAG, family_format, is_family_file
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -107,10 +107,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if is_family_file(file_path):
+    tag = family_format(file_path)
+    if tag == FORMAT_TAG:
         from .collect import FamilyFile
 
         return FamilyFile.from_parent(parent, path=file_path)
+    if tag is not None:
+        from .protocols.base import ProtocolFile
+
+        return ProtocolFile.from_parent(parent, path=file_path)
     return None
 
 
@@ -188,15 +193,15 @@ _HOOKS_NAME = "pastbench-controller-hooks"
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if getattr(item, "is_pastbench_item", False) and report.failed:
-        from .trace import episode_secret_values, redact_report
+        from .trace import redact_report
 
-        redact_report(report, episode_secret_values(item.episode))  # terminal and JUnit text
+        redact_report(report, item.secrets())  # terminal and JUnit text
     if getattr(item, "is_pastbench_item", False) and (
         call.when == "call" or (call.when == "setup" and report.failed)
     ):
         from .junit import item_properties
 
-        payload = pastbench_session(item.config).payload(item)
+        payload = item.payload()
         setattr(report, PAYLOAD_ATTR, payload)
         properties = item_properties(payload["record"])
         report.user_properties.extend(properties)
@@ -211,6 +216,9 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     if not payload or report.when != "call" or not report.passed:
         return None
     record = payload["record"]
+    if "protocol" in payload:
+        headline = f"{payload['protocol'].upper()} {record.get('headline', '')}"
+        return "measured", "M", (headline, {"green": True})
     score = record["score"]
     if record["arm"] == "on":
         return "scored", "S", (f"SCORED {score:.2f}", {"green": True})
@@ -248,8 +256,15 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     from .table import render_delta_table
 
-    terminalreporter.section("pastbench: Δ = S_on − S_off per family")
-    terminalreporter.write_line(render_delta_table(pastbench.summary))
+    if pastbench.summary.get("configs"):
+        terminalreporter.section("pastbench: Δ = S_on − S_off per family")
+        terminalreporter.write_line(render_delta_table(pastbench.summary))
+    if pastbench.summary.get("protocols"):
+        from .protocols import load_protocol
+
+        for name, section in sorted(pastbench.summary["protocols"].items()):
+            terminalreporter.section(f"pastbench: {name}")
+            terminalreporter.write_line(load_protocol(name).render(section))
     terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
     if pastbench.regression is not None and pastbench.regression.lines:
         terminalreporter.section("pastbench: comparison with the baseline")

@@ -137,14 +137,26 @@ def load_finished(run_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
             ):
                 raise ValueError("not an item file (record, trace, family_hash)")
             # pydantic's ValidationError is a ValueError, as are JSON and UTF-8 decoding errors.
-            record = ItemRecord.model_validate(payload.get("record"))
+            nodeid, blocked = _finished_identity(payload, ItemRecord)
         except (OSError, ValueError) as exc:
             reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
             problems.append(f"{path}: {reason}")
             continue
-        if not record.infra_blocked:
-            finished[record.nodeid] = payload
+        if not blocked:
+            finished[nodeid] = payload
     return finished, problems
+
+
+def _finished_identity(payload: dict[str, Any], record_model: Any) -> tuple[str, bool]:
+    """(node id, infra_blocked) of an item file; raises ValueError when it is not one."""
+    record = payload.get("record")
+    if "protocol" in payload:
+        # A §8 protocol's record is plain JSON of its own shape; its identity fields are common.
+        if not (isinstance(record, dict) and isinstance(record.get("nodeid"), str)):
+            raise ValueError("not a protocol item file (record.nodeid)")
+        return record["nodeid"], bool(record.get("infra_blocked"))
+    validated = record_model.model_validate(record)
+    return validated.nodeid, validated.infra_blocked
 
 
 def _family_files(config: pytest.Config) -> Iterator[Path]:
@@ -166,10 +178,18 @@ def _family_files(config: pytest.Config) -> Iterator[Path]:
 
 def collected_family_hashes(config: pytest.Config) -> dict[str, str]:
     """Family id -> file hash of the families this invocation collects (as the collector hashes them)."""
+    from .detect import FORMAT_TAG, family_format
     from .loader import FamilyFileError, load_family
 
     hashes: dict[str, str] = {}
     for path in _family_files(config):
+        tag = family_format(path)
+        if tag != FORMAT_TAG and tag is not None:
+            from .protocols import protocol_family_identity
+
+            family_id, file_hash = protocol_family_identity(path, tag)
+            hashes[family_id] = file_hash
+            continue
         try:
             family, file_hash = load_family(path)
         except FamilyFileError:
@@ -200,7 +220,7 @@ def check_families(value: str, finished: dict[str, dict[str, Any]], current: dic
 
 def _identity(payload: dict[str, Any]) -> tuple[Any, ...]:
     record = payload["record"]
-    return (record["family"], record["episode"], record["arm"], record.get("trial", 0), record["model"])
+    return (record["family"], record["episode"], record.get("arm"), record.get("trial", 0), record["model"])
 
 
 def current_payloads(payloads: dict[str, dict[str, Any]], resumed: set[str]) -> dict[str, dict[str, Any]]:

@@ -257,11 +257,17 @@ class PastbenchSession:
         from .summary import build_comparison, build_summary
 
         run_dir = self.ensure_run_dir()  # first: it may still settle the run id
-        records, traces, run = self._finalised_records()
+        records, traces, run, protocol_records = self._finalised_records()
         self.records = records
         self.summary = build_summary(records, run, self.options.seed)
+        if protocol_records:
+            from .protocols.summary import summarize_protocols
+
+            self.summary["protocols"] = summarize_protocols(protocol_records, self.options.seed)
         comparison = build_comparison(self.summary)
-        self.run_dir = write_run(run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison)
+        self.run_dir = write_run(
+            run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison, protocol_records
+        )
         self.config.hook.pytest_pastbench_run_written(
             config=self.config, run_dir=self.run_dir, summary=self.summary
         )
@@ -275,7 +281,11 @@ class PastbenchSession:
             candidate = f"{base}-{n}"
         return candidate
 
-    def _finalised_records(self) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    def _finalised_records(
+        self,
+    ) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any], dict[str, list[dict[str, Any]]]]:
+        """PAST records (validated), every item's trace, the run block, and the §8 protocols'
+        plain records by protocol name."""
         from .item_record import ItemRecord
         from .loader import dataset_hash
         from .resume import current_payloads
@@ -286,11 +296,17 @@ class PastbenchSession:
         data_hash = dataset_hash(hashes)
         records = []
         traces: dict[str, list[dict[str, Any]]] = {}
+        protocol_records: dict[str, list[dict[str, Any]]] = {}
         for nodeid in sorted(payloads):
             payload = payloads[nodeid]
+            traces[nodeid] = payload["trace"]
+            if "protocol" in payload:
+                protocol_records.setdefault(payload["protocol"], []).append(
+                    {**payload["record"], "dataset_hash": data_hash}
+                )
+                continue
             record = ItemRecord.model_validate({**payload["record"], "dataset_hash": data_hash})
             records.append(record)
-            traces[nodeid] = payload["trace"]
         run = {
             "id": self.run_id,
             "seed": self.options.seed,
@@ -307,7 +323,7 @@ class PastbenchSession:
             "finished": _iso(time.time()),
             "families": dict(sorted(hashes.items())),
         }
-        return records, traces, run
+        return records, traces, run, protocol_records
 
 
 def _iso(timestamp: float) -> str:
