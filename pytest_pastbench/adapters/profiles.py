@@ -116,7 +116,7 @@ def _program(command: list[str], base: Path) -> list[str]:
     """The argv with a checked program: a path relative to ``base``, or a name on PATH."""
     program = command[0]
     if "/" in program:
-        path = (base / program).resolve()
+        path = base / program  # absolute stays as given; symbolic links are not resolved
         if not path.is_file():
             raise ValueError(f"agent command {program!r}: no such file ({path})")
         return [str(path), *command[1:]]

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_pastbench.adapters.process import SubprocessAgent
 from pytest_pastbench.agent import Budgets
-from pytest_pastbench.gateway import ModelService, ServiceClient
+from pytest_pastbench.gateway import Gateway, GatewayClient, ModelService, ServiceClient
 from pytest_pastbench.models import InfraError
 from pytest_pastbench.runner import run_agent_session
 from pytest_pastbench.schema import World as WorldSeed
@@ -222,3 +222,24 @@ def test_a_program_that_cannot_start_is_infra(tmp_path: Path) -> None:
     agent = SubprocessAgent("missing", [str(tmp_path / "no-such-agent")])
     with pytest.raises(InfraError, match="cannot start agent command"):
         run(agent, tmp_path)
+
+
+def test_from_a_worker_the_scope_is_opened_on_the_controllers_gateway(tmp_path: Path) -> None:
+    service = ModelService()
+    gateway = Gateway(service).start()
+    try:
+        session = run_agent_session(
+            SubprocessAgent("example", [sys.executable, str(EXAMPLE)]),
+            GatewayClient(gateway.url, gateway.token, "pastbench/recall"),
+            Store(tmp_path / "store"),
+            World(WorldSeed()),
+            ["The Brightwater reports go to @mira.k every Monday."],
+            budgets=Budgets(wall_s=30),
+        )
+    finally:
+        gateway.stop()
+    assert (
+        session.agent_error is None
+        and session.model_calls == service.ledger_json()["pastbench/recall"]["calls"]
+    )
+    assert session.prompt_tokens == service.ledger_json()["pastbench/recall"]["prompt_tokens"] > 0
