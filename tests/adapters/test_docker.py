@@ -1,0 +1,110 @@
+"""The Docker adapter against a real engine (Podman's Docker API; see conftest.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.adapters.docker import DockerAgent
+from pytest_pastbench.agent import Budgets
+from pytest_pastbench.gateway import ModelService, ServiceClient
+from pytest_pastbench.runner import run_agent_session
+from pytest_pastbench.schema import World as WorldSeed
+from pytest_pastbench.store import Store
+from pytest_pastbench.world import World
+from tests.adapters.conftest import EXAMPLE_IMAGE, REPO
+from tests.family_samples import GOOD_MEMORY
+
+PROFILE = REPO / "examples" / "docker-agent" / "docker-example.yaml"
+
+PROBE = """\
+import json, os, socket, sys, urllib.request
+start = json.loads(sys.stdin.readline())
+sys.stdin.readline()
+found = {}
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    found["internet"] = True
+except OSError as exc:
+    found["internet"] = exc.strerror  # "Network is unreachable": the container has only loopback
+for path in ("/pastbench/store/probe", "/probe"):
+    try:
+        open(path, "w").write("x")
+        found[path] = "written"
+    except OSError as exc:
+        found[path] = exc.strerror
+request = urllib.request.Request(
+    start["model"]["base_url"] + "/models", headers={"Authorization": "Bearer " + start["model"]["api_key"]}
+)
+found["models"] = json.loads(urllib.request.urlopen(request, timeout=10).read())["data"][0]["id"]
+found["store"] = sorted(os.listdir("/pastbench/store/memory"))
+print(json.dumps({"type": "answer", "content": json.dumps(found)}), flush=True)
+"""
+
+
+def container_session(engine: str, tmp_path: Path, script: str, budgets: Budgets):  # noqa: ANN201
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "probe.py").write_text(script)
+    store = Store(tmp_path / "store")
+    store.write_memory("Brightwater reports go to @mira.k")
+    agent = DockerAgent(
+        "probe",
+        EXAMPLE_IMAGE,
+        ["python3", "/agent/probe.py"],
+        docker_host=engine,
+        mounts={str(tmp_path / "agent"): "/agent", "/usr": "/usr"},
+        memory="256m",
+    )
+    session = run_agent_session(
+        agent,
+        ServiceClient(ModelService(), "pastbench/recall"),
+        store,
+        World(WorldSeed()),
+        ["go"],
+        budgets=budgets,
+    )
+    leftovers = agent.client.containers.list(all=True, filters={"label": "pastbench=agent"})
+    return session, leftovers
+
+
+def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
+    podman_engine: str, tmp_path: Path
+) -> None:
+    session, leftovers = container_session(podman_engine, tmp_path, PROBE, Budgets(wall_s=60))
+    assert session.agent_error is None, session.agent_error
+    found = json.loads(session.answer)
+    assert found["internet"] == "Network is unreachable"
+    assert found["/pastbench/store/probe"] == "Read-only file system"
+    assert found["/probe"] == "Read-only file system"
+    assert found["models"] == "pastbench/recall"  # through shim → unix socket → the gateway
+    assert found["store"] == ["m0001.json"]
+    assert leftovers == []  # every session's container is removed
+
+
+def test_a_container_past_its_wall_clock_is_stopped_and_removed(podman_engine: str, tmp_path: Path) -> None:
+    script = "import sys, time\nsys.stdin.readline()\ntime.sleep(600)\n"
+    session, leftovers = container_session(podman_engine, tmp_path, script, Budgets(wall_s=3))
+    assert session.budget_exceeded == "wall_time" and leftovers == []
+
+
+def test_the_example_agent_runs_a_family_in_containers(podman_engine: str, pytester: pytest.Pytester) -> None:
+    (pytester.path / "families" / "memory").mkdir(parents=True)
+    (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
+    result = pytester.runpytest_subprocess(
+        "families",
+        "-k",
+        "ep01",
+        f"--pastbench-agent={PROFILE}",
+        f"--pastbench-docker-host={podman_engine}",
+        "--pastbench-run-id=box",
+    )
+    assert result.ret == 0, result.stdout.str()
+    summary = json.loads((pytester.path / "reports/box/sequence_summary.json").read_text())
+    [config] = summary["configs"]
+    overall = config["overall"]
+    assert config["label"] == "docker-example@pastbench/recall"
+    assert overall["s_on"] > overall["s_off"] and overall["infra_blocked"] == 0
+    ledger = summary["run"]["model_calls"]["pastbench/recall"]
+    assert overall["tokens"] == ledger["prompt_tokens"] + ledger["completion_tokens"] > 0
