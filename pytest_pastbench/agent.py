@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import yaml
 
 from .models import ModelClient, ModelReply
+from .records import ToolCall
 from .resources import agents_dir
 from .tools import ToolBox, result_text
 from .trace import TraceRecorder
@@ -40,6 +41,20 @@ class SessionContext:
     trace: TraceRecorder
     session_index: int = 0
     stage: str = ""
+
+    def run_tool(self, name: Any, arguments: Any) -> tuple[ToolCall, str]:
+        """Run one tool call and trace it; the record and the text the agent reads back."""
+        record = self.tools.call(name, arguments)
+        output = result_text(record)
+        self.trace.add(
+            "tool_call",
+            session=self.session_index,
+            name=record.name,
+            arguments=record.arguments,
+            ok=record.ok,
+            result=json.loads(output),
+        )
+        return record, output
 
 
 @dataclass
@@ -120,17 +135,8 @@ class HermesAgent:
                     if len(ctx.tools.calls) >= ctx.budgets.tool_calls:
                         result.budget_exceeded = "tool_calls"
                         return result
-                    record = ctx.tools.call(call["name"], call["arguments"])
-                    output = result_text(record)
+                    _, output = ctx.run_tool(call["name"], call["arguments"])
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
-                    ctx.trace.add(
-                        "tool_call",
-                        session=ctx.session_index,
-                        name=record.name,
-                        arguments=record.arguments,
-                        ok=record.ok,
-                        result=json.loads(output),
-                    )
         return result
 
 

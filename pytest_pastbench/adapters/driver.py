@@ -15,7 +15,6 @@ everything that can go wrong into a defined outcome:
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
@@ -27,7 +26,6 @@ from pydantic import BaseModel
 from ..agent import AgentResult, SessionContext
 from ..gateway import AgentScope, agent_scope
 from ..models import InfraError, ModelReply
-from ..tools import result_text
 from .protocol import (
     MAX_LINE_BYTES,
     PROTOCOL,
@@ -217,16 +215,7 @@ class ExternalAgent:
                 if len(ctx.tools.calls) >= budgets.tool_calls:
                     result.budget_exceeded = "tool_calls"
                     return
-                record = ctx.tools.call(message.name, message.arguments)
-                output = result_text(record)
-                ctx.trace.add(
-                    "tool_call",
-                    session=ctx.session_index,
-                    name=record.name,
-                    arguments=record.arguments,
-                    ok=record.ok,
-                    result=json.loads(output),
-                )
+                record, output = ctx.run_tool(message.name, message.arguments)
                 channel.send(ToolResult(id=message.id, ok=record.ok, content=output))
         channel.send(SessionEnd())
         code = process.exit_code(max(0.0, min(EXIT_GRACE_S, deadline - time.monotonic())))

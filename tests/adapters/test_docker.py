@@ -72,7 +72,7 @@ def container_session(engine: str, tmp_path: Path, script: str, budgets: Budgets
 def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
     podman_engine: str, tmp_path: Path
 ) -> None:
-    session, leftovers = container_session(podman_engine, tmp_path, PROBE, Budgets(wall_s=60))
+    session, leftovers = container_session(podman_engine, tmp_path, PROBE, Budgets())
     assert session.agent_error is None, session.agent_error
     found = json.loads(session.answer)
     assert found["internet"] == "Network is unreachable"
