@@ -103,7 +103,7 @@ def test_session_start_carries_the_contract(tmp_path: Path) -> None:
     start = json.loads(session.answer)
     assert start["protocol"] == "pastbench-agent/1"
     assert start["session"] == {"index": 0, "stage": "", "turns": 1}
-    assert start["budgets"] == {"tool_calls": 7, "wall_s": 30.0, "max_output_tokens": 99, "temperature": 0.0}
+    assert start["budgets"] == {"tool_calls": 7, "wall_s": 300.0, "max_output_tokens": 99, "temperature": 0.0}
     assert start["model"]["name"] == "pastbench/recall"
     assert start["model"]["base_url"].startswith("http://127.0.0.1:") and start["model"]["base_url"].endswith(
         "/v1"
