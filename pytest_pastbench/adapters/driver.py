@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from ..agent import AgentResult, SessionContext
 from ..gateway import AgentScope, agent_scope
 from ..models import InfraError, ModelReply
+from ..trace import redact, redact_text
 from .protocol import (
     MAX_LINE_BYTES,
     PROTOCOL,
@@ -46,7 +47,6 @@ from .protocol import (
 
 EXIT_GRACE_S = 5.0  # after session_end, how long the program may take to exit before it is killed
 STDERR_TAIL_BYTES = 4000
-TOKEN_MASK = "[gateway-token]"
 
 
 class AgentFailure(Exception):
@@ -144,6 +144,7 @@ class ExternalAgent:
     def run_session(self, ctx: SessionContext) -> AgentResult:
         result = AgentResult(answer="")
         deadline = time.monotonic() + ctx.budgets.wall_s
+        first_event = len(ctx.trace.events)
         with agent_scope(ctx.model, ctx.budgets.max_output_tokens) as scope:
             process = self.launch(ctx, scope)
             failure = None
@@ -156,7 +157,7 @@ class ExternalAgent:
                 failure = str(exc)
             finally:
                 process.stop()
-            stderr = _masked(process.stderr_tail(), scope)
+            stderr = redact_text(process.stderr_tail()[-STDERR_TAIL_BYTES:], [scope.token])
             if failure is not None:
                 result.error = _with_stderr(failure, stderr)
         for usage in scope.usage:
@@ -172,6 +173,9 @@ class ExternalAgent:
                 budget_exceeded=result.budget_exceeded,
                 stderr=stderr,
             )
+        # The program may echo its session token anywhere (logs, tool arguments, its answer).
+        ctx.trace.events[first_event:] = redact(ctx.trace.events[first_event:], [scope.token])
+        result.answer = redact_text(result.answer, [scope.token])
         return result
 
     def _converse(
@@ -234,11 +238,6 @@ class ExternalAgent:
             return parse_agent_line(line, process.channel.received)
         except ProtocolViolation as exc:
             raise AgentFailure(str(exc)) from None
-
-
-def _masked(text: str, scope: AgentScope) -> str:
-    """The program's stderr may echo its gateway token; it never reaches a trace."""
-    return text.replace(scope.token, TOKEN_MASK)[-STDERR_TAIL_BYTES:]
 
 
 def _with_stderr(message: str, stderr: str) -> str:

@@ -150,10 +150,19 @@ def test_a_crash_is_an_agent_error_with_the_last_stderr_line(tmp_path: Path) -> 
 
 
 def test_the_gateway_token_never_reaches_the_trace(tmp_path: Path) -> None:
-    body = 'print("token=" + start["model"]["api_key"], file=sys.stderr)\nsys.exit(3)\n'
+    body = """
+token = start["model"]["api_key"]
+send({"type": "log", "message": "my token is " + token})
+send({"type": "tool_call", "id": "c1", "name": "memory_write", "arguments": {"text": "key " + token}})
+recv()
+print("token=" + token, file=sys.stderr)
+sys.exit(3)
+"""
     session, events = run(script_agent(tmp_path, body), tmp_path)
-    assert session.agent_error.endswith("(stderr: token=[gateway-token])")
-    assert "token=[gateway-token]" in next(e for e in events if e["kind"] == "agent_stopped")["stderr"]
+    assert session.agent_error.endswith("(stderr: token=[REDACTED])")
+    assert "token=[REDACTED]" in next(e for e in events if e["kind"] == "agent_stopped")["stderr"]
+    assert next(e for e in events if e["kind"] == "agent_log")["message"] == "my token is [REDACTED]"
+    assert next(e for e in events if e["kind"] == "tool_call")["arguments"] == {"text": "key [REDACTED]"}
 
 
 def test_wall_clock_budget_kills_the_whole_process_group(tmp_path: Path) -> None:
