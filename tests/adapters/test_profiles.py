@@ -68,10 +68,10 @@ def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.
     (pytester.path / "families" / "memory").mkdir(parents=True)
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     result = pytester.runpytest_subprocess(
-        "families", f"--pastbench-agent={EXAMPLE_PROFILE}", "--pastbench-run-id=ext", "-n", "2"
+        "families", "-k", "ep01", f"--pastbench-agent={EXAMPLE_PROFILE}", "--pastbench-run-id=ext", "-n", "2"
     )
     assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines(["*2 scored, 2 control*"])
+    result.stdout.fnmatch_lines(["*1 scored, 1 control*"])
     summary = json.loads((pytester.path / "reports/ext/sequence_summary.json").read_text())
     [config] = summary["configs"]
     assert config["label"] == "stdio-example@pastbench/recall"
