@@ -191,4 +191,7 @@ def make_agent(spec: str, registered: dict[str, AgentFactory], docker_host: str 
         return registered[spec](name=spec)
     if spec.endswith((".yaml", ".yml")):
         raise ValueError(f"agent profile {spec!r}: no such file")
-    raise ValueError(f"unknown agent {spec!r}; choose one of {', '.join(available_agents(registered))}")
+    raise ValueError(
+        f"unknown agent {spec!r}; choose one of {', '.join(available_agents(registered))}, "
+        "or give module:factory, a profile .yaml, subprocess:COMMAND or docker:IMAGE"
+    )
