@@ -99,7 +99,9 @@ class DockerAgent(ExternalAgent):
                 "build or load it first (see 'External agents' in the README)"
             ) from None
         self.image = image
-        self.command = list(command or config.get("Cmd") or [])
+        # Without a command the image's own: its entry point and arguments (the shim replaces
+        # the entry point, so both become the program's argv).
+        self.command = list(command or [*(config.get("Entrypoint") or []), *(config.get("Cmd") or [])])
         if not self.command:
             raise ValueError(f"image {image!r} has no command; give the profile a 'command:'")
         self.env = dict(env or {})
@@ -112,16 +114,15 @@ class DockerAgent(ExternalAgent):
         process = ContainerProcess(run_dir, f"http://127.0.0.1:{CONTAINER_GATEWAY_PORT}/v1")
         try:
             process.listen(scope.url)
+            # Host paths mean nothing in the container: only the variables the profile names.
             env = {
                 "PATH": CONTAINER_PATH,
-                **base_environment(self.pass_env),
+                **base_environment(self.pass_env, defaults=()),
                 **self.env,
                 **agent_environment(scope, process.base_url),
                 shim.RUN_DIR_ENV: CONTAINER_RUN_DIR,
                 shim.PORT_ENV: str(CONTAINER_GATEWAY_PORT),
             }
-            env.pop("HOME", None)  # the host's home means nothing in the container
-            env["PATH"] = CONTAINER_PATH
             volumes = {
                 str(run_dir): {"bind": CONTAINER_RUN_DIR, "mode": "rw"},
                 str(Path(ctx.tools.store.root).resolve()): {"bind": CONTAINER_STORE_DIR, "mode": "ro"},

@@ -26,9 +26,9 @@ from .driver import STDERR_TAIL_BYTES, ExternalAgent, LineChannel, agent_environ
 PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV")
 
 
-def base_environment(pass_env: list[str]) -> dict[str, str]:
-    """The host variables an external agent may see: the harmless ones and those asked for."""
-    return {name: os.environ[name] for name in (*PASSED_ENV, *pass_env) if name in os.environ}
+def base_environment(pass_env: list[str], defaults: tuple[str, ...] = PASSED_ENV) -> dict[str, str]:
+    """The host variables an external agent may see: ``defaults`` and those the profile names."""
+    return {name: os.environ[name] for name in (*defaults, *pass_env) if name in os.environ}
 
 
 class SubprocessAgent(ExternalAgent):
