@@ -40,6 +40,7 @@ request = urllib.request.Request(
 )
 found["models"] = json.loads(urllib.request.urlopen(request, timeout=10).read())["data"][0]["id"]
 found["store"] = sorted(os.listdir("/pastbench/store/memory"))
+found["env"] = sorted(os.environ)
 print(json.dumps({"type": "answer", "content": json.dumps(found)}), flush=True)
 """
 
@@ -70,8 +71,10 @@ def container_session(engine: str, tmp_path: Path, script: str, budgets: Budgets
 
 
 def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
-    podman_engine: str, tmp_path: Path
+    podman_engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-for-agents-0123456789")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     session, leftovers = container_session(podman_engine, tmp_path, PROBE, Budgets())
     assert session.agent_error is None, session.agent_error
     found = json.loads(session.answer)
@@ -80,6 +83,9 @@ def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
     assert found["/probe"] == "Read-only file system"
     assert found["models"] == "pastbench/recall"  # through shim → unix socket → the gateway
     assert found["store"] == ["m0001.json"]
+    # No host variables: no provider key, no host paths; the gateway settings are there.
+    assert "ANTHROPIC_API_KEY" not in found["env"] and "PYTHONPATH" not in found["env"]
+    assert {"OPENAI_BASE_URL", "OPENAI_API_KEY", "PASTBENCH_MODEL"} <= set(found["env"])
     assert leftovers == []  # every session's container is removed
 
 
