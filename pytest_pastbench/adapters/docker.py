@@ -140,7 +140,11 @@ class DockerAgent(ExternalAgent):
                 tmpfs={"/tmp": "size=64m"},
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
-                labels={"pastbench": "agent", "pastbench.session": str(ctx.session_index)},
+                labels={
+                    "pastbench": "agent",
+                    "pastbench.agent": self.name,
+                    "pastbench.session": str(ctx.session_index),
+                },
                 **self.limits,
             )
             process.container.start()

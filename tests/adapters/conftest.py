@@ -16,20 +16,26 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = REPO / "examples" / "docker-agent" / "build-image.sh"
-EXAMPLE_IMAGE = "localhost/pastbench-agent-base:latest"
 CONTAINERS_CONF = '[containers]\ndefault_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]\n'
 START_TIMEOUT_S = 30
 
 
+@dataclass(frozen=True)
+class Engine:
+    url: str  # Docker API URL of the Podman service
+    image: str  # the example image, under a tag of this test process (removed afterwards)
+
+
 @pytest.fixture(scope="session")
-def podman_engine() -> Iterator[str]:
-    """The Docker API URL of a running Podman service that holds the example image."""
+def podman_engine() -> Iterator[Engine]:
+    """A running Podman service holding the example image (built by the example's script)."""
     podman, busybox = shutil.which("podman"), shutil.which("busybox")
     if podman is None or busybox is None:
         pytest.skip("no container engine: needs podman and busybox (apt-get install podman busybox-static)")
@@ -45,8 +51,11 @@ def podman_engine() -> Iterator[str]:
     service = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         _wait_for(url, service, folder / "service.log")
-        subprocess.run(["sh", str(BUILD_SCRIPT), EXAMPLE_IMAGE], env=env, check=True, capture_output=True)
-        yield url
+        # Own tag per test process: xdist workers share the image store and may run at once.
+        image = f"localhost/pastbench-agent-test:{os.getpid()}"
+        subprocess.run(["sh", str(BUILD_SCRIPT), image], env=env, check=True, capture_output=True)
+        yield Engine(url, image)
+        _remove_image(url, image)
     finally:
         service.terminate()
         try:
@@ -56,6 +65,12 @@ def podman_engine() -> Iterator[str]:
             service.wait()
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remove_image(url: str, image: str) -> None:
+    import docker
+
+    docker.DockerClient(base_url=url, timeout=30).images.remove(image, force=True)
 
 
 def _wait_for(url: str, service: subprocess.Popen[bytes], log: Path) -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pytest_pastbench.adapters.docker import DockerAgent
 from pytest_pastbench.agent import Budgets
@@ -14,7 +16,7 @@ from pytest_pastbench.runner import run_agent_session
 from pytest_pastbench.schema import World as WorldSeed
 from pytest_pastbench.store import Store
 from pytest_pastbench.world import World
-from tests.adapters.conftest import EXAMPLE_IMAGE, REPO
+from tests.adapters.conftest import REPO, Engine
 from tests.family_samples import GOOD_MEMORY
 
 PROFILE = REPO / "examples" / "docker-agent" / "docker-example.yaml"
@@ -45,37 +47,52 @@ print(json.dumps({"type": "answer", "content": json.dumps(found)}), flush=True)
 """
 
 
-def container_session(engine: str, tmp_path: Path, script: str, budgets: Budgets):  # noqa: ANN201
+def container_session(engine: Engine, tmp_path: Path, script: str, budgets: Budgets):  # noqa: ANN201
     (tmp_path / "agent").mkdir()
     (tmp_path / "agent" / "probe.py").write_text(script)
     store = Store(tmp_path / "store")
     store.write_memory("Brightwater reports go to @mira.k")
     agent = DockerAgent(
-        "probe",
-        EXAMPLE_IMAGE,
+        f"probe-{tmp_path.name}",  # unique: other test processes may share the engine's store
+        engine.image,
         ["python3", "/agent/probe.py"],
-        docker_host=engine,
+        docker_host=engine.url,
         mounts={str(tmp_path / "agent"): "/agent", "/usr": "/usr"},
         memory="256m",
     )
-    session = run_agent_session(
-        agent,
-        ServiceClient(ModelService(), "pastbench/recall"),
-        store,
-        World(WorldSeed()),
-        ["go"],
-        budgets=budgets,
-    )
-    leftovers = agent.client.containers.list(all=True, filters={"label": "pastbench=agent"})
-    return session, leftovers
+    label = {"label": f"pastbench.agent={agent.name}"}
+    seen: list[dict] = []  # the session's container as the engine describes it, while it runs
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set() and not seen:
+            seen.extend(c.attrs["HostConfig"] for c in agent.client.containers.list(all=True, filters=label))
+            done.wait(0.2)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        session = run_agent_session(
+            agent,
+            ServiceClient(ModelService(), "pastbench/recall"),
+            store,
+            World(WorldSeed()),
+            ["go"],
+            budgets=budgets,
+        )
+    finally:
+        done.set()
+        watcher.join()
+    leftovers = agent.client.containers.list(all=True, filters=label)
+    return session, seen, leftovers
 
 
 def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
-    podman_engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    podman_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-for-agents-0123456789")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    session, leftovers = container_session(podman_engine, tmp_path, PROBE, Budgets())
+    session, _, leftovers = container_session(podman_engine, tmp_path, PROBE, Budgets())
     assert session.agent_error is None, session.agent_error
     found = json.loads(session.answer)
     assert found["internet"] == "Network is unreachable"
@@ -89,21 +106,35 @@ def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
     assert leftovers == []  # every session's container is removed
 
 
-def test_a_container_past_its_wall_clock_is_stopped_and_removed(podman_engine: str, tmp_path: Path) -> None:
+def test_a_container_past_its_wall_clock_is_stopped_and_removed(
+    podman_engine: Engine, tmp_path: Path
+) -> None:
     script = "import sys, time\nsys.stdin.readline()\ntime.sleep(600)\n"
-    session, leftovers = container_session(podman_engine, tmp_path, script, Budgets(wall_s=3))
+    session, seen, leftovers = container_session(podman_engine, tmp_path, script, Budgets(wall_s=5))
     assert session.budget_exceeded == "wall_time" and leftovers == []
+    # While it ran, the engine held it with the limits the adapter asked for.
+    [host] = seen
+    assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
+    assert host["Memory"] == 256 * 2**20 and host["NanoCpus"] == 10**9 and host["PidsLimit"] == 256
+    assert host["CapDrop"] and "no-new-privileges" in host["SecurityOpt"]
 
 
-def test_the_example_agent_runs_a_family_in_containers(podman_engine: str, pytester: pytest.Pytester) -> None:
+def test_the_example_agent_runs_a_family_in_containers(
+    podman_engine: Engine, pytester: pytest.Pytester
+) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
+    # The example profile as it is, on this test process's image, mounts still beside the example.
+    profile = yaml.safe_load(PROFILE.read_text())
+    profile["image"] = podman_engine.image
+    profile["mounts"] = {str((PROFILE.parent / host).resolve()): to for host, to in profile["mounts"].items()}
+    (pytester.path / "docker-example.yaml").write_text(yaml.safe_dump(profile))
     result = pytester.runpytest_subprocess(
         "families",
         "-k",
         "ep01",
-        f"--pastbench-agent={PROFILE}",
-        f"--pastbench-docker-host={podman_engine}",
+        "--pastbench-agent=docker-example.yaml",
+        f"--pastbench-docker-host={podman_engine.url}",
         "--pastbench-run-id=box",
     )
     assert result.ret == 0, result.stdout.str()
