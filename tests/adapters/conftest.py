@@ -1,11 +1,11 @@
 """A real container engine for the Docker adapter's tests: Podman serving the Docker API.
 
-Started once per test process as docs/MACHINE notes say it must be on hosts like this one:
+Started once per test process, as it must be on hosts like the project's build machines:
 default ulimits in a private containers.conf (no CAP_SYS_RESOURCE), and, as root, in a private
 mount namespace without the hybrid cgroup v2 mount. Stopped by its PID. The example's image is
 built with ``examples/docker-agent/build-image.sh`` (busybox root file system, ``podman import``).
-The tests skip, saying why, only where no engine can run (no podman or busybox, or the service
-does not come up); a build or run failure on a working engine fails them.
+The tests skip, saying why, only where no engine can run (no podman or busybox, the service does
+not come up, or it cannot run even a plain container); any other failure fails them.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def podman_engine() -> Iterator[Engine]:
         # Own tag per test process: xdist workers share the image store and may run at once.
         image = f"localhost/pastbench-agent-test:{os.getpid()}"
         subprocess.run(["sh", str(BUILD_SCRIPT), image], env=env, check=True, capture_output=True)
+        _check_containers_run(url, image)
         yield Engine(url, image)
         _remove_image(url, image)
     finally:
@@ -65,6 +66,23 @@ def podman_engine() -> Iterator[Engine]:
             service.wait()
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _check_containers_run(url: str, image: str) -> None:
+    """Skip where the engine is up but this host cannot run a container at all (no adapter code)."""
+    import docker
+
+    client = docker.DockerClient(base_url=url, timeout=60)
+    container = client.containers.create(image, ["/bin/sh", "-c", "exit 0"], network_mode="none")
+    try:
+        container.start()
+        status = container.wait(timeout=60)["StatusCode"]
+    except Exception as exc:  # noqa: BLE001 - any engine error means the same here
+        _remove_image(url, image)
+        pytest.skip(f"no container engine: podman cannot run a container here ({exc})")
+    finally:
+        container.remove(force=True)
+    assert status == 0, f"a plain container exited with {status}"
 
 
 def _remove_image(url: str, image: str) -> None:
