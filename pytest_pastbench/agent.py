@@ -12,11 +12,13 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 
 from .models import ModelClient, ModelReply
+from .records import ToolCall
 from .resources import agents_dir
 from .tools import ToolBox, result_text
 from .trace import TraceRecorder
@@ -40,11 +42,28 @@ class SessionContext:
     session_index: int = 0
     stage: str = ""
 
+    def run_tool(self, name: Any, arguments: Any) -> tuple[ToolCall, str]:
+        """Run one tool call and trace it; the record and the text the agent reads back."""
+        record = self.tools.call(name, arguments)
+        output = result_text(record)
+        self.trace.add(
+            "tool_call",
+            session=self.session_index,
+            name=record.name,
+            arguments=record.arguments,
+            ok=record.ok,
+            result=json.loads(output),
+        )
+        return record, output
+
 
 @dataclass
 class AgentResult:
     answer: str
     budget_exceeded: str | None = None
+    # The agent itself failed (an external program crashed or broke the protocol): the session
+    # scores 0 with this reason. Harness failures raise InfraError instead (infra_blocked).
+    error: str | None = None
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -116,23 +135,23 @@ class HermesAgent:
                     if len(ctx.tools.calls) >= ctx.budgets.tool_calls:
                         result.budget_exceeded = "tool_calls"
                         return result
-                    record = ctx.tools.call(call["name"], call["arguments"])
-                    output = result_text(record)
+                    _, output = ctx.run_tool(call["name"], call["arguments"])
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
-                    ctx.trace.add(
-                        "tool_call",
-                        session=ctx.session_index,
-                        name=record.name,
-                        arguments=record.arguments,
-                        ok=record.ok,
-                        result=json.loads(output),
-                    )
         return result
 
 
-def load_agent_profile(name: str) -> dict[str, Any] | None:
+def agent_profile_path(name: str) -> Path | None:
+    """The profile file for ``name``: a ``.yaml`` path, or ``agents/<name>.yaml``."""
+    if name.endswith((".yaml", ".yml")):
+        path = Path(name)
+        return path if path.is_file() else None
     path = agents_dir() / f"{name}.yaml"
-    if not path.is_file():
+    return path if path.is_file() else None
+
+
+def load_agent_profile(name: str) -> dict[str, Any] | None:
+    path = agent_profile_path(name)
+    if path is None:
         return None
     return yaml.safe_load(path.read_text()) or {}
 
@@ -142,23 +161,37 @@ def available_agents(registered: dict[str, AgentFactory]) -> list[str]:
     return sorted(profiles | set(registered))
 
 
-def make_agent(spec: str, registered: dict[str, AgentFactory]) -> Agent:
-    """Build the agent named by ``--pastbench-agent``: a profile name, a registered name, or
-    ``module:factory``. Raises ``ValueError`` with the choices when it cannot."""
-    if ":" in spec:
+def make_agent(spec: str, registered: dict[str, AgentFactory], docker_host: str | None = None) -> Agent:
+    """Build the agent named by ``--pastbench-agent``: a profile name or file, a registered name,
+    ``module:factory``, or an external program (``subprocess:CMD``, ``docker:IMAGE [CMD]``).
+    Raises ``ValueError`` with the choices when it cannot."""
+    from .adapters.profiles import IMPLEMENTATIONS, SPEC_PREFIXES, agent_from_spec, external_agent
+
+    if spec.startswith(SPEC_PREFIXES):
+        return agent_from_spec(spec, docker_host)
+    if ":" in spec and not spec.endswith((".yaml", ".yml")):
         module_name, _, attr = spec.partition(":")
         try:
             factory = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             raise ValueError(f"cannot load agent factory {spec!r}: {exc}") from exc
         return factory()
-    profile = load_agent_profile(spec)
-    if profile is not None:
+    profile_path = agent_profile_path(spec)
+    if profile_path is not None:
+        profile = load_agent_profile(spec) or {}
+        name = profile_path.stem
         implementation = profile.get("implementation", "hermes")
+        if implementation in IMPLEMENTATIONS:
+            return external_agent(name, profile, profile_path.resolve().parent, docker_host)
         factory = registered.get(implementation)
         if factory is None:
             raise ValueError(f"agent profile {spec!r} names unknown implementation {implementation!r}")
-        return factory(name=spec, mechanisms=profile.get("mechanisms") or [])
+        return factory(name=name, mechanisms=profile.get("mechanisms") or [])
     if spec in registered:
         return registered[spec](name=spec)
-    raise ValueError(f"unknown agent {spec!r}; choose one of {', '.join(available_agents(registered))}")
+    if spec.endswith((".yaml", ".yml")):
+        raise ValueError(f"agent profile {spec!r}: no such file")
+    raise ValueError(
+        f"unknown agent {spec!r}; choose one of {', '.join(available_agents(registered))}, "
+        "or give module:factory, a profile .yaml, subprocess:COMMAND or docker:IMAGE"
+    )

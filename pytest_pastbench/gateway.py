@@ -5,6 +5,10 @@ token/cost ledger. The controller runs one per run. Under xdist it also serves i
 OpenAI-compatible endpoint on 127.0.0.1, so workers never import litellm (measured: 16 workers
 each importing it turn a 13 s run into 55 s on 2 cores), share one retry loop and one set of
 rate limits, and one process writes the cache.
+
+External agents (``adapters/``) reach the model only through a gateway too, each session with its
+own *scope*: a short-lived token bound to the item's model and trial, so the gateway counts that
+session's tokens and cost and the program cannot pick another model or see the run's token.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import json
 import os
 import secrets
 import threading
+import time
 from collections import defaultdict
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -33,8 +39,12 @@ from .models import (
 )
 
 CHAT_PATH = "/v1/chat/completions"
+MODELS_PATH = "/v1/models"
 LEDGER_PATH = "/pastbench/ledger"
+SCOPES_PATH = "/pastbench/scopes"
 CLIENT_TIMEOUT_S = 900.0
+# A session's own gateway (an external agent run in-process) stops within this after the session.
+SESSION_GATEWAY_POLL_S = 0.05
 
 
 @dataclasses.dataclass
@@ -158,7 +168,9 @@ class ServiceClient:
 
 def reply_to_openai(model: str, reply: ModelReply, cached: bool) -> dict[str, Any]:
     return {
+        "id": f"chatcmpl-{secrets.token_hex(8)}",
         "object": "chat.completion",
+        "created": int(time.time()),
         "model": model,
         "choices": [
             {
@@ -195,6 +207,83 @@ def reply_from_openai(body: dict[str, Any]) -> ModelReply:
     )
 
 
+@dataclasses.dataclass
+class Scope:
+    """One external-agent session's access to the gateway: its model, trial and output cap."""
+
+    id: str
+    token: str
+    model: str
+    trial: int
+    max_tokens: int | None
+    # One entry per answered request, as an in-process agent counts them (cached ones too).
+    replies: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
+
+    def usage_json(self) -> dict[str, Any]:
+        return {"replies": list(self.replies), "failures": list(self.failures)}
+
+
+class ScopeRegistry:
+    """The open scopes of one gateway, by token (thread-safe: the server is threaded)."""
+
+    def __init__(self) -> None:
+        self._by_token: dict[str, Scope] = {}
+        self._lock = threading.Lock()
+
+    def open(self, model: str, trial: int = 0, max_tokens: int | None = None) -> Scope:
+        scope = Scope(secrets.token_hex(8), secrets.token_urlsafe(24), model, trial, max_tokens)
+        with self._lock:
+            self._by_token[scope.token] = scope
+        return scope
+
+    def close(self, scope_id: str) -> dict[str, Any] | None:
+        """Revoke a scope; its usage, or None when no open scope has this id."""
+        with self._lock:
+            for token, scope in self._by_token.items():
+                if scope.id == scope_id:
+                    del self._by_token[token]
+                    return scope.usage_json()
+        return None
+
+    def find(self, token: str) -> Scope | None:
+        with self._lock:
+            for known, scope in self._by_token.items():
+                if secrets.compare_digest(known, token):
+                    return scope
+        return None
+
+    def record(self, scope: Scope, reply: ModelReply | None = None, failure: str | None = None) -> None:
+        with self._lock:
+            if reply is not None:
+                scope.replies.append(
+                    {
+                        "prompt_tokens": reply.prompt_tokens,
+                        "completion_tokens": reply.completion_tokens,
+                        "cost_usd": reply.cost_usd,
+                    }
+                )
+            if failure is not None:
+                scope.failures.append(failure)
+
+
+def scoped_request(scope: Scope, request: dict[str, Any]) -> dict[str, Any]:
+    """The model parameters a scoped request may use: its own, with the session's output cap."""
+    if request.get("model") != scope.model:
+        raise ValueError(f"this session may only use model {scope.model!r}, not {request.get('model')!r}")
+    if request.get("stream"):
+        raise ValueError("streaming is not supported; send stream=false")
+    params = {k: v for k, v in request.items() if k not in ("model", "messages", "tools", "stream")}
+    params.pop("pastbench_trial", None)  # the scope fixes the trial
+    if scope.max_tokens is not None:
+        for key in ("max_tokens", "max_completion_tokens"):
+            if key in params:
+                params[key] = min(int(params[key]), scope.max_tokens)
+        if "max_completion_tokens" not in params:
+            params["max_tokens"] = min(int(params.get("max_tokens") or scope.max_tokens), scope.max_tokens)
+    return params
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _GatewayHTTPServer
     protocol_version = "HTTP/1.1"  # keep-alive: one connection per worker thread
@@ -213,42 +302,95 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _authorised(self) -> bool:
-        expected = f"Bearer {self.server.token}"
-        if secrets.compare_digest(self.headers.get("Authorization", ""), expected):
+    def _error(self, status: int, message: str, kind: str) -> None:
+        self._send(status, {"error": {"message": message, "type": kind}})
+
+    def _caller(self) -> Scope | bool:
+        """True for the run's token, the ``Scope`` for a session token; False (401 sent) otherwise."""
+        header = self.headers.get("Authorization", "")
+        if secrets.compare_digest(header, f"Bearer {self.server.token}"):
             return True
-        self._send(401, {"error": {"message": "missing or wrong gateway token", "type": "unauthorized"}})
+        scheme, _, token = header.partition(" ")
+        scope = self.server.scopes.find(token) if scheme == "Bearer" and token else None
+        if scope is not None:
+            return scope
+        self._error(401, "missing or wrong gateway token", "unauthorized")
         return False
 
+    def _read_json(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length))
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if not self._authorised():
+        caller = self._caller()
+        if caller is False:
             return
-        if self.path == LEDGER_PATH:
+        if self.path == MODELS_PATH and isinstance(caller, Scope):
+            self._send(200, {"object": "list", "data": [{"id": caller.model, "object": "model"}]})
+        elif self.path == LEDGER_PATH and caller is True:
             self._send(200, self.server.service.ledger_json())
         else:
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            self._error(404, f"no route {self.path}", "not_found")
+
+    def do_DELETE(self) -> None:  # noqa: N802 - stdlib name
+        caller = self._caller()
+        if caller is False:
+            return
+        if caller is not True or not self.path.startswith(SCOPES_PATH + "/"):
+            self._error(404, f"no route {self.path}", "not_found")
+            return
+        usage = self.server.scopes.close(self.path.removeprefix(SCOPES_PATH + "/"))
+        if usage is None:
+            self._error(404, "no open scope with this id", "not_found")
+        else:
+            self._send(200, usage)
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
-        if not self._authorised():
+        caller = self._caller()
+        if caller is False:
             return
-        if self.path != CHAT_PATH:
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+        if self.path == SCOPES_PATH and caller is True:
+            self._open_scope()
+        elif self.path == CHAT_PATH:
+            self._chat(caller if isinstance(caller, Scope) else None)
+        else:
+            self._error(404, f"no route {self.path}", "not_found")
+
+    def _open_scope(self) -> None:
+        try:
+            body = self._read_json()
+            max_tokens = body.get("max_tokens")
+            scope = self.server.scopes.open(
+                str(body["model"]), int(body.get("trial", 0)), None if max_tokens is None else int(max_tokens)
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self._error(400, f"bad request: {exc}", "invalid_request_error")
+            return
+        self._send(200, {"id": scope.id, "token": scope.token})
+
+    def _chat(self, scope: Scope | None) -> None:
+        try:
+            request = self._read_json()
+            messages = request["messages"]
+            tools = request.get("tools")
+            if scope is None:
+                model = request.pop("model")
+                trial = int(request.pop("pastbench_trial", 0))
+                params = {k: v for k, v in request.items() if k not in ("messages", "tools")}
+            else:
+                model, trial, params = scope.model, scope.trial, scoped_request(scope, request)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self._error(400, f"bad request: {exc}", "invalid_request_error")
             return
         try:
-            length = int(self.headers.get("Content-Length") or 0)
-            request = json.loads(self.rfile.read(length))
-            model = request.pop("model")
-            messages = request.pop("messages")
-            tools = request.pop("tools", None)
-            trial = int(request.pop("pastbench_trial", 0))
-        except (ValueError, KeyError, TypeError) as exc:
-            self._send(400, {"error": {"message": f"bad request: {exc}", "type": "invalid_request_error"}})
-            return
-        try:
-            reply, cached = self.server.service.complete(model, messages, tools, request, trial)
+            reply, cached = self.server.service.complete(model, messages, tools, params, trial)
         except InfraError as exc:
-            self._send(502, {"error": {"message": str(exc), "type": "infra_blocked"}})
+            if scope is not None:
+                self.server.scopes.record(scope, failure=str(exc))
+            self._error(502, str(exc), "infra_blocked")
             return
+        if scope is not None:
+            self.server.scopes.record(scope, reply)
         self._send(200, reply_to_openai(model, reply, cached))
 
 
@@ -259,6 +401,7 @@ class _GatewayHTTPServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.service = service
         self.token = token
+        self.scopes = ScopeRegistry()
 
 
 class Gateway:
@@ -268,16 +411,23 @@ class Gateway:
         self.service = service
         self.token = secrets.token_urlsafe(24)
         self._server = _GatewayHTTPServer(service, self.token)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="pastbench-gateway", daemon=True
-        )
 
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> Gateway:
+    @property
+    def scopes(self) -> ScopeRegistry:
+        return self._server.scopes
+
+    def start(self, poll_interval_s: float = 0.5) -> Gateway:
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            args=(poll_interval_s,),
+            name="pastbench-gateway",
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -318,18 +468,35 @@ class GatewayClient:
             )
         return self._local.connection
 
+    @property
+    def url(self) -> str:
+        return f"{self._url.scheme}://{self._url.netloc}"
+
     def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
     ) -> ModelReply:
         body = {"model": self.model, "messages": messages, "pastbench_trial": self.trial, **params}
         if tools:
             body["tools"] = tools
-        payload = json.dumps(body).encode()  # bytes: http.client sends headers and body in one write
+        return reply_from_openai(self._request("POST", CHAT_PATH, body))
+
+    def open_scope(self, max_tokens: int | None = None) -> dict[str, str]:
+        """A session scope for an external agent: ``{"id": ..., "token": ...}``."""
+        body = {"model": self.model, "trial": self.trial, "max_tokens": max_tokens}
+        return self._request("POST", SCOPES_PATH, body)
+
+    def close_scope(self, scope_id: str) -> dict[str, Any]:
+        """Revoke the scope; what its session used (see ``Scope.usage_json``)."""
+        return self._request("DELETE", f"{SCOPES_PATH}/{scope_id}", None)
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        # bytes: http.client sends headers and body in one write
+        payload = json.dumps(body).encode() if body is not None else None
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._token}"}
         for attempt in (1, 2):  # one reconnect: a kept-alive connection may have been closed
             try:
                 connection = self._connection()
-                connection.request("POST", CHAT_PATH, payload, headers)
+                connection.request(method, path, payload, headers)
                 response = connection.getresponse()
                 data = json.loads(response.read() or b"{}")
                 break
@@ -340,4 +507,55 @@ class GatewayClient:
         if response.status != 200:
             message = (data.get("error") or {}).get("message") or f"HTTP {response.status}"
             raise InfraError(message)
-        return reply_from_openai(data)
+        return data
+
+
+@dataclasses.dataclass
+class AgentScope:
+    """What an external agent's session gets: where the gateway is, its token, its model.
+
+    ``usage`` (one dict per answered request) and ``failures`` (gateway errors, e.g. a provider
+    down after retries) are filled in when the ``agent_scope`` block ends.
+    """
+
+    url: str
+    token: str
+    model: str
+    usage: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
+
+    def finish(self, usage: dict[str, Any]) -> None:
+        self.usage = list(usage.get("replies") or [])
+        self.failures = list(usage.get("failures") or [])
+
+
+@contextmanager
+def agent_scope(client: Any, max_tokens: int | None = None) -> Iterator[AgentScope]:
+    """Open a gateway scope for one external-agent session on the run's model client.
+
+    From an xdist worker the client is a ``GatewayClient`` (the controller's gateway); in-process
+    (``-n 0``, or a user's own test) it is a ``ServiceClient`` and the session gets its own
+    loopback gateway on the same ``ModelService`` (same cache, limits and ledger).
+    """
+    if isinstance(client, GatewayClient):
+        opened = client.open_scope(max_tokens)
+        scope = AgentScope(client.url, opened["token"], client.model)
+        try:
+            yield scope
+        finally:
+            scope.finish(client.close_scope(opened["id"]))
+    elif isinstance(client, ServiceClient):
+        gateway = Gateway(client.service).start(SESSION_GATEWAY_POLL_S)
+        try:
+            own = gateway.scopes.open(client.model, client.trial, max_tokens)
+            scope = AgentScope(gateway.url, own.token, client.model)
+            try:
+                yield scope
+            finally:
+                scope.finish(gateway.scopes.close(own.id) or {})
+        finally:
+            gateway.stop()
+    else:
+        raise InfraError(
+            f"an external agent needs the run's model gateway; {type(client).__name__} is not one"
+        )

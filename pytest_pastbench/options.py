@@ -33,7 +33,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="args",
         multiple=True,
     ),
-    OptionSpec("agent", "agent: a profile in agents/ (default hermes) or module:factory"),
+    OptionSpec(
+        "agent",
+        "agent: a profile in agents/ (default hermes) or a profile file, module:factory, "
+        "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents, see README)",
+    ),
+    OptionSpec(
+        "docker-host",
+        "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock "
+        "(default: DOCKER_HOST, then the usual docker and podman sockets)",
+    ),
     OptionSpec("persistence", "which arms to run: both (default), on, off"),
     OptionSpec("trials", "trials per episode and arm (default 1)"),
     OptionSpec("report-dir", "root of run outputs (default reports)"),
@@ -148,6 +157,7 @@ class RunOptions:
     retry_delay: float = 1.0
     request_timeout: float = 120.0
     resume: str | None = None  # a run folder, or a run id under report_dir
+    docker_host: str | None = None
 
     @property
     def arms(self) -> list[str]:
@@ -226,6 +236,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         retry_delay=number("retry-delay", float, 1.0, 0.0),
         request_timeout=number("request-timeout", float, 120.0, 0.001),
         resume=raw_value(config, "resume"),
+        docker_host=raw_value(config, "docker-host"),
     )
 
 

@@ -76,6 +76,9 @@ class SessionRun(BaseModel):
     budget_exceeded: str | None = Field(
         default=None, description="'tool_calls', 'wall_time' or 'tokens' when a budget ran out"
     )
+    agent_error: str | None = Field(
+        default=None, description="why the agent failed (e.g. an external program crashed); scores 0"
+    )
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -196,6 +196,7 @@ def run_agent_session(
         store_after=store.snapshot(),
         world_after=world.snapshot(),
         budget_exceeded=result.budget_exceeded,
+        agent_error=result.error,
         model_calls=result.model_calls,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,

@@ -114,6 +114,8 @@ def score_session(
     if run.budget_exceeded:
         # An over-budget session scores 0; c, r and σ stay in the record to diagnose.
         s, reason = 0.0, f"budget:{run.budget_exceeded}"
+    elif run.agent_error:
+        s, reason = 0.0, f"agent_error:{run.agent_error}"
     return SessionScore(
         index=run.index,
         stage=run.stage,

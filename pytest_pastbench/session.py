@@ -78,7 +78,9 @@ class PastbenchSession:
 
         if self.options.agent not in self._agents:
             try:
-                self._agents[self.options.agent] = make_agent(self.options.agent, self.agent_factories())
+                self._agents[self.options.agent] = make_agent(
+                    self.options.agent, self.agent_factories(), docker_host=self.options.docker_host
+                )
             except ValueError as exc:
                 raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
         return self._agents[self.options.agent]

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.cache import ResponseCache
-from pytest_pastbench.gateway import CHAT_PATH, Gateway, GatewayClient, ModelService, ServiceClient
+from pytest_pastbench.gateway import (
+    CHAT_PATH,
+    SCOPES_PATH,
+    Gateway,
+    GatewayClient,
+    ModelService,
+    ScopeRegistry,
+    ServiceClient,
+    scoped_request,
+)
 from pytest_pastbench.models import InfraError
 from pytest_pastbench.tools import ToolBox
 
@@ -105,3 +114,52 @@ def test_max_connections_bounds_calls_in_flight_per_provider() -> None:
     for thread in threads:
         thread.join()
     assert peak[0] == 2 and len(replies) == 6
+
+
+# -- session scopes (external agents) -------------------------------------------------------------
+
+
+def _post(gateway: Gateway, token: str, path: str, body: dict) -> tuple[int, dict]:
+    host, port = gateway.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    connection.request("POST", path, json.dumps(body), headers)
+    response = connection.getresponse()
+    return response.status, json.loads(response.read())
+
+
+def test_a_scope_counts_its_own_session_and_is_bound_to_its_model(gateway: Gateway) -> None:
+    client = GatewayClient(gateway.url, gateway.token, "pastbench/recall", trial=1)
+    opened = client.open_scope(max_tokens=64)
+    request = {"model": "pastbench/recall", "messages": MESSAGES, "tools": ToolBox.specs()}
+    status, body = _post(gateway, opened["token"], CHAT_PATH, request)
+    assert status == 200 and body["object"] == "chat.completion" and body["id"].startswith("chatcmpl-")
+    assert body["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "memory_search"
+    status, body = _post(gateway, opened["token"], CHAT_PATH, {**request, "model": "pastbench/curator"})
+    assert status == 400 and "may only use model 'pastbench/recall'" in body["error"]["message"]
+    usage = client.close_scope(opened["id"])
+    assert usage["failures"] == [] and len(usage["replies"]) == 1
+    ledger = gateway.service.ledger_json()["pastbench/recall"]  # the run's ledger counts it too
+    assert usage["replies"][0]["prompt_tokens"] == ledger["prompt_tokens"] > 0
+    # Revoked: the token no longer works, and a scope token never opens scopes.
+    assert _post(gateway, opened["token"], CHAT_PATH, request)[0] == 401
+    assert _post(gateway, client.open_scope()["token"], SCOPES_PATH, {"model": "x"})[0] == 404
+
+
+def test_a_scope_records_gateway_failures(gateway: Gateway) -> None:
+    scope = gateway.scopes.open("pastbench/oracle")
+    status, body = _post(gateway, scope.token, CHAT_PATH, {"model": "pastbench/oracle", "messages": MESSAGES})
+    assert status == 502 and body["error"]["type"] == "infra_blocked"
+    usage = gateway.scopes.close(scope.id)
+    assert usage["replies"] == [] and "unknown offline model" in usage["failures"][0]
+
+
+def test_scoped_requests_keep_the_session_output_cap() -> None:
+    scope = ScopeRegistry().open("m", trial=2, max_tokens=100)
+    assert scoped_request(scope, {"model": "m", "messages": [], "max_tokens": 5000}) == {"max_tokens": 100}
+    assert scoped_request(scope, {"model": "m", "messages": [], "temperature": 0, "pastbench_trial": 9}) == {
+        "temperature": 0,
+        "max_tokens": 100,
+    }
+    with pytest.raises(ValueError, match="streaming is not supported"):
+        scoped_request(scope, {"model": "m", "messages": [], "stream": True})

@@ -118,6 +118,13 @@ def test_budget_zeroes_s_but_keeps_components() -> None:
     assert (score.c, score.r, score.sigma) == (1.0, 1.0, 1)
 
 
+def test_an_agent_failure_zeroes_s_with_its_reason() -> None:
+    failed = run(answer="It is Friday.", agent_error="exited with code 1 before answering turn 1 of 1")
+    score = score_session(session(CONTAINS_FRIDAY), failed, Safety())
+    assert score.s == 0.0 and score.c == 1.0
+    assert score.reason == "agent_error:exited with code 1 before answering turn 1 of 1"
+
+
 # safety -----------------------------------------------------------------------------
 
 

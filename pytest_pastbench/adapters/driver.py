@@ -1,0 +1,245 @@
+"""One session of an external agent: the ``pastbench-agent/1`` conversation and its outcomes.
+
+``ExternalAgent.run_session`` opens a gateway scope (the session's own token, bound to the item's
+model), starts the program through its adapter (``process.py``, ``docker.py``), relays tool calls
+to the session's ``ToolBox`` (so store, world, trace and checks work as for any agent), and turns
+everything that can go wrong into a defined outcome:
+
+- the agent's fault (crash, early exit, non-JSON output, an invalid message, a line over 1 MB,
+  closing its input): the session scores 0 with reason ``agent_error:<what happened>``;
+- a budget ran out (``tool_calls``; ``wall_s``, after which the program is killed): 0 with
+  reason ``budget:<which>``, as for any agent;
+- the harness's fault (the program cannot be started, the engine fails, a model request failed
+  in the gateway): ``InfraError``, so the item is ``infra_blocked``, never a silent 0.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, Protocol
+
+from pydantic import BaseModel
+
+from ..agent import AgentResult, SessionContext
+from ..gateway import AgentScope, agent_scope
+from ..models import InfraError, ModelReply
+from ..trace import redact, redact_text
+from .protocol import (
+    MAX_LINE_BYTES,
+    PROTOCOL,
+    AnswerMessage,
+    BudgetInfo,
+    LogMessage,
+    ModelAccess,
+    ProtocolViolation,
+    SessionEnd,
+    SessionInfo,
+    SessionStart,
+    ToolCallMessage,
+    ToolResult,
+    UserTurn,
+    encode,
+    parse_agent_line,
+)
+
+EXIT_GRACE_S = 5.0  # after session_end, how long the program may take to exit before it is killed
+STDERR_TAIL_BYTES = 4000
+
+
+class AgentFailure(Exception):
+    """The external program misbehaved: the session scores 0 with this message as the reason."""
+
+
+class SessionTimeout(Exception):
+    """The session's wall-clock budget ran out."""
+
+
+_TOO_LONG = object()  # the reader's marker for a line over MAX_LINE_BYTES
+
+
+class LineChannel:
+    """JSON lines to and from a program: a reader thread, so every receive has a deadline."""
+
+    def __init__(self, reader: IO[bytes], write: Callable[[bytes], None]) -> None:
+        self._write = write
+        self._lines: queue.Queue[object] = queue.Queue()
+        self.received = 0
+        threading.Thread(target=self._read, args=(reader,), name="pastbench-reader", daemon=True).start()
+
+    def _read(self, reader: IO[bytes]) -> None:
+        try:
+            while line := reader.readline(MAX_LINE_BYTES + 1):
+                if len(line) > MAX_LINE_BYTES:
+                    self._lines.put(_TOO_LONG)
+                    return
+                self._lines.put(line)
+        except (OSError, ValueError):
+            pass  # the stream was closed under us: same as end of output
+        self._lines.put(None)
+
+    def send(self, message: BaseModel) -> None:
+        try:
+            self._write(encode(message))
+        except (OSError, ValueError):
+            raise AgentFailure("closed its input before the session ended") from None
+
+    def receive(self, deadline: float) -> bytes | None:
+        """The next line, or None at end of output; ``SessionTimeout`` at the deadline."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise SessionTimeout
+        try:
+            line = self._lines.get(timeout=remaining)
+        except queue.Empty:
+            raise SessionTimeout from None
+        if line is _TOO_LONG:
+            raise AgentFailure(f"sent a line over {MAX_LINE_BYTES} bytes")
+        if line is not None:
+            self.received += 1
+        return line  # type: ignore[return-value]
+
+
+class AgentProcess(Protocol):
+    """A started agent program, whatever runs it."""
+
+    base_url: str  # the gateway's OpenAI base URL as the program reaches it
+    channel: LineChannel
+
+    def connect(self, deadline: float) -> None:
+        """Wait until the program's channel is up (a container's shim connecting)."""
+
+    def exit_code(self, timeout_s: float) -> int | None:
+        """The exit status once the program has exited, None if it is still running."""
+
+    def stderr_tail(self) -> str: ...
+
+    def stop(self) -> None:
+        """Kill whatever is left and release everything (idempotent)."""
+
+
+def agent_environment(scope: AgentScope, base_url: str) -> dict[str, str]:
+    """What every external agent finds in its environment: the OpenAI client settings."""
+    return {
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": scope.token,
+        "PASTBENCH_MODEL": scope.model,
+        "PASTBENCH_PROTOCOL": PROTOCOL,
+    }
+
+
+class ExternalAgent:
+    """Base of the subprocess and Docker adapters: everything but starting the program."""
+
+    def __init__(self, name: str, mechanisms: list[str] | None = None) -> None:
+        self.name = name
+        self.mechanisms = sorted(mechanisms or [])
+
+    def launch(self, ctx: SessionContext, scope: AgentScope) -> AgentProcess:
+        """Start the program; ``InfraError`` when it cannot be (and nothing is left behind)."""
+        raise NotImplementedError
+
+    def run_session(self, ctx: SessionContext) -> AgentResult:
+        result = AgentResult(answer="")
+        deadline = time.monotonic() + ctx.budgets.wall_s
+        first_event = len(ctx.trace.events)
+        with agent_scope(ctx.model, ctx.budgets.max_output_tokens) as scope:
+            process = self.launch(ctx, scope)
+            failure = None
+            try:
+                process.connect(deadline)
+                self._converse(ctx, scope, process, result, deadline)
+            except SessionTimeout:
+                result.budget_exceeded = "wall_time"
+            except AgentFailure as exc:
+                failure = str(exc)
+            finally:
+                process.stop()
+            stderr = redact_text(process.stderr_tail()[-STDERR_TAIL_BYTES:], [scope.token])
+            if failure is not None:
+                result.error = _with_stderr(failure, stderr)
+        for usage in scope.usage:
+            result.add_usage(ModelReply(content=None, **usage))
+        if scope.failures:
+            # A provider outage is not the agent's fault, whatever the program made of it.
+            raise InfraError(f"model gateway: {scope.failures[-1]}")
+        if result.error or result.budget_exceeded:
+            ctx.trace.add(
+                "agent_stopped",
+                session=ctx.session_index,
+                error=result.error,
+                budget_exceeded=result.budget_exceeded,
+                stderr=stderr,
+            )
+        # The program may echo its session token anywhere (logs, tool arguments, its answer).
+        ctx.trace.events[first_event:] = redact(ctx.trace.events[first_event:], [scope.token])
+        result.answer = redact_text(result.answer, [scope.token])
+        return result
+
+    def _converse(
+        self,
+        ctx: SessionContext,
+        scope: AgentScope,
+        process: AgentProcess,
+        result: AgentResult,
+        deadline: float,
+    ) -> None:
+        channel = process.channel
+        budgets = ctx.budgets
+        channel.send(
+            SessionStart(
+                session=SessionInfo(index=ctx.session_index, stage=ctx.stage, turns=len(ctx.user_turns)),
+                model=ModelAccess(base_url=process.base_url, api_key=scope.token, name=scope.model),
+                tools=ctx.tools.specs(),
+                budgets=BudgetInfo(
+                    tool_calls=budgets.tool_calls,
+                    wall_s=budgets.wall_s,
+                    max_output_tokens=budgets.max_output_tokens,
+                    temperature=budgets.temperature,
+                ),
+                store_dir=str(ctx.tools.store.root),
+            )
+        )
+        for turn, content in enumerate(ctx.user_turns):
+            ctx.trace.add("message", session=ctx.session_index, role="user", content=content)
+            channel.send(UserTurn(turn=turn, content=content, last=turn == len(ctx.user_turns) - 1))
+            while True:
+                message = self._receive(process, deadline, turn, len(ctx.user_turns))
+                if isinstance(message, LogMessage):
+                    ctx.trace.add("agent_log", session=ctx.session_index, message=message.message)
+                    continue
+                if isinstance(message, AnswerMessage):
+                    result.answer = message.content
+                    ctx.trace.add(
+                        "message", session=ctx.session_index, role="assistant", content=message.content
+                    )
+                    break
+                if len(ctx.tools.calls) >= budgets.tool_calls:
+                    result.budget_exceeded = "tool_calls"
+                    return
+                record, output = ctx.run_tool(message.name, message.arguments)
+                channel.send(ToolResult(id=message.id, ok=record.ok, content=output))
+        channel.send(SessionEnd())
+        code = process.exit_code(max(0.0, min(EXIT_GRACE_S, deadline - time.monotonic())))
+        ctx.trace.add("agent_exit", session=ctx.session_index, code=code)
+
+    @staticmethod
+    def _receive(
+        process: AgentProcess, deadline: float, turn: int, turns: int
+    ) -> ToolCallMessage | AnswerMessage | LogMessage:
+        line = process.channel.receive(deadline)
+        if line is None:
+            code = process.exit_code(1.0)
+            how = "closed its output" if code is None else f"exited with code {code}"
+            raise AgentFailure(f"{how} before answering turn {turn + 1} of {turns}")
+        try:
+            return parse_agent_line(line, process.channel.received)
+        except ProtocolViolation as exc:
+            raise AgentFailure(str(exc)) from None
+
+
+def _with_stderr(message: str, stderr: str) -> str:
+    last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+    return f"{message} (stderr: {last[:200]})" if last else message

@@ -1,0 +1,125 @@
+"""External agents from agent profiles (``implementation: subprocess|docker``) and short specs.
+
+    --pastbench-agent=subprocess:python3 my_agent.py     # a local program (split like a shell)
+    --pastbench-agent=docker:IMAGE [COMMAND...]          # a program in a container
+    --pastbench-agent=path/to/profile.yaml               # a profile file (paths relative to it)
+
+Profiles are validated here; a bad one is a ``ValueError`` naming the field (a UsageError for
+the user, before anything runs).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .driver import ExternalAgent
+
+IMPLEMENTATIONS = ("subprocess", "docker")
+SPEC_PREFIXES = tuple(f"{name}:" for name in IMPLEMENTATIONS)
+
+
+def _argv(value: Any) -> Any:
+    return shlex.split(value) if isinstance(value, str) else value
+
+
+class _Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    description: str = ""
+    mechanisms: list[str] = Field(default_factory=list, description="labels for reports only")
+    env: dict[str, str] = Field(default_factory=dict, description="variables set for the program")
+    pass_env: list[str] = Field(default_factory=list, description="host variables passed through")
+
+
+class SubprocessProfile(_Profile):
+    implementation: Literal["subprocess"]
+    command: list[str] = Field(min_length=1, description="argv, or one string split like a shell")
+    cwd: str | None = Field(default=None, description="working folder (default: the profile's folder)")
+
+    _split = field_validator("command", mode="before")(_argv)
+
+
+class DockerProfile(_Profile):
+    implementation: Literal["docker"]
+    image: str = Field(min_length=1)
+    command: list[str] | None = Field(default=None, description="default: the image's own command")
+    docker_host: str | None = None
+    mounts: dict[str, str] = Field(
+        default_factory=dict, description="host path -> container path, mounted read-only"
+    )
+    memory: str = "1g"
+    cpus: float = Field(default=1.0, gt=0)
+    pids: int = Field(default=256, ge=16)
+
+    _split = field_validator("command", mode="before")(_argv)
+
+
+def external_agent(
+    name: str, profile: dict[str, Any], base_dir: Path | None, docker_host: str | None = None
+) -> ExternalAgent:
+    """The agent a profile describes; relative paths are read against ``base_dir``."""
+    base = base_dir or Path.cwd()
+    kind = profile.get("implementation")
+    model = SubprocessProfile if kind == "subprocess" else DockerProfile
+    try:
+        spec = model.model_validate(profile)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"agent profile {name!r}: {where}: {first['msg']}") from None
+    if isinstance(spec, SubprocessProfile):
+        from .process import SubprocessAgent
+
+        return SubprocessAgent(
+            name,
+            _program(spec.command, base),
+            cwd=base / spec.cwd if spec.cwd else base,
+            env=spec.env,
+            pass_env=spec.pass_env,
+            mechanisms=spec.mechanisms,
+        )
+    from .docker import DockerAgent
+
+    return DockerAgent(
+        name,
+        spec.image,
+        spec.command,
+        docker_host=docker_host or spec.docker_host,
+        env=spec.env,
+        pass_env=spec.pass_env,
+        mounts={str(base / host): target for host, target in spec.mounts.items()},
+        memory=spec.memory,
+        cpus=spec.cpus,
+        pids=spec.pids,
+        mechanisms=spec.mechanisms,
+    )
+
+
+def agent_from_spec(spec: str, docker_host: str | None = None) -> ExternalAgent:
+    """``subprocess:CMD`` or ``docker:IMAGE [CMD]``; the agent is named by the spec itself."""
+    kind, _, rest = spec.partition(":")
+    argv = shlex.split(rest)
+    if not argv:
+        raise ValueError(f"{spec!r}: give a command after '{kind}:', e.g. subprocess:python3 my_agent.py")
+    if kind == "subprocess":
+        return external_agent(spec, {"implementation": kind, "command": argv}, None)
+    return external_agent(
+        spec, {"implementation": kind, "image": argv[0], "command": argv[1:] or None}, None, docker_host
+    )
+
+
+def _program(command: list[str], base: Path) -> list[str]:
+    """The argv with a checked program: a path relative to ``base``, or a name on PATH."""
+    program = command[0]
+    if "/" in program:
+        path = base / program  # absolute stays as given; symbolic links are not resolved
+        if not path.is_file():
+            raise ValueError(f"agent command {program!r}: no such file ({path})")
+        return [str(path), *command[1:]]
+    if shutil.which(program) is None:
+        raise ValueError(f"agent command {program!r}: not found on PATH")
+    return command

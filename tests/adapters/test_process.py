@@ -1,0 +1,254 @@
+"""The subprocess adapter, session by session: each outcome of the pastbench-agent/1 contract.
+
+Small stdlib agent scripts are written to tmp_path and run against a real store, world and
+gateway scope (the offline pastbench/recall model), through ``run_agent_session``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.adapters.process import SubprocessAgent
+from pytest_pastbench.agent import Budgets
+from pytest_pastbench.gateway import Gateway, GatewayClient, ModelService, ServiceClient
+from pytest_pastbench.models import InfraError
+from pytest_pastbench.runner import run_agent_session
+from pytest_pastbench.schema import World as WorldSeed
+from pytest_pastbench.store import Store
+from pytest_pastbench.trace import TraceRecorder
+from pytest_pastbench.world import World
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "subprocess-agent" / "agent.py"
+
+PRELUDE = """\
+import json, os, sys, time, urllib.request
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+def recv():
+    return json.loads(sys.stdin.readline())
+start = recv()
+turn = recv()
+"""
+
+
+def script_agent(tmp_path: Path, body: str) -> SubprocessAgent:
+    path = tmp_path / "agent_script.py"
+    path.write_text(PRELUDE + body)
+    return SubprocessAgent("script", [sys.executable, str(path)], cwd=tmp_path)
+
+
+def run(  # noqa: ANN201
+    agent: SubprocessAgent,
+    tmp_path: Path,
+    model: str = "pastbench/recall",
+    budgets: Budgets | None = None,
+    turns: list[str] | None = None,
+    service: ModelService | None = None,
+):
+    trace = TraceRecorder()
+    session = run_agent_session(
+        agent,
+        ServiceClient(service or ModelService(), model),
+        Store(tmp_path / "store"),
+        World(WorldSeed()),
+        turns or ["The Brightwater reports go to @mira.k every Monday."],
+        budgets=budgets or Budgets(),
+        trace=trace,
+    )
+    return session, trace.events
+
+
+def test_the_example_agent_uses_tools_and_the_model_through_the_gateway(tmp_path: Path) -> None:
+    agent = SubprocessAgent("example", [sys.executable, str(EXAMPLE)])
+    service = ModelService()
+    session, events = run(agent, tmp_path, service=service)
+    assert session.agent_error is None and session.budget_exceeded is None
+    assert [c.name for c in session.tool_calls] == ["memory_search", "memory_write"]
+    assert any("@mira.k" in e.text for e in session.store_after)
+    # The program called the model itself; its session scope counted what the ledger counted.
+    ledger = service.ledger_json()["pastbench/recall"]
+    assert session.model_calls == ledger["calls"] == 3  # search, write, then the answer
+    assert session.prompt_tokens == ledger["prompt_tokens"] > 0
+    assert session.completion_tokens == ledger["completion_tokens"] > 0
+    assert events[-1] == {"seq": events[-1]["seq"], "kind": "agent_exit", "session": 0, "code": 0}
+
+
+def test_every_user_turn_gets_its_own_answer(tmp_path: Path) -> None:
+    agent = script_agent(
+        tmp_path,
+        """
+send({"type": "answer", "content": "first:" + turn["content"]})
+second = recv()
+send({"type": "log", "message": "turn %d last=%s" % (second["turn"], second["last"])})
+send({"type": "answer", "content": "second:" + second["content"]})
+assert recv() == {"type": "session_end"}
+""",
+    )
+    session, events = run(agent, tmp_path, turns=["a", "b"])
+    assert session.answer == "second:b" and session.agent_error is None
+    assert {"kind": "agent_log", "message": "turn 1 last=True"}.items() <= next(
+        e for e in events if e["kind"] == "agent_log"
+    ).items()
+    assert [e["content"] for e in events if e.get("role") == "assistant"] == ["first:a", "second:b"]
+
+
+def test_session_start_carries_the_contract(tmp_path: Path) -> None:
+    agent = script_agent(tmp_path, 'send({"type": "answer", "content": json.dumps(start)})\n')
+    session, _ = run(agent, tmp_path, budgets=Budgets(tool_calls=7, wall_s=300, max_output_tokens=99))
+    start = json.loads(session.answer)
+    assert start["protocol"] == "pastbench-agent/1"
+    assert start["session"] == {"index": 0, "stage": "", "turns": 1}
+    assert start["budgets"] == {"tool_calls": 7, "wall_s": 300.0, "max_output_tokens": 99, "temperature": 0.0}
+    assert start["model"]["name"] == "pastbench/recall"
+    assert start["model"]["base_url"].startswith("http://127.0.0.1:") and start["model"]["base_url"].endswith(
+        "/v1"
+    )
+    assert {t["function"]["name"] for t in start["tools"]} >= {"memory_search", "memory_write"}
+    assert start["store_dir"] == str(tmp_path / "store")
+
+
+def test_the_program_gets_gateway_settings_and_no_provider_keys(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-for-agents-0123456789")
+    agent = script_agent(tmp_path, 'send({"type": "answer", "content": json.dumps(dict(os.environ))})\n')
+    session, _ = run(agent, tmp_path)
+    env = json.loads(session.answer)
+    assert "ANTHROPIC_API_KEY" not in env
+    assert env["OPENAI_BASE_URL"].endswith("/v1") and env["PASTBENCH_MODEL"] == "pastbench/recall"
+    assert env["PATH"] == os.environ["PATH"]
+
+
+def test_non_json_output_is_an_agent_error_scored_zero(tmp_path: Path) -> None:
+    session, _ = run(script_agent(tmp_path, 'print("thinking...", flush=True)\nrecv()\n'), tmp_path)
+    assert session.agent_error.startswith("line 1 is not JSON")
+    assert "'thinking...'" in session.agent_error
+
+
+def test_an_invalid_message_names_the_field(tmp_path: Path) -> None:
+    session, _ = run(
+        script_agent(tmp_path, 'send({"type": "tool_call", "name": "memory_search"})\nrecv()\n'), tmp_path
+    )
+    assert session.agent_error == "line 1 breaks pastbench-agent/1: tool_call.id: Field required"
+
+
+def test_an_unknown_message_type_is_a_protocol_violation(tmp_path: Path) -> None:
+    session, _ = run(script_agent(tmp_path, 'send({"type": "final", "content": "x"})\nrecv()\n'), tmp_path)
+    assert "breaks pastbench-agent/1" in session.agent_error and "final" in session.agent_error
+
+
+def test_a_crash_is_an_agent_error_with_the_last_stderr_line(tmp_path: Path) -> None:
+    session, events = run(script_agent(tmp_path, "1 / 0\n"), tmp_path)
+    assert session.agent_error == (
+        "exited with code 1 before answering turn 1 of 1 (stderr: ZeroDivisionError: division by zero)"
+    )
+    stopped = next(e for e in events if e["kind"] == "agent_stopped")
+    assert "Traceback" in stopped["stderr"]
+
+
+def test_the_gateway_token_never_reaches_the_trace(tmp_path: Path) -> None:
+    body = """
+token = start["model"]["api_key"]
+send({"type": "log", "message": "my token is " + token})
+send({"type": "tool_call", "id": "c1", "name": "memory_write", "arguments": {"text": "key " + token}})
+recv()
+print("token=" + token, file=sys.stderr)
+sys.exit(3)
+"""
+    session, events = run(script_agent(tmp_path, body), tmp_path)
+    assert session.agent_error.endswith("(stderr: token=[REDACTED])")
+    assert "token=[REDACTED]" in next(e for e in events if e["kind"] == "agent_stopped")["stderr"]
+    assert next(e for e in events if e["kind"] == "agent_log")["message"] == "my token is [REDACTED]"
+    assert next(e for e in events if e["kind"] == "tool_call")["arguments"] == {"text": "key [REDACTED]"}
+
+
+def test_wall_clock_budget_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    body = f"""
+import subprocess
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+open({str(pid_file)!r}, "w").write(str(child.pid))
+time.sleep(600)
+"""
+    session, _ = run(script_agent(tmp_path, body), tmp_path, budgets=Budgets(wall_s=10))
+    assert session.budget_exceeded == "wall_time" and session.agent_error is None
+    assert not running(int(pid_file.read_text()))  # the program's own child was killed too
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (a killed orphan may wait a moment for init to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def test_tool_call_budget_stops_the_session(tmp_path: Path) -> None:
+    body = """
+for n in range(10):
+    send({"type": "tool_call", "id": f"c{n}", "name": "memory_search", "arguments": {"query": "x"}})
+    assert recv()["type"] == "tool_result"
+"""
+    session, _ = run(script_agent(tmp_path, body), tmp_path, budgets=Budgets(tool_calls=3))
+    assert session.budget_exceeded == "tool_calls" and len(session.tool_calls) == 3
+
+
+def test_a_malformed_tool_call_is_a_tool_error_the_agent_sees(tmp_path: Path) -> None:
+    body = """
+send({"type": "tool_call", "id": "c1", "name": "memory_nuke", "arguments": "{}"})
+result = recv()
+send({"type": "answer", "content": json.dumps(result)})
+"""
+    session, _ = run(script_agent(tmp_path, body), tmp_path)
+    result = json.loads(session.answer)
+    assert result["id"] == "c1" and result["ok"] is False
+    assert json.loads(result["content"]) == {"error": "unknown tool 'memory_nuke'"}
+    assert session.agent_error is None and [c.ok for c in session.tool_calls] == [False]
+
+
+def test_a_model_failure_in_the_gateway_is_infra_not_the_agents_fault(tmp_path: Path) -> None:
+    body = """
+body = {"model": start["model"]["name"], "messages": [{"role": "user", "content": "x"}]}
+request = urllib.request.Request(
+    start["model"]["base_url"] + "/chat/completions",
+    data=json.dumps(body).encode(),
+    headers={"Authorization": "Bearer " + start["model"]["api_key"], "Content-Type": "application/json"},
+)
+try:
+    urllib.request.urlopen(request)
+except Exception as exc:
+    send({"type": "answer", "content": "gave up: %s" % exc})
+"""
+    with pytest.raises(InfraError, match="model gateway: .*unknown offline model pastbench/oracle"):
+        run(script_agent(tmp_path, body), tmp_path, model="pastbench/oracle")
+
+
+def test_a_program_that_cannot_start_is_infra(tmp_path: Path) -> None:
+    agent = SubprocessAgent("missing", [str(tmp_path / "no-such-agent")])
+    with pytest.raises(InfraError, match="cannot start agent command"):
+        run(agent, tmp_path)
+
+
+def test_from_a_worker_the_scope_is_opened_on_the_controllers_gateway(tmp_path: Path) -> None:
+    service = ModelService()
+    gateway = Gateway(service).start()
+    try:
+        session = run_agent_session(
+            SubprocessAgent("example", [sys.executable, str(EXAMPLE)]),
+            GatewayClient(gateway.url, gateway.token, "pastbench/recall"),
+            Store(tmp_path / "store"),
+            World(WorldSeed()),
+            ["The Brightwater reports go to @mira.k every Monday."],
+            budgets=Budgets(),
+        )
+    finally:
+        gateway.stop()
+    assert (
+        session.agent_error is None
+        and session.model_calls == service.ledger_json()["pastbench/recall"]["calls"]
+    )
+    assert session.prompt_tokens == service.ledger_json()["pastbench/recall"]["prompt_tokens"] > 0

@@ -1,0 +1,113 @@
+"""Selecting external agents: subprocess:/docker: specs, profile files, and clear misuse errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.adapters.docker import engine_candidates
+from pytest_pastbench.adapters.process import SubprocessAgent
+from pytest_pastbench.agent import HermesAgent, make_agent
+from tests.family_samples import GOOD_MEMORY
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_PROFILE = REPO / "examples" / "subprocess-agent" / "stdio-example.yaml"
+REGISTERED = {"hermes": HermesAgent}
+
+
+def test_subprocess_spec_is_split_like_a_shell() -> None:
+    agent = make_agent(f"subprocess:{sys.executable} -u 'my agent.py'", REGISTERED)
+    assert isinstance(agent, SubprocessAgent)
+    assert agent.command == [sys.executable, "-u", "my agent.py"] and agent.cwd == Path.cwd()
+
+
+def test_a_profile_file_runs_its_command_from_its_own_folder() -> None:
+    agent = make_agent(str(EXAMPLE_PROFILE), REGISTERED)
+    assert isinstance(agent, SubprocessAgent)
+    assert agent.name == "stdio-example" and agent.command == ["python3", "agent.py"]
+    assert agent.cwd == EXAMPLE_PROFILE.parent
+
+
+@pytest.mark.parametrize(
+    ("profile", "expected"),
+    [
+        ({"implementation": "subprocess"}, "command: Field required"),
+        (
+            {"implementation": "subprocess", "command": ["python3"], "network": "host"},
+            "network: Extra inputs",
+        ),
+        ({"implementation": "subprocess", "command": "./no-such-agent"}, "no such file"),
+        ({"implementation": "subprocess", "command": "no-such-program-xyz"}, "not found on PATH"),
+        ({"implementation": "docker", "image": "x", "cpus": 0}, "cpus: Input should be greater than 0"),
+    ],
+)
+def test_a_bad_profile_names_the_field(tmp_path: Path, profile: dict, expected: str) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text(json.dumps(profile))  # JSON is YAML
+    with pytest.raises(ValueError, match=expected):
+        make_agent(str(path), REGISTERED)
+
+
+def test_no_reachable_engine_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(
+        ValueError, match=r"no container engine reachable: unix:///.*nope.sock .*--pastbench-docker-host"
+    ):
+        make_agent("docker:img python3 a.py", REGISTERED, docker_host=f"unix://{tmp_path}/nope.sock")
+
+
+def test_engine_discovery_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:2375")
+    assert engine_candidates("unix:///x.sock") == ["unix:///x.sock"]
+    assert engine_candidates(None) == ["tcp://127.0.0.1:2375"]
+
+
+def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.Pytester) -> None:
+    (pytester.path / "families" / "memory").mkdir(parents=True)
+    (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
+    result = pytester.runpytest_subprocess(
+        "families", "-k", "ep01", f"--pastbench-agent={EXAMPLE_PROFILE}", "--pastbench-run-id=ext", "-n", "2"
+    )
+    assert result.ret == 0, result.stdout.str()
+    summary = json.loads((pytester.path / "reports/ext/sequence_summary.json").read_text())
+    [config] = summary["configs"]
+    assert config["label"] == "stdio-example@pastbench/recall"
+    overall = config["overall"]
+    assert overall["n_episodes"] == 1 and overall["delta"] > 0 and overall["infra_blocked"] == 0
+    # Every token the program used went through the gateway, and the items add up to its ledger.
+    ledger = summary["run"]["model_calls"]["pastbench/recall"]
+    assert overall["tokens"] == ledger["prompt_tokens"] + ledger["completion_tokens"] > 0
+
+
+def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest.Pytester) -> None:
+    (pytester.path / "families" / "memory").mkdir(parents=True)
+    (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
+    (pytester.path / "crash.py").write_text(
+        "import sys\nsys.stdin.readline()\nraise SystemExit('no model key')\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "families",
+        f"--pastbench-agent=subprocess:{sys.executable} crash.py",
+        "--pastbench-run-id=crash",
+        "-k",
+        "ep01",
+    )
+    assert result.ret == 0, result.stdout.str()
+    records = [
+        json.loads(p.read_text()) for p in sorted((pytester.path / "reports/crash/items").glob("*.json"))
+    ]
+    assert [r["record"]["score"] for r in records] == [0.0, 0.0]
+    assert {r["record"]["infra_blocked"] for r in records} == {False}
+    assert records[0]["record"]["reasons"] == [
+        "agent_error:exited with code 1 before answering turn 1 of 1 (stderr: no model key)"
+    ]
+
+
+def test_an_unreachable_engine_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "--pastbench-agent=docker:img", f"--pastbench-docker-host=unix://{pytester.path}/nope.sock"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--pastbench-agent: no container engine reachable*"])
