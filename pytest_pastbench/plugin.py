@@ -95,9 +95,16 @@ def _check_run_setup(config: pytest.Config) -> None:
         if missing:
             problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
     if problems:
-        raise pytest.UsageError(
-            "; ".join(problems) + " (or run offline with --pastbench-model=pastbench/recall)"
+        problems[-1] += " (or run offline with --pastbench-model=pastbench/recall)"
+    judge = session.options.judge_model
+    missing = missing_keys(judge) if judge else []
+    if missing:
+        problems.append(
+            f"judge model {judge} needs {' and '.join(missing)} set in the environment "
+            "(or judge offline with --pastbench-judge-model=pastbench/judge)"
         )
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -250,6 +257,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     terminalreporter.section("pastbench: Δ = S_on − S_off per family")
     terminalreporter.write_line(render_delta_table(pastbench.summary))
+    from .judge import judge_lines
+
+    for line in judge_lines(pastbench.summary):
+        terminalreporter.write_line(line)
     terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
     if pastbench.regression is not None and pastbench.regression.lines:
         terminalreporter.section("pastbench: comparison with the baseline")

@@ -30,6 +30,7 @@ class PastbenchSession:
         self.regression: Any = None  # a RegressionCheck when baselines are used
         self._agents: dict[str, Any] = {}
         self._clients: dict[tuple[str, int], Any] = {}
+        self._judge: Any = None
         self._service: Any = None
         self._gateway: Any = None
         self.gateway_file: Path | None = None
@@ -116,6 +117,16 @@ class PastbenchSession:
             self._clients[(model, trial)] = client
         return self._clients[(model, trial)]
 
+    def judge(self) -> Any:
+        """The rubric judge (``--pastbench-judge-model``), on the same client as the agent; or None."""
+        from .llm_judge import LLMJudge
+
+        if self._judge is None and self.options.judge_model is not None:
+            # Trial 0 for every trial: a verdict depends on the rubric and answer only, so the
+            # cache shares it across trials.
+            self._judge = LLMJudge(self.client(self.options.judge_model))
+        return self._judge
+
     # -- the gateway (controller under xdist) ------------------------------------------------------
 
     def prepare_gateway(self) -> str:
@@ -175,7 +186,7 @@ class PastbenchSession:
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
             item.outcome = run_item(
-                self._spec(item), self.agent(), self.client(item.model), store_root, budgets
+                self._spec(item), self.agent(), self.client(item.model), store_root, budgets, self.judge()
             )
         except InfraError as exc:
             from .trace import episode_secret_values, redact_text
@@ -277,6 +288,7 @@ class PastbenchSession:
 
     def _finalised_records(self) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any]]:
         from .item_record import ItemRecord
+        from .llm_judge import judge_info
         from .loader import dataset_hash
         from .resume import current_payloads
         from .version import plugin_version
@@ -296,7 +308,7 @@ class PastbenchSession:
             "seed": self.options.seed,
             "dataset_hash": data_hash,
             "plugin_version": plugin_version(),
-            "judge": None,
+            "judge": judge_info(self.options.judge_model),
             "cache": self.options.cache,
             "model_calls": self._service.ledger_json() if self._service is not None else {},
             "models": self.options.models,
