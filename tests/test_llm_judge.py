@@ -28,6 +28,7 @@ from pytest_pastbench.llm_judge import (
     parse_reply,
 )
 from pytest_pastbench.models import InfraError, RetryPolicy, use_alias_file
+from tests.family_samples import GOOD_MEMORY
 from tests.reliability.faultserver import Fault, FaultServer
 
 ALIAS = "fault-judge"
@@ -174,24 +175,13 @@ def test_an_offline_agent_policy_cannot_judge(model: str) -> None:
 
 # -- in a benchmark run (pytester subprocesses) --------------------------------------------------------
 
-RUBRIC_FAMILY = """\
-format: pastbench/v1
-id: judged
-capability: memory
-version: "1"
-episodes:
-  - id: ep01
-    sessions:
-      - stage: learn
-        user: "Please summarise the Brightwater account. The Brightwater reports go to @mira.k every Monday."
-      - stage: eval_near
-        user: "Who gets the Brightwater reports?"
-        checks:
-          - {type: contains, values: ["@mira.k"]}
-          - {type: rubric, rubric: "Names @mira.k as the person who receives the Brightwater reports"}
-    evidence:
-      key_facts: [{text: "Brightwater reports go to @mira.k", match: ["brightwater", "@mira.k"]}]
-"""
+MIRA_RUBRIC = "Names @mira.k as the person who receives the Brightwater reports"
+# GOOD_MEMORY's first episode (learn, then eval_near), its eval session also graded by rubric.
+RUBRIC_FAMILY = (
+    GOOD_MEMORY.split("  - id: ep02")[0]
+    .replace("id: tiny_prefs", "id: judged")
+    .replace("        checks:\n", f'        checks:\n          - {{type: rubric, rubric: "{MIRA_RUBRIC}"}}\n')
+)
 
 
 def judged_run(pytester: pytest.Pytester, run_id: str, *options: str) -> pytest.RunResult:
@@ -199,6 +189,13 @@ def judged_run(pytester: pytest.Pytester, run_id: str, *options: str) -> pytest.
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(RUBRIC_FAMILY)
     return pytester.runpytest_subprocess("families", f"--pastbench-run-id={run_id}", *options)
+
+
+def judged_by(server: FaultServer, pytester: pytest.Pytester, run_id: str, *options: str) -> pytest.RunResult:
+    """The on arm only (one rubric grading), judged by the fault server through an alias file."""
+    aliases = alias_file(pytester.path / "aliases.yaml", server)
+    judge = (f"--pastbench-judge-model={ALIAS}", f"--pastbench-model-aliases={aliases}")
+    return judged_run(pytester, run_id, *judge, "--pastbench-persistence=on", *options)
 
 
 def run_files(pytester: pytest.Pytester, run_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -237,14 +234,7 @@ def test_the_offline_judge_scores_rubrics_and_the_prompt_hash_is_in_every_result
 
 def test_a_judge_that_never_answers_json_is_recorded_as_judge_error(pytester: pytest.Pytester) -> None:
     with FaultServer(then=MALFORMED) as server:
-        aliases = alias_file(pytester.path / "aliases.yaml", server)
-        result = judged_run(
-            pytester,
-            "garbage",
-            f"--pastbench-judge-model={ALIAS}",
-            f"--pastbench-model-aliases={aliases}",
-            "--pastbench-persistence=on",
-        )
+        result = judged_by(server, pytester, "garbage")
     assert result.ret == 0, result.stdout.str()
     assert server.count == JUDGE_ATTEMPTS  # one eval session, one rubric, three replies
     [record], summary = run_files(pytester, "garbage")
@@ -258,16 +248,7 @@ def test_a_judge_that_never_answers_json_is_recorded_as_judge_error(pytester: py
 
 def test_a_judge_provider_down_blocks_the_item_like_an_agent_provider(pytester: pytest.Pytester) -> None:
     with FaultServer(then="500") as server:
-        aliases = alias_file(pytester.path / "aliases.yaml", server)
-        result = judged_run(
-            pytester,
-            "down",
-            f"--pastbench-judge-model={ALIAS}",
-            f"--pastbench-model-aliases={aliases}",
-            "--pastbench-persistence=on",
-            "--pastbench-retries=2",
-            "--pastbench-retry-delay=0",
-        )
+        result = judged_by(server, pytester, "down", "--pastbench-retries=2", "--pastbench-retry-delay=0")
     assert server.count == 2
     result.stdout.fnmatch_lines([f"*infra_blocked: judge {ALIAS}: gave up after 2 attempts*"])
     [record], summary = run_files(pytester, "down")
