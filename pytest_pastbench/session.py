@@ -119,9 +119,9 @@ class PastbenchSession:
 
     def judge(self) -> Any:
         """The rubric judge (``--pastbench-judge-model``), on the same client as the agent; or None."""
-        from .llm_judge import LLMJudge
-
         if self._judge is None and self.options.judge_model is not None:
+            from .llm_judge import LLMJudge
+
             # Trial 0 for every trial: a verdict depends on the rubric and answer only, so the
             # cache shares it across trials.
             self._judge = LLMJudge(self.client(self.options.judge_model))

@@ -287,6 +287,7 @@ def test_a_resume_refuses_a_different_judge() -> None:
     recorded = run_file(RunOptions(judge_model="pastbench/judge"), "r", "")
     check_options("r", recorded, run_file(RunOptions(judge_model="pastbench/judge"), "r", ""))
     with pytest.raises(
-        pytest.UsageError, match="--pastbench-judge-model \\(the run: 'pastbench/judge', now: None\\)"
+        pytest.UsageError,
+        match=r"--pastbench-judge-model or the judge prompt \(the run: \{'model': 'pastbench/judge'",
     ):
         check_options("r", recorded, run_file(RunOptions(), "r", ""))
