@@ -115,17 +115,20 @@ class Agreement:
         return self.agree / self.n if self.n else None
 
 
+def agrees(diff: float, tolerance: float) -> bool:
+    # A tiny epsilon: 0.7 − 0.2 must count as within 0.5 despite binary floating point.
+    return diff <= tolerance + 1e-9
+
+
 def agreement(results: list[Judged], tolerance: float, scale: float) -> Agreement:
-    judged = [r for r in results if r.judge is not None]
-    diffs = [abs(r.judge - r.sample.label.human) for r in judged if r.judge is not None]
+    pairs = [(r.sample.label.human, r.judge) for r in results if r.judge is not None]
+    diffs = [abs(judge - human) for human, judge in pairs]
     cut = PASS_AT * scale
     confusion = {(h, j): 0 for h in (True, False) for j in (True, False)}
-    for r in judged:
-        assert r.judge is not None
-        confusion[(r.sample.label.human >= cut, r.judge >= cut)] += 1
-    # A tiny epsilon: 0.7 - 0.2 must count as within 0.5 despite binary floating point.
-    agree = sum(1 for d in diffs if d <= tolerance + 1e-9)
-    return Agreement(len(judged), agree, mean(diffs), confusion, len(results) - len(judged))
+    for human, judge in pairs:
+        confusion[(human >= cut, judge >= cut)] += 1
+    agree = sum(1 for d in diffs if agrees(d, tolerance))
+    return Agreement(len(pairs), agree, mean(diffs), confusion, len(results) - len(pairs))
 
 
 def render(results: list[Judged], result: Agreement, judge_name: str, tolerance: float, scale: float) -> str:
@@ -133,7 +136,7 @@ def render(results: list[Judged], result: Agreement, judge_name: str, tolerance:
     for r in results:
         label = r.sample.label
         diff = None if r.judge is None else abs(r.judge - label.human)
-        within = "—" if diff is None else ("yes" if diff <= tolerance + 1e-9 else "no")
+        within = "—" if diff is None else ("yes" if agrees(diff, tolerance) else "no")
         rows.append(
             [
                 r.sample.line,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from pytest_pastbench.cli import main
 from pytest_pastbench.judge import JudgeError, Verdict
 from pytest_pastbench.judge_agreement import LabelError, agreement, judge_samples, read_labels
+from pytest_pastbench.models import use_alias_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "judge-agreement" / "labels.jsonl"
@@ -135,3 +137,30 @@ def test_the_readme_shows_what_the_example_prints() -> None:
     block = re.search(rf"```\n{re.escape(command)}(.*?)```", readme, re.S)
     assert block is not None, "README: the judge-agreement example and its output"
     assert block.group(1) == out
+
+
+@pytest.fixture
+def reset_aliases() -> Iterator[None]:
+    yield
+    use_alias_file(None)  # the command installs its --model-aliases file process-wide
+
+
+def test_samples_without_a_verdict_are_listed_and_exit_1(tmp_path: Path, reset_aliases: None) -> None:
+    from tests.reliability.faultserver import Fault
+    from tests.test_llm_judge import ALIAS, alias_file, judge_server
+
+    labels = write(tmp_path / "l.jsonl", sample("a", 1.0), sample("b", 0.0), sample("c", 0.0))
+    good = Fault("ok_text", text='{"score": 0.75, "reason": "ok"}')
+    with judge_server([good, "500"], then=Fault("ok_text", text="fine")) as server:
+        aliases = alias_file(tmp_path / "aliases.yaml", server)
+        code, out, err = run_cli(
+            str(labels), "--judge-model", ALIAS, "--model-aliases", str(aliases), "--retries", "1"
+        )
+    assert code == 1
+    assert server.count == 1 + 1 + 3  # a verdict; a 500 (no retry left); three malformed replies
+    assert re.search(r"n judged\s+1 of 3", out) and re.search(r"agreement.*100\.0% \(1/1\)", out)
+    lines = err.splitlines()
+    assert lines[0].startswith(
+        f"{labels}:2: no verdict: infra_blocked: judge {ALIAS}: gave up after 1 attempts"
+    )
+    assert lines[1].startswith(f"{labels}:3: no verdict: judge_error: {ALIAS}: no valid verdict in 3 replies")

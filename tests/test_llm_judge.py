@@ -39,6 +39,11 @@ MALFORMED = Fault("ok_text", text="Looks good to me!")
 FAST = RetryPolicy(attempts=3, base_delay_s=0.0)
 
 
+def judge_server(script: Any = (), **options: Any) -> FaultServer:
+    """A fault server with a generous lifetime: a loaded machine may take a minute to import litellm."""
+    return FaultServer(script, max_seconds=300, **options)
+
+
 def alias_file(path: Path, server: FaultServer) -> Path:
     spec = {"model": "openai/judge", "api_base": server.api_base}
     path.write_text(yaml.safe_dump({"aliases": {ALIAS: spec}}))
@@ -112,7 +117,7 @@ def test_the_prompt_is_the_repo_file_and_its_hash_is_the_files() -> None:
 
 
 def test_a_good_answer_is_one_request_at_temperature_0(judge_for: Any) -> None:
-    with FaultServer([GOOD]) as server:
+    with judge_server([GOOD]) as server:
         verdict = judge_for(server).grade(RUBRIC, ANSWER)
     assert (verdict.passed, verdict.score, verdict.reason) == (True, 0.8, "names the redeploy")
     assert server.count == 1
@@ -123,7 +128,7 @@ def test_a_good_answer_is_one_request_at_temperature_0(judge_for: Any) -> None:
 
 def test_a_malformed_answer_is_asked_again_with_the_problem_named(judge_for: Any) -> None:
     low = Fault("ok_text", text='{"score": 0.2, "reason": "no plan"}')
-    with FaultServer([MALFORMED, low]) as server:
+    with judge_server([MALFORMED, low]) as server:
         verdict = judge_for(server).grade(RUBRIC, ANSWER)
     assert (verdict.passed, verdict.score, server.count) == (False, 0.2, 2)
     retry = server.received[1].body["messages"]
@@ -132,7 +137,7 @@ def test_a_malformed_answer_is_asked_again_with_the_problem_named(judge_for: Any
 
 
 def test_malformed_answers_until_the_bound_are_a_judge_error(judge_for: Any) -> None:
-    with FaultServer(then=MALFORMED) as server:
+    with judge_server(then=MALFORMED) as server:
         judge = judge_for(server)
         with pytest.raises(JudgeError) as raised:
             judge.grade(RUBRIC, ANSWER)
@@ -141,13 +146,13 @@ def test_malformed_answers_until_the_bound_are_a_judge_error(judge_for: Any) -> 
 
 
 def test_http_500_is_retried_by_the_provider_loop_then_scored(judge_for: Any) -> None:
-    with FaultServer(["500", GOOD]) as server:
+    with judge_server(["500", GOOD]) as server:
         verdict = judge_for(server).grade(RUBRIC, ANSWER)
     assert verdict.score == 0.8 and server.faults() == ["500", "ok_text"]
 
 
 def test_http_500_until_retries_run_out_is_an_infra_error_naming_the_judge(judge_for: Any) -> None:
-    with FaultServer(then="500") as server:
+    with judge_server(then="500") as server:
         judge = judge_for(server)
         with pytest.raises(
             InfraError, match=rf"^judge {ALIAS}: gave up after 3 attempts: InternalServerError"
@@ -158,7 +163,7 @@ def test_http_500_until_retries_run_out_is_an_infra_error_naming_the_judge(judge
 
 def test_the_response_cache_applies_to_the_judge(judge_for: Any, tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache.sqlite", "rw")
-    with FaultServer([GOOD]) as server:
+    with judge_server([GOOD]) as server:
         judge = judge_for(server, cache)
         first, second = judge.grade(RUBRIC, ANSWER), judge.grade(RUBRIC, ANSWER)
     cache.close()
@@ -233,7 +238,7 @@ def test_the_offline_judge_scores_rubrics_and_the_prompt_hash_is_in_every_result
 
 
 def test_a_judge_that_never_answers_json_is_recorded_as_judge_error(pytester: pytest.Pytester) -> None:
-    with FaultServer(then=MALFORMED) as server:
+    with judge_server(then=MALFORMED) as server:
         result = judged_by(server, pytester, "garbage")
     assert result.ret == 0, result.stdout.str()
     assert server.count == JUDGE_ATTEMPTS  # one eval session, one rubric, three replies
@@ -247,7 +252,7 @@ def test_a_judge_that_never_answers_json_is_recorded_as_judge_error(pytester: py
 
 
 def test_a_judge_provider_down_blocks_the_item_like_an_agent_provider(pytester: pytest.Pytester) -> None:
-    with FaultServer(then="500") as server:
+    with judge_server(then="500") as server:
         result = judged_by(server, pytester, "down", "--pastbench-retries=2", "--pastbench-retry-delay=0")
     assert server.count == 2
     result.stdout.fnmatch_lines([f"*infra_blocked: judge {ALIAS}: gave up after 2 attempts*"])
