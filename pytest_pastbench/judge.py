@@ -42,12 +42,21 @@ class Judge(Protocol):
     def grade(self, rubric: str, answer: str) -> Verdict | bool: ...
 
 
+def describe_judge(judge: Any) -> str:
+    """``run.judge`` in words: ``pastbench/judge (prompt f596743f3a4c)``, or ``none``."""
+    if not judge:
+        return "none"
+    if isinstance(judge, Mapping):
+        return f"{judge.get('model')} (prompt {judge.get('prompt_hash')})"
+    return str(judge)
+
+
 def judge_lines(summary: Mapping[str, Any]) -> list[str]:
     """Terminal lines about the judge of a run: which one, and any rubric check it left unscored."""
     judge = (summary.get("run") or {}).get("judge")
     if not judge:
         return []
-    lines = [f"judge: {judge.get('model')} (prompt {judge.get('prompt_hash')})"]
+    lines = [f"judge: {describe_judge(judge)}"]
     for config in summary.get("configs", []):
         errors = (config.get("overall") or {}).get("judge_errors") or 0
         if errors:
