@@ -186,7 +186,12 @@ class PastbenchSession:
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
             item.outcome = run_item(
-                self._spec(item), self.agent(), self.client(item.model), store_root, budgets, self.judge()
+                self._spec(item),
+                self.agent(),
+                self.client(item.model),
+                store_root,
+                budgets,
+                judge=self.judge(),
             )
         except InfraError as exc:
             from .trace import episode_secret_values, redact_text
