@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from pytest_pastbench.judge import Judge, JudgeError
+from pytest_pastbench.judge import Judge, JudgeError, Verdict
 from pytest_pastbench.records import CheckResult, SessionRun
 from pytest_pastbench.schema import (
     Check,
@@ -172,17 +172,36 @@ def _tsv_columns(check: TsvColumnCheck, run: SessionRun) -> tuple[bool | None, s
     return False, f"no TSV column {check.column!r}"
 
 
-def _rubric(check: RubricCheck, run: SessionRun, judge: Judge | None) -> tuple[bool | None, str]:
+def _rubric(check: RubricCheck, run: SessionRun, judge: Judge | None) -> CheckResult:
+    """The judge's verdict; no judge: unscored; no verdict: ``judge_error`` (never pass or fail)."""
+
+    def unscored(detail: str, judge_error: str | None = None) -> CheckResult:
+        return CheckResult(
+            type=check.type, weight=check.weight, passed=None, detail=detail, judge_error=judge_error
+        )
+
     if judge is None:
-        return None, "no judge configured"
+        return unscored("no judge configured")
     try:
         verdict = judge.grade(check.rubric, run.answer)
     except JudgeError as exc:
-        return None, f"judge error: {exc}"
-    if not isinstance(verdict, bool):
+        return unscored(f"judge error: {exc}", str(exc))
+    if isinstance(verdict, bool):  # a simple pass/fail judge
+        verdict = Verdict(passed=verdict)
+    if not isinstance(verdict, Verdict) or not isinstance(verdict.passed, bool):
         # A judge that hands back garbage must not count as pass or fail.
-        return None, f"judge returned a non-boolean verdict: {verdict!r}"
-    return verdict, "" if verdict else f"judge {judge.name}: rubric not met"
+        problem = f"judge returned a non-boolean verdict: {verdict!r}"
+        return unscored(problem, problem)
+    score = "" if verdict.score is None else f" {verdict.score:.2f}"
+    outcome = "rubric met" if verdict.passed else "rubric not met"
+    reason = f": {verdict.reason}" if verdict.reason else ""
+    return CheckResult(
+        type=check.type,
+        weight=check.weight,
+        passed=verdict.passed,
+        detail=f"judge {judge.name}{score}, {outcome}{reason}",
+        score=verdict.score,
+    )
 
 
 _EVALUATORS: dict[str, Callable[[Any, SessionRun], tuple[bool | None, str]]] = {
@@ -199,8 +218,8 @@ _EVALUATORS: dict[str, Callable[[Any, SessionRun], tuple[bool | None, str]]] = {
 def evaluate_check(check: Check, run: SessionRun, judge: Judge | None = None) -> CheckResult:
     """Score one check of a session; ``passed`` is None only for an unscored rubric."""
     if isinstance(check, RubricCheck):
-        passed, detail = _rubric(check, run, judge)
-    elif check.type in _EVALUATORS:
+        return _rubric(check, run, judge)
+    if check.type in _EVALUATORS:
         passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here
         raise TypeError(f"unknown check type {type(check).__name__}")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .baseline import DEFAULT_STORAGE, Baseline, BaselineError, Episodes, load_baseline
+from .judge import describe_judge
 from .stats import paired_bootstrap_ci
 
 METRICS = ("delta", "mech", "s_on", "s_off", "wp", "ra", "uc", "rh", "pr")
@@ -391,10 +392,6 @@ def gate_exit_code(results: list[GateResult]) -> int:
     return 2 if any(r.error is not None for r in results) else 0
 
 
-def _name(value: Any) -> str:
-    return "none" if value is None else str(value)
-
-
 def compatibility_warnings(current_run: dict[str, Any], baseline_run: dict[str, Any]) -> list[str]:
     """Why the two runs may not be comparable: dataset, judge or models differ."""
     warnings: list[str] = []
@@ -411,8 +408,8 @@ def compatibility_warnings(current_run: dict[str, Any], baseline_run: dict[str, 
         warnings.append(f"dataset differs: current dataset_hash {now}, baseline {before}{detail}")
     if current_run.get("judge") != baseline_run.get("judge"):
         warnings.append(
-            f"judge differs: current {_name(current_run.get('judge'))}, "
-            f"baseline {_name(baseline_run.get('judge'))} (rubric scores are not comparable)"
+            f"judge differs: current {describe_judge(current_run.get('judge'))}, "
+            f"baseline {describe_judge(baseline_run.get('judge'))} (rubric scores are not comparable)"
         )
     now_models, before_models = current_run.get("models") or [], baseline_run.get("models") or []
     if sorted(now_models) != sorted(before_models):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .item_record import ItemRecord
+from .judge import describe_judge
 from .output import trace_path
 from .runs import LoadedRun, RunLoadError, load_run
 from .table import format_delta, format_number
@@ -249,6 +250,7 @@ def _run_table(run: LoadedRun) -> str:
         if key in info:
             value = info[key]
             text = ", ".join(map(str, value)) if isinstance(value, list) else value
+            text = describe_judge(value) if key == "judge" else text
             rows.append(f"<tr><th>{_e(key)}</th><td>{_e(text)}</td></tr>")
     return f'<table id="run-table">{"".join(rows)}</table>'
 

@@ -37,5 +37,6 @@ class ItemRecord(BaseModel):
     reasons: list[str] = Field(default_factory=list)
     judge: str | None = None
     judge_prompt_hash: str | None = None
+    judge_errors: int = Field(default=0, description="rubric checks left unscored by a judge_error")
     dataset_hash: str = ""
     family_version: str = ""

@@ -71,6 +71,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
         "override and extend agents/models.yaml",
     ),
+    OptionSpec(
+        "judge-model",
+        "model that scores rubric checks (LLM judge; same model strings and aliases as "
+        "--pastbench-model; pastbench/judge is the offline reference judge); default: none, "
+        "rubric checks are left out of c_e and flagged",
+    ),
     OptionSpec("retries", "attempts per model request before the item is infra_blocked (default 4)"),
     OptionSpec(
         "retry-delay",
@@ -158,6 +164,7 @@ class RunOptions:
     request_timeout: float = 120.0
     resume: str | None = None  # a run folder, or a run id under report_dir
     docker_host: str | None = None
+    judge_model: str | None = None  # None: rubric checks are unscored
 
     @property
     def arms(self) -> list[str]:
@@ -211,6 +218,14 @@ def resolve(config: pytest.Config) -> RunOptions:
         use_alias_file(aliases_file)  # read once here; None resets to the built-in table
     except ValueError as exc:
         raise pytest.UsageError(f"--pastbench-model-aliases: {exc}") from None
+    judge_model = raw_value(config, "judge-model")
+    if judge_model is not None:
+        from .llm_judge import check_judge_model
+
+        try:
+            check_judge_model(judge_model)  # after the alias file: an alias may name the judge
+        except ValueError as exc:
+            raise pytest.UsageError(f"--pastbench-judge-model={judge_model}: {exc}") from None
     return RunOptions(
         models=models,
         agent=raw_value(config, "agent") or "hermes",
@@ -237,6 +252,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         request_timeout=number("request-timeout", float, 120.0, 0.001),
         resume=raw_value(config, "resume"),
         docker_host=raw_value(config, "docker-host"),
+        judge_model=judge_model,
     )
 
 

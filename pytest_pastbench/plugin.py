@@ -95,9 +95,16 @@ def _check_run_setup(config: pytest.Config) -> None:
         if missing:
             problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
     if problems:
-        raise pytest.UsageError(
-            "; ".join(problems) + " (or run offline with --pastbench-model=pastbench/recall)"
+        problems[-1] += " (or run offline with --pastbench-model=pastbench/recall)"
+    judge = session.options.judge_model
+    missing = missing_keys(judge) if judge else []
+    if missing:
+        problems.append(
+            f"judge model {judge} needs {' and '.join(missing)} set in the environment "
+            "(or judge offline with --pastbench-judge-model=pastbench/judge)"
         )
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -257,8 +264,12 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     from .table import render_delta_table
 
     if pastbench.summary.get("configs"):
+        from .judge import judge_lines
+
         terminalreporter.section("pastbench: Δ = S_on − S_off per family")
         terminalreporter.write_line(render_delta_table(pastbench.summary))
+        for line in judge_lines(pastbench.summary):
+            terminalreporter.write_line(line)
     if pastbench.summary.get("protocols"):
         from .protocols import load_protocol
 

@@ -89,8 +89,10 @@ class SessionRun(BaseModel):
 class CheckResult(BaseModel):
     type: str
     weight: float
-    passed: bool | None = Field(description="None when not scored (rubric without a judge)")
+    passed: bool | None = Field(description="None when not scored (rubric without a judge, judge_error)")
     detail: str = ""
+    score: float | None = Field(default=None, description="rubric: the judge's score in [0, 1]")
+    judge_error: str | None = Field(default=None, description="rubric: why the judge gave no verdict")
 
 
 class SessionScore(BaseModel):
@@ -104,6 +106,7 @@ class SessionScore(BaseModel):
     violations: list[str] = Field(default_factory=list)
     reason: str | None = None
     rubric_unscored: int = 0
+    judge_errors: int = Field(default=0, description="rubric checks the judge gave no verdict on")
 
 
 class MechScore(BaseModel):

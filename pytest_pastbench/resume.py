@@ -46,12 +46,14 @@ PROTOCOL: dict[str, str] = {
     "max_tool_calls": "--pastbench-max-tool-calls",
     "session_timeout": "--pastbench-session-timeout",
     "shard": "--pastbench-shard",
+    "judge": "--pastbench-judge-model or the judge prompt",
     "plugin_version": "the plugin version",
 }
 
 
 def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
     """The content of ``run.json``: written at the start of a run, checked by a resume."""
+    from .llm_judge import judge_info
     from .version import plugin_version
 
     return {
@@ -67,6 +69,7 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "max_tool_calls": options.max_tool_calls,
         "session_timeout": options.session_timeout,
         "shard": list(options.shard) if options.shard is not None else None,
+        "judge": judge_info(options.judge_model),  # model and prompt hash: verdicts must not mix
     }
 
 

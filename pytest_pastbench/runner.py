@@ -101,6 +101,7 @@ def run_item(
         reasons=sorted({s.reason for s in scores if s.reason}),
         judge=getattr(judge, "name", None),
         judge_prompt_hash=getattr(judge, "prompt_hash", None),
+        judge_errors=sum(s.judge_errors for s in scores),
     )
     secrets = secret_values(_episode_secrets(episode))
     return ItemOutcome(record=record, trace=redact(trace.events, secrets))

@@ -110,7 +110,10 @@ def score_session(
     c = 0.0 if share is None else share
     r = recovery_rate(run.tool_calls)
     s = sigma * (CHECK_WEIGHT * c + RECOVERY_WEIGHT * r)
-    reason = None if share is not None else "no_scorable_checks"
+    judge_errors = sum(1 for x in results if x.judge_error is not None)
+    # A judge_error leaves its check out of c_e (like a rubric without a judge) and is flagged in
+    # the reason, so a session the judge failed on is never mistaken for a fully scored one.
+    reason = "judge_error" if judge_errors else None if share is not None else "no_scorable_checks"
     if run.budget_exceeded:
         # An over-budget session scores 0; c, r and σ stay in the record to diagnose.
         s, reason = 0.0, f"budget:{run.budget_exceeded}"
@@ -127,6 +130,7 @@ def score_session(
         violations=violations,
         reason=reason,
         rubric_unscored=sum(1 for x in results if x.passed is None),
+        judge_errors=judge_errors,
     )
 
 

@@ -30,6 +30,7 @@ class PastbenchSession:
         self.regression: Any = None  # a RegressionCheck when baselines are used
         self._agents: dict[str, Any] = {}
         self._clients: dict[tuple[str, int], Any] = {}
+        self._judge: Any = None
         self._service: Any = None
         self._gateway: Any = None
         self.gateway_file: Path | None = None
@@ -118,6 +119,16 @@ class PastbenchSession:
             self._clients[(model, trial)] = client
         return self._clients[(model, trial)]
 
+    def judge(self) -> Any:
+        """The rubric judge (``--pastbench-judge-model``), on the same client as the agent; or None."""
+        if self._judge is None and self.options.judge_model is not None:
+            from .llm_judge import LLMJudge
+
+            # Trial 0 for every trial: a verdict depends on the rubric and answer only, so the
+            # cache shares it across trials.
+            self._judge = LLMJudge(self.client(self.options.judge_model))
+        return self._judge
+
     # -- the gateway (controller under xdist) ------------------------------------------------------
 
     def prepare_gateway(self) -> str:
@@ -177,7 +188,12 @@ class PastbenchSession:
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
             item.outcome = run_item(
-                self._spec(item), self.agent(), self.client(item.model), store_root, budgets
+                self._spec(item),
+                self.agent(),
+                self.client(item.model),
+                store_root,
+                budgets,
+                judge=self.judge(),
             )
         except InfraError as exc:
             from .trace import episode_secret_values, redact_text
@@ -289,6 +305,7 @@ class PastbenchSession:
         """PAST records (validated), every item's trace, the run block, and the §8 protocols'
         plain records by protocol name."""
         from .item_record import ItemRecord
+        from .llm_judge import judge_info
         from .loader import dataset_hash
         from .resume import current_payloads
         from .version import plugin_version
@@ -314,7 +331,7 @@ class PastbenchSession:
             "seed": self.options.seed,
             "dataset_hash": data_hash,
             "plugin_version": plugin_version(),
-            "judge": None,
+            "judge": judge_info(self.options.judge_model),
             "cache": self.options.cache,
             "model_calls": self._service.ledger_json() if self._service is not None else {},
             "models": self.options.models,

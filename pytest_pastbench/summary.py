@@ -38,6 +38,7 @@ def _costs(records: list[ItemRecord]) -> dict[str, Any]:
         "infra_blocked": sum(1 for r in records if r.infra_blocked),
         "cost_usd": sum(known) if known else None,
         "tokens": sum(r.prompt_tokens + r.completion_tokens for r in records),
+        "judge_errors": sum(r.judge_errors for r in records),
     }
 
 

@@ -8,7 +8,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from pytest_pastbench.checks import evaluate_check, first_json_object
-from pytest_pastbench.judge import Judge, JudgeError
+from pytest_pastbench.judge import Judge, JudgeError, Verdict
 from pytest_pastbench.records import CheckResult, SessionRun, ToolCall
 from pytest_pastbench.schema import Check
 
@@ -242,12 +242,23 @@ def test_rubric_judge_error_is_unscored_and_flagged() -> None:
     result = check("anything", RUBRIC, BrokenJudge())
     assert result.passed is None
     assert result.detail.startswith("judge error:") and "maybe?" in result.detail
+    assert result.judge_error == "reply was 'maybe?', not PASS/FAIL"
 
 
-@pytest.mark.parametrize("garbage", ["PASS", 1, None])
+@pytest.mark.parametrize("garbage", ["PASS", 1, None, Verdict(passed="yes")])  # type: ignore[arg-type]
 def test_rubric_non_boolean_verdict_is_unscored(garbage: Any) -> None:
     result = check("anything", RUBRIC, FixedJudge(garbage))
     assert result.passed is None and "non-boolean" in result.detail
+    assert result.judge_error is not None and "non-boolean" in result.judge_error
+
+
+@pytest.mark.parametrize(("score", "passed"), [(0.75, True), (0.25, False)])
+def test_rubric_verdict_keeps_score_and_reason(score: float, passed: bool) -> None:
+    verdict = Verdict(passed=passed, score=score, reason="names v1")
+    result = check("roll back with v1", RUBRIC, FixedJudge(verdict))
+    assert (result.passed, result.score, result.judge_error) == (passed, score, None)
+    outcome = "rubric met" if passed else "rubric not met"
+    assert result.detail == f"judge fixed {score:.2f}, {outcome}: names v1"
 
 
 def test_judge_protocol_is_structural() -> None:

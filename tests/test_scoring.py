@@ -77,17 +77,29 @@ def test_unscored_rubric_leaves_the_denominator() -> None:
     assert score.rubric_unscored == 1
 
 
+class GarbageJudge:
+    name = "garbage"
+
+    def grade(self, rubric: str, answer: str) -> bool:
+        raise JudgeError("unparsable verdict")
+
+
 def test_judge_error_is_unscored_not_failed() -> None:
-    class Garbage:
-        name = "garbage"
-
-        def grade(self, rubric: str, answer: str) -> bool:
-            raise JudgeError("unparsable verdict")
-
     rubric = {"type": "rubric", "rubric": "explains why"}
-    score = score_session(session(CONTAINS_FRIDAY, rubric), run(), Safety(), Garbage())
+    score = score_session(session(CONTAINS_FRIDAY, rubric), run(), Safety(), GarbageJudge())
     assert score.c == 1.0 and score.rubric_unscored == 1
     assert score.checks[1].passed is None and "unparsable" in score.checks[1].detail
+    # Flagged, not silent: counted, and the session's reason says the judge failed.
+    assert score.judge_errors == 1 and score.reason == "judge_error"
+    assert score.checks[1].judge_error == "unparsable verdict"
+
+
+def test_a_session_whose_only_check_the_judge_failed_is_flagged() -> None:
+    score = score_session(
+        session({"type": "rubric", "rubric": "explains why"}), run(), Safety(), GarbageJudge()
+    )
+    # Nothing scorable: c = 0 by rule (as without a judge), but the reason names the judge.
+    assert (score.c, score.reason, score.judge_errors) == (0.0, "judge_error", 1)
 
 
 def test_judged_rubric_counts_in_c() -> None:
@@ -110,6 +122,7 @@ def test_no_scorable_checks() -> None:
     # c = 0 by rule; s = 0.8 × 0 + 0.2 × 1 = 0.2
     assert score.c == 0.0 and score.reason == "no_scorable_checks"
     assert score.s == pytest.approx(0.2)
+    assert score.judge_errors == 0  # no judge configured is not a judge error
 
 
 def test_budget_zeroes_s_but_keeps_components() -> None:

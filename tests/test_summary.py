@@ -21,6 +21,7 @@ SCOPE_KEYS = {
     "mech",
     "n_episodes",
     "infra_blocked",
+    "judge_errors",
     "cost_usd",
     "tokens",
     "mech_components",

@@ -22,9 +22,11 @@ from litellm.types.utils import (
     Usage,
 )
 
+from . import reference_judge
 from .policies import POLICIES, decide
 
 PROVIDER = "pastbench"
+_MODEL_NAMES = sorted([*POLICIES, reference_judge.NAME])
 _CHARS_PER_TOKEN = 4  # a documented approximation; offline usage is for relative comparisons
 
 
@@ -44,9 +46,9 @@ class ReferencePolicyLLM(litellm.CustomLLM):
     def _respond(self, model: str, messages: list, kwargs: dict[str, Any]) -> ModelResponse:
         name, params = parse_model(model)
         policy = POLICIES.get(name)
-        if policy is None:
+        if policy is None and name != reference_judge.NAME:
             raise litellm.BadRequestError(
-                message=f"unknown offline model pastbench/{name}; choose one of {sorted(POLICIES)}",
+                message=f"unknown offline model pastbench/{name}; choose one of {_MODEL_NAMES}",
                 model=model,
                 llm_provider=PROVIDER,
             )
@@ -54,7 +56,13 @@ class ReferencePolicyLLM(litellm.CustomLLM):
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
         tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
-        decision = decide(policy, messages, tool_names)
+        if policy is None:  # the reference judge
+            try:
+                decision = {"content": reference_judge.reply(messages)}
+            except reference_judge.NotAJudgePrompt as exc:
+                raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
+        else:
+            decision = decide(policy, messages, tool_names)
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(
@@ -112,7 +120,7 @@ def register() -> None:
                 "litellm_provider": PROVIDER,
                 "mode": "chat",
             }
-            for name in POLICIES
+            for name in _MODEL_NAMES
         }
     )
     _registered = True

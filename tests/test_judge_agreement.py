@@ -1,0 +1,166 @@
+"""``pastbench judge-agreement``: agreement figures, exit codes and line-numbered bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.cli import main
+from pytest_pastbench.judge import JudgeError, Verdict
+from pytest_pastbench.judge_agreement import LabelError, agreement, judge_samples, read_labels
+from pytest_pastbench.models import use_alias_file
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "judge-agreement" / "labels.jsonl"
+RUBRIC = (
+    "Routes Kestrel invoices to the OPS-BILLING queue"  # terms: routes, kestrel, invoices, ops-billing, queue
+)
+
+
+def write(path: Path, *lines: Any) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+def sample(answer: str, human: float, **extra: Any) -> dict[str, Any]:
+    return {"rubric": RUBRIC, "answer": answer, "human": human, **extra}
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    from contextlib import redirect_stderr, redirect_stdout
+
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["judge-agreement", *args])
+    return code, out.getvalue(), err.getvalue()
+
+
+class ScriptedJudge:
+    """Returns fixed scores in order; raises JudgeError for a None."""
+
+    name = "scripted"
+
+    def __init__(self, *scores: float | None) -> None:
+        self.scores = list(scores)
+
+    def grade(self, rubric: str, answer: str) -> Verdict:
+        score = self.scores.pop(0)
+        if score is None:
+            raise JudgeError("no JSON")
+        return Verdict(passed=score >= 0.5, score=score)
+
+
+def test_agreement_share_mean_diff_and_confusion(tmp_path: Path) -> None:
+    labels = write(
+        tmp_path / "l.jsonl", sample("a", 1.0), sample("b", 0.0), sample("c", 1.0), sample("d", 0.2)
+    )
+    results = judge_samples(read_labels(labels, 1.0), ScriptedJudge(0.9, 0.7, 0.2, None), 1.0)
+    result = agreement(results, tolerance=0.5, scale=1.0)
+    # |diffs| 0.1, 0.7, 0.8; the fourth has no verdict and is left out of n.
+    assert (result.n, result.agree, result.failed) == (3, 1, 1)
+    assert result.mean_abs_diff == pytest.approx(1.6 / 3)
+    assert result.confusion == {(True, True): 1, (True, False): 1, (False, True): 1, (False, False): 0}
+    assert results[3].error == "judge_error: no JSON"
+
+
+def test_the_judge_is_put_on_the_human_scale(tmp_path: Path) -> None:
+    labels = write(tmp_path / "l.jsonl", sample("a", 4), sample("b", 1))
+    results = judge_samples(read_labels(labels, 5.0), ScriptedJudge(0.7, 0.5), 5.0)
+    assert [r.judge for r in results] == [3.5, 2.5]
+    result = agreement(results, tolerance=0.5, scale=5.0)
+    assert result.agree == 1 and result.confusion[(True, True)] == 1 and result.confusion[(False, True)] == 1
+
+
+def test_the_command_with_the_offline_judge_on_a_known_file(tmp_path: Path) -> None:
+    labels = write(
+        tmp_path / "l.jsonl",
+        sample("Kestrel invoices are routed to the OPS-BILLING queue.", 1.0, id="all-terms"),  # judge 1.0
+        sample("No idea, sorry.", 0.0, id="none"),  # judge 0.0
+        sample("Kestrel invoices are not routed to the OPS-BILLING queue.", 0.0, id="negated"),  # judge 1.0
+    )
+    code, out, err = run_cli(str(labels))
+    assert (code, err) == (0, "")
+    assert re.search(r"agreement \(\|diff\| ≤ 0\.5\)\s+66\.7% \(2/3\)", out)
+    assert re.search(r"mean \|judge − human\|\s+0\.33", out)
+    assert re.search(r"human fail\s+1\s+1", out)  # the negated answer fools a lexical judge
+    code, _, err = run_cli(str(labels), "--min-agreement", "0.9")
+    assert code == 1 and "below --min-agreement 0.9" in err
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([sample("a", 1.0), "{not json"], ":2: not JSON"),
+        ([sample("a", 1.0), "", {"rubric": RUBRIC, "answer": "a"}], ":3: human: Field required"),
+        ([{"rubric": RUBRIC, "answer": "a", "human": "high"}], ":1: human: Input should be a valid number"),
+        ([sample("a", 1.0, humna=1)], ":1: humna: Extra inputs are not permitted"),
+        ([sample("a", 1.5)], ":1: human: 1.5 is outside 0..1 (see --scale)"),
+        ([[1, 2]], ":1: line: Input should be a valid dictionary"),
+        ([""], ": no samples"),
+    ],
+)
+def test_bad_input_is_exit_2_naming_the_line(tmp_path: Path, lines: list[Any], message: str) -> None:
+    labels = write(tmp_path / "labels.jsonl", *lines)
+    with pytest.raises(LabelError, match=re.escape(message)):
+        read_labels(labels, 1.0)
+    code, out, err = run_cli(str(labels))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"pastbench judge-agreement: {labels}") and message in err
+
+
+def test_a_missing_file_and_bad_options_are_exit_2(tmp_path: Path) -> None:
+    code, _, err = run_cli(str(tmp_path / "nope.jsonl"))
+    assert code == 2 and "cannot read" in err
+    code, _, err = run_cli(str(EXAMPLE), "--judge-model", "pastbench/recall")
+    assert code == 2 and "not a judge" in err
+    code, _, err = run_cli(str(EXAMPLE), "--scale", "0")
+    assert code == 2 and "--scale must be > 0" in err
+
+
+def test_a_real_judge_without_its_key_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, _, err = run_cli(str(EXAMPLE), "--judge-model", "openai/gpt-4o")
+    assert code == 2 and "needs OPENAI_API_KEY" in err and "--judge-model=pastbench/judge" in err
+
+
+def test_the_readme_shows_what_the_example_prints() -> None:
+    code, out, _ = run_cli(str(EXAMPLE))
+    assert code == 0
+    readme = (ROOT / "README.md").read_text()
+    command = "$ pastbench judge-agreement examples/judge-agreement/labels.jsonl\n"
+    block = re.search(rf"```\n{re.escape(command)}(.*?)```", readme, re.S)
+    assert block is not None, "README: the judge-agreement example and its output"
+    assert block.group(1) == out
+
+
+@pytest.fixture
+def reset_aliases() -> Iterator[None]:
+    yield
+    use_alias_file(None)  # the command installs its --model-aliases file process-wide
+
+
+def test_samples_without_a_verdict_are_listed_and_exit_1(tmp_path: Path, reset_aliases: None) -> None:
+    from tests.reliability.faultserver import Fault
+    from tests.test_llm_judge import ALIAS, alias_file, judge_server
+
+    labels = write(tmp_path / "l.jsonl", sample("a", 1.0), sample("b", 0.0), sample("c", 0.0))
+    good = Fault("ok_text", text='{"score": 0.75, "reason": "ok"}')
+    with judge_server([good, "500"], then=Fault("ok_text", text="fine")) as server:
+        aliases = alias_file(tmp_path / "aliases.yaml", server)
+        code, out, err = run_cli(
+            str(labels), "--judge-model", ALIAS, "--model-aliases", str(aliases), "--retries", "1"
+        )
+    assert code == 1
+    assert server.count == 1 + 1 + 3  # a verdict; a 500 (no retry left); three malformed replies
+    assert re.search(r"n judged\s+1 of 3", out) and re.search(r"agreement.*100\.0% \(1/1\)", out)
+    lines = err.splitlines()
+    assert lines[0].startswith(
+        f"{labels}:2: no verdict: infra_blocked: judge {ALIAS}: gave up after 1 attempts"
+    )
+    assert lines[1].startswith(f"{labels}:3: no verdict: judge_error: {ALIAS}: no valid verdict in 3 replies")
