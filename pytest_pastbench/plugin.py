@@ -250,6 +250,14 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     terminalreporter.section("pastbench: Δ = S_on − S_off per family")
     terminalreporter.write_line(render_delta_table(pastbench.summary))
+    from .summary import ablation_rows
+
+    ablation = ablation_rows(pastbench.summary)
+    if ablation:
+        from .table import render_ablation_table
+
+        terminalreporter.section("pastbench: mechanism ablation (per episode = its on and off items)")
+        terminalreporter.write_line(render_ablation_table(ablation))
     terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
     if pastbench.regression is not None and pastbench.regression.lines:
         terminalreporter.section("pastbench: comparison with the baseline")

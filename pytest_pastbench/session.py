@@ -78,10 +78,26 @@ class PastbenchSession:
 
         if self.options.agent not in self._agents:
             try:
-                self._agents[self.options.agent] = make_agent(self.options.agent, self.agent_factories())
+                agent = make_agent(self.options.agent, self.agent_factories())
             except ValueError as exc:
                 raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
+            if self.options.mechanism_sets is not None and not hasattr(agent, "with_mechanisms"):
+                raise pytest.UsageError(
+                    f"--pastbench-mechanisms/--pastbench-ablation: agent {self.options.agent!r} has no "
+                    "switchable mechanisms; use --pastbench-agent=hermes (or drop the option)"
+                )
+            self._agents[self.options.agent] = agent
         return self._agents[self.options.agent]
+
+    def agent_for(self, mechanisms: list[str] | None) -> Any:
+        """The agent of one config: the selected agent with ``mechanisms`` (None: its own)."""
+        agent = self.agent()
+        if mechanisms is None:
+            return agent
+        key = f"{self.options.agent}[{','.join(mechanisms)}]"
+        if key not in self._agents:
+            self._agents[key] = agent.with_mechanisms(mechanisms)
+        return self._agents[key]
 
     def service(self) -> Any:
         """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
@@ -145,8 +161,9 @@ class PastbenchSession:
         if self._service is not None and self._service.cache is not None:
             self._service.cache.close()
 
-    def config_label(self, model: str) -> str:
-        agent = self.agent()
+    def config_label(self, model: str, mechanisms: list[str] | None = None) -> str:
+        """``hermes[E1,E5]@glm-5.1``: agent, mechanism set and model of one config."""
+        agent = self.agent_for(mechanisms)
         mechanisms = f"[{','.join(agent.mechanisms)}]" if agent.mechanisms else ""
         return f"{agent.name}{mechanisms}@{model}"
 
@@ -160,7 +177,7 @@ class PastbenchSession:
             arm=item.arm,
             trial=item.trial,
             model=item.model,
-            config_label=self.config_label(item.model),
+            config_label=self.config_label(item.model, item.mechanisms),
             dataset_hash=item.file_hash,
         )
 
@@ -175,7 +192,11 @@ class PastbenchSession:
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
             item.outcome = run_item(
-                self._spec(item), self.agent(), self.client(item.model), store_root, budgets
+                self._spec(item),
+                self.agent_for(item.mechanisms),
+                self.client(item.model),
+                store_root,
+                budgets,
             )
         except InfraError as exc:
             from .trace import episode_secret_values, redact_text
@@ -194,7 +215,7 @@ class PastbenchSession:
             record, trace = item.outcome.record, item.outcome.trace
         else:
             reason = item.infra_error or "harness error (see the item's error report)"
-            record, trace = blocked_record(self._spec(item), self.agent(), reason), []
+            record, trace = blocked_record(self._spec(item), self.agent_for(item.mechanisms), reason), []
         from .trace import episode_secret_values, redact
 
         # Check details quote answers and reasons quote providers: the record is output too.

@@ -53,8 +53,7 @@ class ReferencePolicyLLM(litellm.CustomLLM):
         if "latency_ms" in params:
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
-        tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
-        decision = decide(policy, messages, tool_names)
+        decision = decide(policy, messages, tools)
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(

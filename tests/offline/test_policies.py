@@ -22,8 +22,7 @@ class PolicyClient:
         self.policy = POLICIES[name]
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
-        names = {t["function"]["name"] for t in tools or []}
-        decision = decide(self.policy, messages, names)
+        decision = decide(self.policy, messages, tools)
         if "tool_calls" in decision:
             calls = [
                 {"id": f"c{len(messages)}_{i}", "name": n, "arguments": json.dumps(a)}
