@@ -84,6 +84,8 @@ class EpisodeItem(pytest.Item):
         self.infra_error: str | None = None
         for keyword in (family.capability, family.id, family.qualified_id, arm, episode.id):
             self.extra_keyword_matches.add(keyword)
+        if mechanisms is not None:
+            self.extra_keyword_matches.add(mechanism_set_label(mechanisms))
         self.add_marker(family.capability)
         self.add_marker(family.id)
         self.add_marker(arm)
