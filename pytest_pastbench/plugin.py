@@ -252,7 +252,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_line(render_delta_table(pastbench.summary))
     from .summary import ablation_rows
 
-    ablation = ablation_rows(pastbench.summary)
+    ablation = ablation_rows(pastbench.summary, pastbench.records)
     if ablation:
         from .table import render_ablation_table
 

@@ -281,7 +281,7 @@ class PastbenchSession:
         records, traces, run = self._finalised_records()
         self.records = records
         self.summary = build_summary(records, run, self.options.seed)
-        comparison = build_comparison(self.summary)
+        comparison = build_comparison(self.summary, records)
         self.run_dir = write_run(run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison)
         self.config.hook.pytest_pastbench_run_written(
             config=self.config, run_dir=self.run_dir, summary=self.summary

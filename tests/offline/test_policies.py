@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from pytest_pastbench.agent import HermesAgent
 from pytest_pastbench.models import ModelReply
 from pytest_pastbench.offline.policies import POLICIES, decide
