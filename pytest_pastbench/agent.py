@@ -100,7 +100,7 @@ class HermesAgent:
         ]
         runtime.offer_skills(messages)
         for turn in ctx.user_turns:
-            runtime.turn = turn
+            runtime.start_turn(turn)
             self._say(ctx, messages, turn)
             if not self._converse(ctx, runtime, messages, result, started):
                 return result

@@ -89,11 +89,16 @@ class MechanismRuntime:
         self.store = ctx.tools.store
         self.render = "E2" in self.enabled
         ctx.tools.render = self.render
-        self.turn = ""
+        self.turn = ""  # the user turn being answered
+        self.asked: list[str] = []  # the user turns so far (never a later one)
         self._planned: set[str] = set()  # irreversible tools already looked up this session (E1)
         self._shown_memory = False  # E1 put stored notes in front of the model
         self._gated = False
         self._calls_before_close = 0
+
+    def start_turn(self, turn: str) -> None:
+        self.turn = turn
+        self.asked.append(turn)
 
     def event(self, mechanism: str, action: str, **data: Any) -> None:
         self.ctx.trace.add(
@@ -168,8 +173,7 @@ class MechanismRuntime:
             return None
         if any(c.ok and c.name in _STORE_READS for c in self.ctx.tools.calls):
             return None
-        asked = " ".join(self.ctx.user_turns)
-        related = self.store.matching_ids(asked, live_at=self.ctx.tools.read_clock())
+        related = self.store.matching_ids(" ".join(self.asked), live_at=self.ctx.tools.read_clock())
         if not related:
             return None  # nothing stored touches this task: not history-dependent
         self._gated = True

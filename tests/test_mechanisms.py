@@ -236,3 +236,18 @@ def test_no_mechanism_runs_unless_switched_on(tmp_path: Path) -> None:
     _, trace = run(store, model, ["Who is the Pinecrest escalation contact?"], [])
     assert len(model.seen) == 1 and not [e for e in trace if e["kind"] == "mechanism"]
     assert model.seen[0][0]["content"] == HERMES_SYSTEM_PROMPT
+
+
+def test_e4_judges_a_turn_by_what_was_asked_so_far(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.write_memory("The escalation contact for the Pinecrest account is @amara.d.")
+    model = ScriptedModel([answer("basil likes sun"), answer("no idea"), answer("still no idea")])
+    turns = ["How do I keep basil alive?", "Who is the Pinecrest escalation contact?"]
+    _, trace = run(store, model, turns, ["E4"])
+    # Not after the first answer (a later turn is not known yet); once after the second.
+    assert [m["content"].startswith(E4_SEND_BACK) for m in model.seen[-1] if m["role"] == "user"] == [
+        False,
+        False,
+        True,
+    ]
+    assert len(events(trace, "E4")) == 1
