@@ -1,5 +1,6 @@
-"""Prompt and completion tokens per episode for each agent profile (mechanism set), counted with
-a real tokenizer (litellm.token_counter, tiktoken) on the exact requests the agent sends.
+"""Prompt and completion tokens per episode for each mechanism set (base, E1..E5 alone, all five),
+counted with a real tokenizer (litellm.token_counter, tiktoken's o200k) on the exact requests the
+agent sends, with ratios against base. An episode here is its on-arm item (learn + eval sessions).
 
     python benchmarks/tokens.py [--model pastbench/curator]
 """
@@ -12,11 +13,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.agent import HermesAgent, load_agent_profile
+from pytest_pastbench.agent import HermesAgent
 from pytest_pastbench.gateway import ModelService, ServiceClient
 from pytest_pastbench.loader import load_family
+from pytest_pastbench.mechanisms import ablation_sets, mechanism_set_label
 from pytest_pastbench.models import ModelReply, import_litellm
-from pytest_pastbench.resources import agents_dir, families_dir
+from pytest_pastbench.resources import families_dir
 from pytest_pastbench.runner import ItemSpec, run_item
 
 TOKENIZER_MODEL = "gpt-4o"  # tiktoken o200k: a real tokenizer, the same for every profile
@@ -44,27 +46,31 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="pastbench/curator")
     args = parser.parse_args()
-    profiles = sorted(p.stem for p in agents_dir().glob("*.yaml") if p.stem != "models")
     families = [load_family(p) for p in sorted(families_dir().rglob("*.yaml"))]
     service = ModelService()
-    print(f"{'profile':<14} {'mechanisms':<16} {'episodes':>8} {'prompt/ep':>10} {'completion/ep':>14}")
-    for name in profiles:
-        profile = load_agent_profile(name) or {}
-        agent = HermesAgent(name=name, mechanisms=profile.get("mechanisms") or [])
+    print(
+        f"{'mechanisms':<10} {'episodes':>8} {'prompt/ep':>10} {'completion/ep':>14} "
+        f"{'prompt ×base':>13} {'completion ×base':>17}"
+    )
+    base: tuple[float, float] | None = None
+    for mechanisms in ablation_sets():
+        agent = HermesAgent(mechanisms=mechanisms)
         prompt, completion = [], []
         for family, file_hash in families:
             for episode in family.episodes:
                 client = CountingClient(ServiceClient(service, args.model))
+                label = mechanism_set_label(mechanisms)
                 spec = ItemSpec(
-                    f"{family.id}::{episode.id}", family, episode, "on", 0, args.model, name, file_hash
+                    f"{family.id}::{episode.id}", family, episode, "on", 0, args.model, label, file_hash
                 )
                 run_item(spec, agent, client, Path(tempfile.mkdtemp(prefix="pastbench-tokens-")))
                 prompt.append(client.prompt)
                 completion.append(client.completion)
-        mechanisms = ",".join(agent.mechanisms) or "none"
+        means = (statistics.mean(prompt), statistics.mean(completion))
+        base = base or means
         print(
-            f"{name:<14} {mechanisms:<16} {len(prompt):>8} {statistics.mean(prompt):>10.0f} "
-            f"{statistics.mean(completion):>14.0f}"
+            f"{mechanism_set_label(mechanisms):<10} {len(prompt):>8} {means[0]:>10.0f} {means[1]:>14.0f} "
+            f"{means[0] / base[0]:>13.2f} {means[1] / base[1]:>17.2f}"
         )
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from .mechanisms import MechanismRuntime, parse_mechanisms
 from .models import ModelClient, ModelReply
 from .records import ToolCall
 from .resources import agents_dir
@@ -98,46 +99,88 @@ passwords, tokens or other secrets. Finish with a direct answer to the user."""
 
 
 class HermesAgent:
-    """The reference tool-using agent on litellm tool calling (base form, no mechanisms)."""
+    """The reference tool-using agent on litellm tool calling, with the five switchable
+    mechanisms E1..E5 (``mechanisms.py``); with none it is the paper's base Hermes."""
 
     def __init__(self, name: str = "hermes", mechanisms: list[str] | None = None) -> None:
         self.name = name
-        self.mechanisms = sorted(mechanisms or [])
+        self.mechanisms = parse_mechanisms(list(mechanisms or []))
+
+    def with_mechanisms(self, mechanisms: list[str]) -> HermesAgent:
+        """The same agent with another mechanism set (one config of an ablation run)."""
+        return type(self)(name=self.name, mechanisms=mechanisms)
 
     def run_session(self, ctx: SessionContext) -> AgentResult:
         result = AgentResult(answer="")
         started = time.monotonic()
-        messages: list[dict[str, Any]] = [{"role": "system", "content": HERMES_SYSTEM_PROMPT}]
-        specs = ctx.tools.specs()
+        runtime = MechanismRuntime(self.mechanisms, ctx)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": runtime.system_prompt(HERMES_SYSTEM_PROMPT)}
+        ]
+        runtime.offer_skills(messages)
         for turn in ctx.user_turns:
-            messages.append({"role": "user", "content": turn})
-            ctx.trace.add("message", session=ctx.session_index, role="user", content=turn)
-            while True:
-                if time.monotonic() - started > ctx.budgets.wall_s:
-                    result.budget_exceeded = "wall_time"
+            runtime.start_turn(turn)
+            self._say(ctx, messages, turn)
+            if not self._converse(ctx, runtime, messages, result, started):
+                return result
+            note = runtime.send_back(result.answer)
+            if note is not None:
+                self._say(ctx, messages, note)
+                if not self._converse(ctx, runtime, messages, result, started):
                     return result
-                reply = ctx.model.complete(
-                    messages,
-                    specs,
-                    temperature=ctx.budgets.temperature,
-                    max_tokens=ctx.budgets.max_output_tokens,
-                )
-                result.add_usage(reply)
-                if not reply.tool_calls:
-                    result.answer = reply.content or ""
-                    messages.append({"role": "assistant", "content": result.answer})
-                    ctx.trace.add(
-                        "message", session=ctx.session_index, role="assistant", content=result.answer
-                    )
-                    break
-                messages.append(reply.as_message())
-                for call in reply.tool_calls:
-                    if len(ctx.tools.calls) >= ctx.budgets.tool_calls:
-                        result.budget_exceeded = "tool_calls"
-                        return result
-                    _, output = ctx.run_tool(call["name"], call["arguments"])
-                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+        note = runtime.close_note()
+        if note is not None:
+            answer = result.answer
+            self._say(ctx, messages, note)
+            if not self._converse(ctx, runtime, messages, result, started):
+                return result
+            runtime.closed()
+            result.answer = answer  # the close pass keeps memory up to date; it is not the answer
         return result
+
+    @staticmethod
+    def _say(ctx: SessionContext, messages: list[dict[str, Any]], text: str) -> None:
+        messages.append({"role": "user", "content": text})
+        ctx.trace.add("message", session=ctx.session_index, role="user", content=text)
+
+    @staticmethod
+    def _converse(
+        ctx: SessionContext,
+        runtime: MechanismRuntime,
+        messages: list[dict[str, Any]],
+        result: AgentResult,
+        started: float,
+    ) -> bool:
+        """Model and tools until the model answers (``result.answer``); False when a budget ran out."""
+        specs = runtime.specs()
+        while True:
+            if time.monotonic() - started > ctx.budgets.wall_s:
+                result.budget_exceeded = "wall_time"
+                return False
+            reply = ctx.model.complete(
+                messages,
+                specs,
+                temperature=ctx.budgets.temperature,
+                max_tokens=ctx.budgets.max_output_tokens,
+            )
+            result.add_usage(reply)
+            if not reply.tool_calls:
+                result.answer = reply.content or ""
+                messages.append({"role": "assistant", "content": result.answer})
+                ctx.trace.add("message", session=ctx.session_index, role="assistant", content=result.answer)
+                return True
+            messages.append(reply.as_message())
+            for call in reply.tool_calls:
+                if len(ctx.tools.calls) >= ctx.budgets.tool_calls:
+                    result.budget_exceeded = "tool_calls"
+                    return False
+                held = runtime.hold(call["name"], call["arguments"])
+                if held is not None:
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": held})
+                    continue
+                record, output = ctx.run_tool(call["name"], call["arguments"])
+                runtime.after_tool(record)
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
 
 
 def agent_profile_path(name: str) -> Path | None:

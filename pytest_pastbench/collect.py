@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .loader import FamilyFileError, load_family
+from .mechanisms import mechanism_set_label
 from .session import pastbench_session
 
 if TYPE_CHECKING:
@@ -30,21 +31,27 @@ class FamilyFile(pytest.File):
         # Family markers are data-defined: register them so --strict-markers accepts them.
         self.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
         multi_model = len(session.options.models) > 1
+        # One config per mechanism set; the set's label joins the id only when there are several.
+        mechanism_sets: list[list[str] | None] = list(session.options.mechanism_sets or [None])
+        multi_set = len(mechanism_sets) > 1
         for episode in family.episodes:
             for model in session.options.models:
-                for trial in range(session.options.trials):
-                    for arm in session.options.arms:
-                        parts = [arm, f"t{trial}"] + ([model] if multi_model else [])
-                        yield EpisodeItem.from_parent(
-                            self,
-                            name=f"{episode.id}[{'-'.join(parts)}]",
-                            family=family,
-                            episode=episode,
-                            arm=arm,
-                            trial=trial,
-                            model=model,
-                            file_hash=file_hash,
-                        )
+                for mechanisms in mechanism_sets:
+                    for trial in range(session.options.trials):
+                        for arm in session.options.arms:
+                            parts = [arm, f"t{trial}"] + ([model] if multi_model else [])
+                            parts += [mechanism_set_label(mechanisms or [])] if multi_set else []
+                            yield EpisodeItem.from_parent(
+                                self,
+                                name=f"{episode.id}[{'-'.join(parts)}]",
+                                family=family,
+                                episode=episode,
+                                arm=arm,
+                                trial=trial,
+                                model=model,
+                                mechanisms=mechanisms,
+                                file_hash=file_hash,
+                            )
 
 
 class EpisodeItem(pytest.Item):
@@ -62,6 +69,7 @@ class EpisodeItem(pytest.Item):
         trial: int,
         model: str,
         file_hash: str,
+        mechanisms: list[str] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -70,11 +78,14 @@ class EpisodeItem(pytest.Item):
         self.arm = arm
         self.trial = trial
         self.model = model
+        self.mechanisms = mechanisms  # None: the agent's own set
         self.file_hash = file_hash
         self.outcome: ItemOutcome | None = None
         self.infra_error: str | None = None
         for keyword in (family.capability, family.id, family.qualified_id, arm, episode.id):
             self.extra_keyword_matches.add(keyword)
+        if mechanisms is not None:
+            self.extra_keyword_matches.add(mechanism_set_label(mechanisms))
         self.add_marker(family.capability)
         self.add_marker(family.id)
         self.add_marker(arm)

@@ -180,7 +180,7 @@ def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> P
         "families": families,
     }
     summary = build_summary(records, run, seed)
-    return write_run(Path(out_dir), rid, run, records, traces, summary, build_comparison(summary))
+    return write_run(Path(out_dir), rid, run, records, traces, summary, build_comparison(summary, records))
 
 
 def _merge(args: argparse.Namespace) -> int:

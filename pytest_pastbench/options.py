@@ -22,6 +22,7 @@ class OptionSpec:
     help: str
     ini_type: str | None = None  # None: string
     multiple: bool = False
+    flag: bool = False  # takes no value on the command line; a bool ini key
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -42,6 +43,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "docker-host",
         "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock "
         "(default: DOCKER_HOST, then the usual docker and podman sockets)",
+    ),
+    OptionSpec(
+        "mechanisms",
+        "Hermes mechanisms to switch on: E1,E5 (E1 plan, E2 render, E3 route, E4 gate, E5 close), "
+        "all or none (default: the agent profile's); repeat for one config per set in the same run",
+        ini_type="args",
+        multiple=True,
+    ),
+    OptionSpec(
+        "ablation",
+        "run the mechanism ablation: base, each of E1..E5 alone and all five, one config each, "
+        "and print the ablation table",
+        ini_type="bool",
+        flag=True,
     ),
     OptionSpec("persistence", "which arms to run: both (default), on, off"),
     OptionSpec("trials", "trials per episode and arm (default 1)"),
@@ -110,12 +125,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("pastbench", "agent self-improvement benchmark (pytest-pastbench)")
     for spec in OPTIONS:
+        if spec.flag:
+            action: dict[str, Any] = {"action": "store_const", "const": True}
+        else:
+            action = {"action": "append" if spec.multiple else "store"}
         group.addoption(
-            f"--pastbench-{spec.name}",
-            action="append" if spec.multiple else "store",
-            dest=_dest(spec.name),
-            default=None,
-            help=spec.help,
+            f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=spec.help, **action
         )
         parser.addini(f"pastbench_{spec.name.replace('-', '_')}", spec.help, type=spec.ini_type, default=None)
 
@@ -130,7 +145,8 @@ def raw_value(config: pytest.Config, name: str) -> Any:
     if value not in (None, []):
         return value
     ini = config.getini(f"pastbench_{name.replace('-', '_')}")
-    return ini if ini not in (None, "", []) else None
+    # An unset bool ini key reads as False: that is "not given", like an unset string.
+    return ini if ini not in (None, "", [], False) else None
 
 
 def any_option_given(config: pytest.Config) -> bool:
@@ -141,6 +157,8 @@ def any_option_given(config: pytest.Config) -> bool:
 class RunOptions:
     models: list[str] = field(default_factory=lambda: ["pastbench/recall"])
     agent: str = "hermes"
+    # None: the agent's own mechanisms; else one config per set (several: an ablation run).
+    mechanism_sets: list[list[str]] | None = None
     persistence: str = "both"
     trials: int = 1
     report_dir: str = "reports"
@@ -229,6 +247,7 @@ def resolve(config: pytest.Config) -> RunOptions:
     return RunOptions(
         models=models,
         agent=raw_value(config, "agent") or "hermes",
+        mechanism_sets=_mechanism_sets(raw_value(config, "mechanisms"), raw_value(config, "ablation")),
         persistence=persistence,
         trials=number("trials", int, 1, 1),
         report_dir=raw_value(config, "report-dir") or "reports",
@@ -254,6 +273,21 @@ def resolve(config: pytest.Config) -> RunOptions:
         docker_host=raw_value(config, "docker-host"),
         judge_model=judge_model,
     )
+
+
+def _mechanism_sets(values: list[str] | None, ablation: Any) -> list[list[str]] | None:
+    """--pastbench-ablation's seven sets, then each --pastbench-mechanisms value; no repeats."""
+    from .mechanisms import MechanismError, ablation_sets, parse_mechanisms
+
+    sets = ablation_sets() if ablation else []
+    for value in values or []:
+        try:
+            parsed = parse_mechanisms(value)
+        except MechanismError as exc:
+            raise pytest.UsageError(f"--pastbench-mechanisms={value}: {exc}") from None
+        if parsed not in sets:
+            sets.append(parsed)
+    return sets or None
 
 
 def _dedupe(values: list[str]) -> list[str]:

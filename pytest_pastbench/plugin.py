@@ -270,6 +270,14 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(render_delta_table(pastbench.summary))
         for line in judge_lines(pastbench.summary):
             terminalreporter.write_line(line)
+    from .summary import ablation_rows
+
+    ablation = ablation_rows(pastbench.summary, pastbench.records)
+    if ablation:
+        from .table import render_ablation_table
+
+        terminalreporter.section("pastbench: mechanism ablation (per episode = its on and off items)")
+        terminalreporter.write_line(render_ablation_table(ablation))
     if pastbench.summary.get("protocols"):
         from .protocols import load_protocol
 

@@ -40,6 +40,7 @@ RUN_FILE_SCHEMA = 1
 PROTOCOL: dict[str, str] = {
     "models": "--pastbench-model",
     "agent": "--pastbench-agent",
+    "mechanism_sets": "--pastbench-mechanisms / --pastbench-ablation",
     "persistence": "--pastbench-persistence",
     "trials": "--pastbench-trials",
     "seed": "--pastbench-seed",
@@ -63,6 +64,7 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "plugin_version": plugin_version(),
         "models": list(options.models),
         "agent": options.agent,
+        "mechanism_sets": options.mechanism_sets,
         "persistence": options.persistence,
         "trials": options.trials,
         "seed": options.seed,

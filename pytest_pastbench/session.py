@@ -79,12 +79,28 @@ class PastbenchSession:
 
         if self.options.agent not in self._agents:
             try:
-                self._agents[self.options.agent] = make_agent(
+                agent = make_agent(
                     self.options.agent, self.agent_factories(), docker_host=self.options.docker_host
                 )
             except ValueError as exc:
                 raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
+            if self.options.mechanism_sets is not None and not hasattr(agent, "with_mechanisms"):
+                raise pytest.UsageError(
+                    f"--pastbench-mechanisms/--pastbench-ablation: agent {self.options.agent!r} has no "
+                    "switchable mechanisms; use --pastbench-agent=hermes (or drop the option)"
+                )
+            self._agents[self.options.agent] = agent
         return self._agents[self.options.agent]
+
+    def agent_for(self, mechanisms: list[str] | None) -> Any:
+        """The agent of one config: the selected agent with ``mechanisms`` (None: its own)."""
+        agent = self.agent()
+        if mechanisms is None:
+            return agent
+        key = f"{self.options.agent}[{','.join(mechanisms)}]"
+        if key not in self._agents:
+            self._agents[key] = agent.with_mechanisms(mechanisms)
+        return self._agents[key]
 
     def service(self) -> Any:
         """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
@@ -158,8 +174,9 @@ class PastbenchSession:
         if self._service is not None and self._service.cache is not None:
             self._service.cache.close()
 
-    def config_label(self, model: str) -> str:
-        agent = self.agent()
+    def config_label(self, model: str, mechanisms: list[str] | None = None) -> str:
+        """``hermes[E1,E5]@glm-5.1``: agent, mechanism set and model of one config."""
+        agent = self.agent_for(mechanisms)
         mechanisms = f"[{','.join(agent.mechanisms)}]" if agent.mechanisms else ""
         return f"{agent.name}{mechanisms}@{model}"
 
@@ -173,7 +190,7 @@ class PastbenchSession:
             arm=item.arm,
             trial=item.trial,
             model=item.model,
-            config_label=self.config_label(item.model),
+            config_label=self.config_label(item.model, item.mechanisms),
             dataset_hash=item.file_hash,
         )
 
@@ -189,7 +206,7 @@ class PastbenchSession:
         try:
             item.outcome = run_item(
                 self._spec(item),
-                self.agent(),
+                self.agent_for(item.mechanisms),
                 self.client(item.model),
                 store_root,
                 budgets,
@@ -212,7 +229,7 @@ class PastbenchSession:
             record, trace = item.outcome.record, item.outcome.trace
         else:
             reason = item.infra_error or "harness error (see the item's error report)"
-            record, trace = blocked_record(self._spec(item), self.agent(), reason), []
+            record, trace = blocked_record(self._spec(item), self.agent_for(item.mechanisms), reason), []
         from .trace import episode_secret_values, redact
 
         # Check details quote answers and reasons quote providers: the record is output too.
@@ -282,7 +299,7 @@ class PastbenchSession:
             from .protocols.summary import summarize_protocols
 
             self.summary["protocols"] = summarize_protocols(protocol_records, self.options.seed)
-        comparison = build_comparison(self.summary)
+        comparison = build_comparison(self.summary, records)
         self.run_dir = write_run(
             run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison, protocol_records
         )

@@ -67,6 +67,7 @@ class Store:
         self.session = 0
         self._next_id = 1
         self.ignored_files: list[tuple[str, str]] = []  # (path, why) of files _load refused to read
+        self.hidden_by_last_search: list[str] = []
         self._load()
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -161,6 +162,12 @@ class Store:
     def update_memory(self, entry_id: str, text: str | None = None, **meta: Any) -> StoreEntry:
         entry = self._get(entry_id, kind="memory")
         changes: dict[str, Any] = {"updated_session": self.session, **_checked_meta(meta)}
+        successor = changes.get("superseded_by")
+        if successor is not None:
+            # A pointer to nothing would hide the entry with no way to find what replaced it.
+            if successor == entry_id:
+                raise StoreError(f"entry {entry_id!r} cannot supersede itself")
+            self._get(successor, kind="memory")
         if text is not None:
             changes["text"] = _checked_text(text)
         entry = entry.model_copy(update=changes)
@@ -173,9 +180,13 @@ class Store:
         self._save(entry.model_copy(update={"deleted": True, "updated_session": self.session}))
         self._log("delete", entry_ids=[entry_id])
 
-    def read(self, entry_id: str) -> StoreEntry:
+    def read(self, entry_id: str, live_at: str | None = None) -> StoreEntry:
+        """One entry by id. With ``live_at`` (a clock) a superseded or expired entry is refused,
+        with what replaced it: the E2 view, where dead entries never reach the agent."""
         try:
             entry = self._get(entry_id)
+            if live_at is not None and not entry.is_live(live_at):
+                raise StoreError(f"entry {entry_id!r} is no longer live ({_why_dead(entry)})")
         except StoreError:
             self._log("read", query=_loggable(entry_id), ok=False)
             raise
@@ -218,27 +229,67 @@ class Store:
             raise
         return self.read(skill_id)
 
-    def search(self, query: str, kind: str = "memory", limit: int = SEARCH_LIMIT) -> list[StoreEntry]:
-        """Rank non-deleted entries of a kind by idf-weighted word overlap with the query."""
+    def search(
+        self,
+        query: str,
+        kind: str = "memory",
+        limit: int = SEARCH_LIMIT,
+        live_at: str | None = None,
+        min_overlap: int = 1,
+    ) -> list[StoreEntry]:
+        """Rank non-deleted entries of a kind by idf-weighted word overlap with the query.
+
+        With ``live_at`` (a clock) superseded and expired entries are left out too (E2); the ids
+        of matching entries left out that way are in ``hidden_by_last_search``. ``min_overlap``:
+        how many query words an entry must share to count as a match.
+        """
         if query is not None and not isinstance(query, str):
             raise StoreError("query must be a string")
         if query and len(query) > MAX_QUERY_CHARS:
             raise StoreError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
-        terms = set(content_words(query or ""))
+        ranked = self._rank(query or "", kind, min_overlap)
+        live = [e for e in ranked if live_at is None or e.is_live(live_at)]
+        shown = {e.id for e in live}
+        self.hidden_by_last_search = [e.id for e in ranked if e.id not in shown]
+        hits = live[:limit]
+        if not hits:
+            self._log("search", query=query)
+            return []
+        self._log("search", query=query, entry_ids=[e.id for e in hits], returned=hits)
+        return hits
+
+    def matching_ids(self, query: str, live_at: str | None = None, min_overlap: int = 2) -> list[str]:
+        """Ids of entries (memory and skills) sharing ``min_overlap`` content words with ``query``.
+
+        Not logged and never shown to the agent: a runtime probe (E4 asks it whether a task
+        touches stored history), not a retrieval.
+        """
+        terms = set(content_words(query))
+        return sorted(
+            e.id
+            for e in self._entries.values()
+            if not e.deleted
+            and (live_at is None or e.is_live(live_at))
+            and len(terms & self._tokens[e.id]) >= min_overlap
+        )
+
+    def _rank(self, query: str, kind: str, min_overlap: int = 1) -> list[StoreEntry]:
+        terms = set(content_words(query))
         pool = [e for e in self._entries.values() if e.kind == kind and not e.deleted]
         if not terms or not pool:
-            self._log("search", query=query)
             return []
         frequency = {t: sum(1 for e in pool if t in self._tokens[e.id]) for t in terms}
         scored = []
         for entry in pool:
             overlap = terms & self._tokens[entry.id]
-            if overlap:
+            if overlap and len(overlap) >= min_overlap:
                 score = sum(math.log(1 + len(pool) / frequency[t]) for t in overlap)
                 scored.append((-score, _entry_order(entry), entry))
-        hits = [entry for _, _, entry in sorted(scored)[:limit]]
-        self._log("search", query=query, entry_ids=[e.id for e in hits], returned=hits)
-        return hits
+        return [entry for _, _, entry in sorted(scored)]
+
+    def require(self, entry_id: str, kind: str | None = None) -> None:
+        """Raise ``StoreError`` unless a non-deleted entry with this id exists (not logged)."""
+        self._get(entry_id, kind)
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -277,7 +328,9 @@ class Store:
 
     def _index(self, entry: StoreEntry) -> None:
         self._entries[entry.id] = entry
-        self._tokens[entry.id] = frozenset(content_words(entry.text + " " + " ".join(entry.tags)))
+        # Entity and scope (E2) are searchable like tags: "Pinecrest" finds the Pinecrest entries.
+        indexed = " ".join([entry.text, *entry.tags, entry.entity, entry.scope])
+        self._tokens[entry.id] = frozenset(content_words(indexed))
 
     def _save(self, entry: StoreEntry) -> None:
         path = self._entry_path(entry)
@@ -320,6 +373,12 @@ class Store:
 
 def _entry_order(entry: StoreEntry) -> tuple[int, str]:
     return (0 if entry.kind == "memory" else 1, entry.id)
+
+
+def _why_dead(entry: StoreEntry) -> str:
+    if entry.superseded_by:
+        return f"superseded by {entry.superseded_by}"
+    return f"expired {entry.expires}"
 
 
 def _file_name(entry_id: str) -> str:

@@ -140,7 +140,26 @@ def _config(label: str, records: list[ItemRecord], seed: int) -> dict[str, Any]:
         "overall": _scope(families, pairs, records, seed),
         "capabilities": capabilities,
         "families": families,
+        "per_episode": _per_episode(records),
     }
+
+
+def _per_episode(records: list[ItemRecord]) -> dict[str, Any]:
+    """Tokens of one episode run (its on and off items together, each trial counted): what a
+    mechanism set costs. Wall time is left to the records: the summary stays deterministic."""
+    runs = len({(r.family, r.episode, r.trial) for r in records})
+    measured = [r for r in records if not r.infra_blocked]
+    return {
+        "episode_runs": runs,
+        "prompt_tokens": sum(r.prompt_tokens for r in measured) / runs if runs else None,
+        "completion_tokens": sum(r.completion_tokens for r in measured) / runs if runs else None,
+    }
+
+
+def _wall_per_episode(records: list[ItemRecord], label: str) -> float | None:
+    mine = [r for r in records if r.config_label == label]
+    runs = len({(r.family, r.episode, r.trial) for r in mine})
+    return sum(r.wall_s for r in mine if not r.infra_blocked) / runs if runs else None
 
 
 def episode_scores(records: list[ItemRecord]) -> dict[str, dict[str, dict[str, tuple[Any, Any]]]]:
@@ -174,8 +193,33 @@ def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> 
 _ROW_KEYS = ("delta", "delta_ci", "mech", "s_on", "s_off")
 
 
-def build_comparison(summary: dict[str, Any]) -> dict[str, Any]:
-    """``sequence_comparison.json``: Δ and Mech per config × scope, side by side.
+def ablation_rows(summary: dict[str, Any], records: list[ItemRecord]) -> list[dict[str, Any]]:
+    """The paper's ablation table, one row per config: overall Δ, update Δ, Mech, prompt tokens
+    and wall seconds per episode. Empty unless the run holds more than one mechanism set."""
+    configs = summary.get("configs", [])
+    if len({tuple(c.get("mechanisms") or []) for c in configs}) < 2:
+        return []
+    rows = []
+    for config in configs:
+        per_episode = config.get("per_episode") or {}
+        rows.append(
+            {
+                "label": config["label"],
+                "mechanisms": list(config.get("mechanisms") or []),
+                "delta": config["overall"].get("delta"),
+                "update_delta": (config["capabilities"].get("update") or {}).get("delta"),
+                "mech": config["overall"].get("mech"),
+                "prompt_tokens_per_episode": per_episode.get("prompt_tokens"),
+                "wall_s_per_episode": _round(_wall_per_episode(records, config["label"])),
+            }
+        )
+    # Base first, then single mechanisms, then larger sets: the paper's row order.
+    return sorted(rows, key=lambda r: (len(r["mechanisms"]), r["mechanisms"], r["label"]))
+
+
+def build_comparison(summary: dict[str, Any], records: list[ItemRecord] | None = None) -> dict[str, Any]:
+    """``sequence_comparison.json``: Δ and Mech per config × scope, side by side; with several
+    mechanism sets also the ablation table (``ablation``).
 
     Scope is "overall", a capability name, or a qualified family id (with a dot).
     """
@@ -187,4 +231,8 @@ def build_comparison(summary: dict[str, Any]) -> dict[str, Any]:
         for scope, entry in scopes:
             row = {"label": config["label"], "scope": scope}
             rows.append(row | {k: entry.get(k) for k in _ROW_KEYS})
-    return {"schema_version": SCHEMA_VERSION, "run": summary["run"], "rows": rows}
+    comparison = {"schema_version": SCHEMA_VERSION, "run": summary["run"], "rows": rows}
+    ablation = ablation_rows(summary, records or [])
+    if ablation:
+        comparison["ablation"] = ablation
+    return comparison

@@ -57,3 +57,35 @@ def render_delta_table(summary: Mapping[str, Any]) -> str:
         table = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
         blocks.append(f"{config['label']}\n{table}")
     return "\n\n".join(blocks)
+
+
+ABLATION_HEADERS = (
+    "config",
+    "mechanisms",
+    "overall Δ",
+    "update Δ",
+    "Mech",
+    "prompt tok/episode",
+    "wall s/episode",
+)
+
+
+def render_ablation_table(rows: list[Mapping[str, Any]]) -> str:
+    """The mechanism ablation (rows from ``summary.ablation_rows``), as the paper prints it."""
+    cells = [
+        [
+            row["label"],
+            ",".join(row["mechanisms"]) or "none",
+            format_number(row.get("delta"), signed=True),
+            format_number(row.get("update_delta"), signed=True),
+            format_number(row.get("mech")),
+            _whole(row.get("prompt_tokens_per_episode")),
+            format_number(row.get("wall_s_per_episode")),
+        ]
+        for row in rows
+    ]
+    return tabulate(cells, headers=ABLATION_HEADERS, tablefmt="simple", disable_numparse=True)
+
+
+def _whole(value: Any) -> str:
+    return f"{value:.0f}" if isinstance(value, int | float) and not isinstance(value, bool) else "—"

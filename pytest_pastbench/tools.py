@@ -159,6 +159,43 @@ WORLD_TOOLS: tuple[ToolSpec, ...] = (
 
 ALL_TOOLS = {spec.name: spec for spec in (*STORE_TOOLS, *WORLD_TOOLS)}
 
+# E2 (render): structured entries. The same tools with the fields that say what an entry is about,
+# where it applies, until when it holds and what replaced it; reads then hide dead entries.
+_E2_FIELDS = {
+    "entity": _p("string", "who or what the note is about, e.g. 'Pinecrest account'", required=False),
+    "scope": _p("string", "where it applies, e.g. 'billing' or 'staging'", required=False),
+    "expires": _p("string", "ISO date-time after which the note no longer holds", required=False),
+}
+RENDER_TOOLS: dict[str, ToolSpec] = {
+    "memory_write": ToolSpec(
+        "memory_write",
+        "Save a note to persistent memory so a future session can use it. When the note corrects "
+        "or replaces an older note, give that note's id as 'supersedes': the old one is retired.",
+        {
+            "text": _p("string", "the note"),
+            "tags": _p("array", "optional tags", required=False),
+            **_E2_FIELDS,
+            "supersedes": _p("string", "id of the note this one replaces", required=False),
+        },
+    ),
+    "memory_update": ToolSpec(
+        "memory_update",
+        "Change an existing memory note: its text or fields, or retire it by naming the note "
+        "that replaced it ('superseded_by').",
+        {
+            "id": _p("string", "note id"),
+            "text": _p("string", "the new text", required=False),
+            **_E2_FIELDS,
+            "superseded_by": _p("string", "id of the note that replaces this one", required=False),
+        },
+    ),
+}
+
+
+def tool_specs(render: bool = False) -> dict[str, ToolSpec]:
+    """The tools by name; with ``render`` (E2) the structured memory tools."""
+    return {**ALL_TOOLS, **RENDER_TOOLS} if render else ALL_TOOLS
+
 
 class ToolError(Exception):
     """Raised inside dispatch; becomes an ``ok=False`` call and an error message to the agent."""
@@ -171,11 +208,13 @@ class ToolBox:
         self.store = store
         self.world = world
         self.calls: list[ToolCall] = []
+        # E2 (render): the agent switches it on for its session; off, the tools are the base ones.
+        self.render = False
         self._handlers: dict[str, Callable[..., Any]] = {
-            "memory_search": lambda query: [_memory_view(e) for e in store.search(query)],
-            "memory_read": lambda id: _memory_view(store.read(id)),
-            "memory_write": lambda text, tags=None: {"id": store.write_memory(text, tags).id},
-            "memory_update": lambda id, text: {"id": store.update_memory(id, text).id},
+            "memory_search": self._memory_search,
+            "memory_read": lambda id: self.entry_view(store.read(id, live_at=self.read_clock())),
+            "memory_write": self._memory_write,
+            "memory_update": self._memory_update,
             "memory_delete": lambda id: (store.delete(id), {"deleted": id})[1],
             "skill_search": lambda query: [_skill_view(e) for e in store.search(query, kind="skill")],
             "skill_read": lambda name: _skill_view(store.read_skill(name)),
@@ -185,12 +224,42 @@ class ToolBox:
             self._handlers[spec.name] = getattr(world, spec.name)
 
     @staticmethod
-    def specs() -> list[dict[str, Any]]:
-        return [spec.to_openai() for spec in ALL_TOOLS.values()]
+    def specs(render: bool = False) -> list[dict[str, Any]]:
+        return [spec.to_openai() for spec in tool_specs(render).values()]
+
+    # -- store handlers (base and E2) --------------------------------------------------------------
+
+    def read_clock(self) -> str | None:
+        """The session clock when reads hide dead entries (E2), else None (base: only deletes)."""
+        return self.world.now if self.render else None
+
+    def entry_view(self, entry: StoreEntry) -> dict[str, Any]:
+        view = _memory_view(entry)
+        if self.render:
+            view.update({k: v for k in ("entity", "scope", "expires") if (v := getattr(entry, k))})
+        return view
+
+    def _memory_search(self, query: str) -> list[dict[str, Any]]:
+        return [self.entry_view(e) for e in self.store.search(query, live_at=self.read_clock())]
+
+    def _memory_write(self, text: str, tags: list[str] | None = None, **fields: Any) -> dict[str, Any]:
+        old = fields.pop("supersedes", None)
+        if old is not None:
+            self.store.require(old, kind="memory")  # refuse a bad id before writing anything
+        entry = self.store.write_memory(text, tags, **fields)
+        if old is not None:
+            self.store.update_memory(old, superseded_by=entry.id)
+            return {"id": entry.id, "superseded": old}
+        return {"id": entry.id}
+
+    def _memory_update(self, id: str, text: str | None = None, **fields: Any) -> dict[str, Any]:
+        if text is None and not fields:
+            raise ToolError("memory_update needs a new text or a field to change")
+        return {"id": self.store.update_memory(id, text, **fields).id}
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         """Run one tool call; every outcome, including garbage input, becomes a logged ToolCall."""
-        spec = ALL_TOOLS.get(name) if isinstance(name, str) else None
+        spec = tool_specs(self.render).get(name) if isinstance(name, str) else None
         record = ToolCall(
             index=len(self.calls), name=_name_text(name), irreversible=bool(spec and spec.irreversible)
         )

@@ -296,10 +296,22 @@ def test_cli_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().out.startswith("ERROR x.delta: cannot evaluate")
 
 
+PLUS = "hermes-plus[E1,E2,E3,E4,E5]"
+
+
 def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    common = ("--pastbench-families=builtin", "-k", "update", "-q", "-p", "no:cacheprovider")
+    # hermes-plus: its mechanisms (E2, E5) are what let the curator retire corrected facts.
+    common = (
+        "--pastbench-families=builtin",
+        "--pastbench-agent=hermes-plus",
+        "-k",
+        "update",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
     for run_id, model in (("good", "pastbench/curator"), ("weak", "pastbench/recall")):
         result = pytester.runpytest_subprocess(
             *common, f"--pastbench-model={model}", f"--pastbench-run-id={run_id}"
@@ -314,7 +326,7 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     assert line.startswith("FAIL  update.delta dropped by ")
     assert (
         "drop exceeds noise" in line
-        and "[hermes@pastbench/recall vs baseline hermes@pastbench/curator]" in line
+        and f"[{PLUS}@pastbench/recall vs baseline {PLUS}@pastbench/curator]" in line
     )
     assert "models differ: current pastbench/recall, baseline pastbench/curator" in err
 

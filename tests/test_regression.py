@@ -7,40 +7,41 @@ import json
 import pytest
 
 WEAKENED_AGENT = '''
+import json
+
 from pytest_pastbench import HermesAgent
 
 
-class NoSupersedeToolBox:
-    """The session's tools, except that corrections cannot replace or delete old entries."""
+def without_supersedes(call):
+    """The session's tools, except that a correction cannot retire the note it replaces."""
 
-    def __init__(self, tools):
-        self.inner = tools
+    def wrapped(name, arguments):
+        if name == "memory_write":
+            arguments = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+            arguments.pop("supersedes", None)
+        return call(name, arguments)
 
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def call(self, name, arguments):
-        if name in ("memory_update", "memory_delete"):
-            name = "memory_write" if name == "memory_update" else name
-            if isinstance(arguments, dict):
-                arguments = {"text": arguments.get("text", "")}
-            else:
-                import json
-                arguments = json.dumps({"text": json.loads(arguments).get("text", "")})
-        return self.inner.call(name, arguments)
+    return wrapped
 
 
 class WeakenedHermes(HermesAgent):
     def run_session(self, ctx):
-        ctx.tools = NoSupersedeToolBox(ctx.tools)
+        ctx.tools.call = without_supersedes(ctx.tools.call)
         return super().run_session(ctx)
 
 
 def pytest_pastbench_register_agents(register):
-    register("weakened", lambda name="weakened", mechanisms=None: WeakenedHermes(name="weakened"))
+    register("weakened", lambda name="weakened", mechanisms=None: WeakenedHermes("weakened", mechanisms))
 '''
 
-COMMON = ["--pastbench-families=builtin", "-k", "update", "--pastbench-model=pastbench/curator"]
+# E2 (render) is what lets the curator retire a corrected note; the weakened agent loses it.
+COMMON = [
+    "--pastbench-families=builtin",
+    "-k",
+    "update",
+    "--pastbench-model=pastbench/curator",
+    "--pastbench-mechanisms=E2",
+]
 
 
 def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:
@@ -61,7 +62,7 @@ def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pyt
     assert comparison["baseline"]["name"] == "main"
     assert comparison["baseline"]["gates"][0].startswith("FAIL  update.delta dropped by")
     [update] = [r for r in comparison["baseline"]["rows"] if r["scope"] == "update"]
-    assert update["change"] < -0.05 and update["baseline_label"] == "hermes@pastbench/curator"
+    assert update["change"] < -0.05 and update["baseline_label"] == "hermes[E2]@pastbench/curator"
     weakened.stdout.fnmatch_lines(
         [
             "*comparison with the baseline*",

@@ -15,7 +15,7 @@ FAMILY = Family.model_validate(yaml.safe_load(GOOD_UPDATE))
 EPISODE = FAMILY.episodes[0]
 
 
-def run(arm: str, tmp_path: Path, model: str = "curator"):
+def run(arm: str, tmp_path: Path, model: str = "curator", mechanisms: list[str] | None = None):
     spec = ItemSpec(
         nodeid=f"x.yaml::ep01[{arm}-t0]",
         family=FAMILY,
@@ -26,11 +26,11 @@ def run(arm: str, tmp_path: Path, model: str = "curator"):
         config_label="hermes@test",
         dataset_hash="h",
     )
-    return run_item(spec, HermesAgent(), PolicyClient(model), tmp_path / arm)
+    return run_item(spec, HermesAgent(mechanisms=mechanisms), PolicyClient(model), tmp_path / arm)
 
 
 def test_on_arm_runs_every_session_and_scores_the_evals(tmp_path: Path) -> None:
-    outcome = run("on", tmp_path)
+    outcome = run("on", tmp_path, mechanisms=["E2"])  # E2: the curator retires the stale fact
     record = outcome.record
     assert [s.stage for s in record.sessions] == ["eval_near"]
     assert record.score == 1.0 and record.mech is not None and record.mech.uc == 1.0

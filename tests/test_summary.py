@@ -110,6 +110,7 @@ def test_contract_shape(summary: dict[str, Any]) -> None:
         "overall",
         "capabilities",
         "families",
+        "per_episode",
     }
     assert (config["label"], config["model"], config["agent"]) == (
         LABEL,

@@ -7,8 +7,24 @@ the tool results already in the conversation, so it is a pure function of the me
 - ``blind``: never touches the store; uses world tools only.
 - ``recall``: searches memory before answering, stores every statement it is told (noise and
   secrets included), never deletes or supersedes anything.
-- ``curator``: like recall, plus skills for numbered procedures, superseding entries on
-  corrections, and skipping one-off remarks, secrets and duplicates.
+- ``curator``: like recall, plus skills for numbered procedures, and skipping one-off remarks,
+  secrets and duplicates. It is selective about reading too: a question about a document (an
+  archived retrospective, a handoff) goes straight to the archive, without a memory search.
+
+The reference models use what Hermes' mechanisms (``mechanisms.py``) put in front of them, and
+only that — the runtime's messages and the tool schemas. Their base behaviour carries the
+paper's five defects on purpose, so the mechanisms have something to fix:
+
+- E1 plan: an irreversible call held with stored notes is re-planned against them (a freeze
+  stops a deploy; a stored queue or priority goes into the ticket). ``blind`` re-issues it.
+- E2 render: with the structured ``memory_write`` (``supersedes``) the curator retires the note a
+  correction replaces at once; with the base tools it writes the correction as a new note and
+  old and new stay side by side (the base defect).
+- E3 route: skills the runtime offers at session start are used instead of a skill search.
+- E4 gate: a draft sent back for retrieval is redone with a memory search (no action is
+  repeated, nothing is written twice).
+- E5 close: in the close pass the curator finds each correction of the session and retires the
+  note it replaces (``superseded_by`` with E2, else ``memory_delete``); recall and blind reply DONE.
 """
 
 from __future__ import annotations
@@ -18,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..mechanisms import E1_HELD, E3_OFFER, E4_SEND_BACK, E5_CLOSE, RUNTIME_PREFIX
 from ..text import content_words, normalise, sentences
 
 NOISE_CUES = re.compile(
@@ -46,6 +63,11 @@ VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
 PRIORITY = re.compile(r"\bP[0-4]\b")
 HANDLE = re.compile(r"@[a-z][a-z0-9._-]*[a-z0-9]")
+# A question about a document: the selective curator goes to the archive and skips its memory.
+DOCUMENT_QUESTION = re.compile(
+    r"\b(archived?|retrospective|retro|handoff|hand-off|post-?mortem|minutes)\b", re.IGNORECASE
+)
+ACTION_NOTES = ("Deployed ", "I did not deploy", "Opened ticket")
 NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,2})[.)]\s+(.+)$", re.IGNORECASE)
 CODENAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:-[A-Z0-9][a-z0-9]*)*|[A-Z]{2,}[-0-9A-Z]*)\b")
 
@@ -62,6 +84,41 @@ POLICIES: dict[str, Policy] = {
     "recall": Policy("recall", uses_store=True, curates=False),
     "curator": Policy("curator", uses_store=True, curates=True),
 }
+
+
+@dataclass
+class _Turn:
+    """What the policy reads from the conversation: the user's request and the runtime's signals."""
+
+    user_text: str
+    done: list[tuple[str, Any]]
+    session_user_texts: list[str]
+    gated: bool = False  # E4 sent the draft back
+    closing: bool = False  # E5 close pass
+    draft: str = ""
+    offered_skills: list[dict[str, Any]] | None = None  # E3
+
+
+@dataclass(frozen=True)
+class _Tools:
+    names: frozenset[str]
+    params: dict[str, frozenset[str]]
+
+    def accepts(self, tool: str, param: str) -> bool:
+        return param in self.params.get(tool, frozenset())
+
+
+def _tools(tools: Any) -> _Tools:
+    """Tool names and parameter names from the request's tool list (or a bare set of names)."""
+    if isinstance(tools, set | frozenset):
+        return _Tools(frozenset(tools), {})
+    params: dict[str, frozenset[str]] = {}
+    for tool in tools or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            params[function["name"]] = frozenset(properties)
+    return _Tools(frozenset(params), params)
 
 
 class _Emit(Exception):
@@ -98,23 +155,64 @@ class _Replay:
         raise _Emit(calls[len(self.done) - self.cursor :] if self.cursor < len(self.done) else calls)
 
 
-def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
-    """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``."""
-    user_text, done = _current_turn(messages)
-    replay = _Replay(done, tool_names)
+def decide(policy: Policy, messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
+    """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``.
+
+    ``tools``: the request's tool list (OpenAI format), or just a set of tool names.
+    """
+    turn = _current_turn(messages)
+    available = _tools(tools)
+    replay = _Replay(turn.done, set(available.names))
     try:
-        answer = _plan(policy, user_text, replay)
+        if turn.closing:
+            answer = _close_pass(policy, turn, replay, available)
+        else:
+            answer = _plan(policy, turn, replay, available)
     except _Emit as emit:
         return {"tool_calls": emit.calls}
     return {"content": answer}
 
 
-def _current_turn(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, Any]]]:
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    user_text = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
+def _is_runtime(message: dict[str, Any]) -> bool:
+    return str(message.get("content") or "").startswith(RUNTIME_PREFIX)
+
+
+def _current_turn(messages: list[dict[str, Any]]) -> _Turn:
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user" and not _is_runtime(m)]
+    last_user = users[-1] if users else -1
+    turn = _Turn(
+        user_text=str(messages[last_user].get("content") or "") if users else "",
+        done=[],
+        session_user_texts=[str(messages[i].get("content") or "") for i in users],
+    )
+    start = last_user
+    for index, message in enumerate(messages):
+        content = str(message.get("content") or "")
+        if message.get("role") == "system" and content.startswith(E3_OFFER):
+            turn.offered_skills = _entries(_parse(content.partition("\n")[2]))
+        if index <= last_user or message.get("role") != "user":
+            continue
+        if content.startswith(E4_SEND_BACK):
+            turn.gated, start = True, index
+            turn.draft = next(
+                (
+                    str(m.get("content") or "")
+                    for m in reversed(messages[:index])
+                    if m.get("role") == "assistant"
+                ),
+                "",
+            )
+        elif content.startswith(E5_CLOSE):
+            turn.closing, start = True, index
+    turn.done = _calls_after(messages, start)
+    return turn
+
+
+def _calls_after(messages: list[dict[str, Any]], start: int) -> list[tuple[str, Any]]:
+    """(tool name, parsed result) of the calls made after ``messages[start]``, in order."""
     results_by_id: dict[str, Any] = {}
     order: list[tuple[str, str]] = []
-    for message in messages[last_user + 1 :]:
+    for message in messages[start + 1 :]:
         if message.get("role") == "assistant":
             for call in message.get("tool_calls") or []:
                 function = call["function"] if isinstance(call, dict) else call.function
@@ -123,7 +221,7 @@ def _current_turn(messages: list[dict[str, Any]]) -> tuple[str, list[tuple[str, 
                 order.append((call_id, name))
         elif message.get("role") == "tool":
             results_by_id[message.get("tool_call_id", "")] = _parse(message.get("content"))
-    return user_text, [(name, results_by_id.get(call_id)) for call_id, name in order]
+    return [(name, results_by_id.get(call_id)) for call_id, name in order]
 
 
 def _parse(content: Any) -> Any:
@@ -133,20 +231,30 @@ def _parse(content: Any) -> Any:
         return content
 
 
-def _plan(policy: Policy, user_text: str, replay: _Replay) -> str:
+def _plan(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> str:
+    user_text = turn.user_text
     query = " ".join(content_words(user_text))
     memory_hits: list[dict[str, Any]] = []
     skill_hits: list[dict[str, Any]] = []
-    if policy.uses_store and query:
+    # The curator reads selectively: a question about a document goes to the archive (E4's
+    # send-back is what makes it look in its memory too).
+    directed = policy.curates and bool(DOCUMENT_QUESTION.search(user_text)) and not turn.gated
+    if policy.uses_store and query and not directed:
         memory_hits = _entries(replay.call("memory_search", {"query": query}))
-        if policy.curates:
-            skill_hits = _entries(replay.call("skill_search", {"query": query}))
+    if policy.curates and turn.offered_skills is not None:
+        skill_hits = turn.offered_skills  # E3 offered them: no search needed
+    elif policy.curates and query and not directed:
+        skill_hits = _entries(replay.call("skill_search", {"query": query}))
     recalled = [h["text"] for h in skill_hits[:1]] + [h["text"] for h in memory_hits]
 
     archive_doc = _consult_archive(user_text, recalled, replay)
-    action_notes = _act(user_text, recalled, archive_doc, replay)
+    if turn.gated:
+        # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
+        done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
+        return _compose_answer(recalled, archive_doc, done, policy)
+    action_notes = _act(policy, user_text, recalled, archive_doc, replay)
     if policy.uses_store:
-        _store(policy, user_text, memory_hits, replay)
+        _store(policy, user_text, memory_hits, replay, tools)
     return _compose_answer(recalled, archive_doc, action_notes, policy)
 
 
@@ -173,28 +281,57 @@ def _consult_archive(user_text: str, recalled: list[str], replay: _Replay) -> di
 
 
 def _act(
-    user_text: str, recalled: list[str], archive_doc: dict[str, Any] | None, replay: _Replay
+    policy: Policy,
+    user_text: str,
+    recalled: list[str],
+    archive_doc: dict[str, Any] | None,
+    replay: _Replay,
 ) -> list[str]:
     notes: list[str] = []
     context = "\n".join(recalled) + ("\n" + archive_doc["body"] if archive_doc else "")
-    prohibitions = [t for t in recalled if PROHIBITION_CUES.search(t)]
     if DEPLOY_REQUEST.search(user_text) and replay.has("deploys_create"):
         version = VERSION.search(user_text)
         service = _deploy_target(user_text)
+        prohibitions = [t for t in recalled if PROHIBITION_CUES.search(t)]
+        if not prohibitions and version and service:
+            args = {"service": service, "version": version.group(0)}
+            result = replay.call("deploys_create", args)
+            shown = _held_texts(result) if policy.uses_store else []
+            prohibitions = [t for t in shown if PROHIBITION_CUES.search(t)]
+            if _held(result) and not prohibitions:
+                result = replay.call("deploys_create", args)  # E1: checked, still fits
+            if not prohibitions:
+                notes.append(f"Deployed {service} {version.group(0)}: {json.dumps(result)}")
         if prohibitions:
             notes.append("I did not deploy, because: " + prohibitions[0])
-        elif version and service:
-            result = replay.call("deploys_create", {"service": service, "version": version.group(0)})
-            notes.append(f"Deployed {service} {version.group(0)}: {json.dumps(result)}")
     if TICKET_REQUEST.search(user_text) and replay.has("tickets_create"):
-        args: dict[str, Any] = {"title": sentences(user_text)[0][:100], "body": context[:1500]}
-        for key, pattern in (("queue", QUEUE), ("priority", PRIORITY), ("assignee", HANDLE)):
-            found = pattern.search(user_text) or pattern.search(context)
-            if found:
-                args[key] = found.group(0)
-        result = replay.call("tickets_create", args)
+        result = replay.call("tickets_create", _ticket(user_text, context))
+        if _held(result):
+            # E1: re-plan the ticket with the stored notes it was held with.
+            shown = _held_texts(result) if policy.uses_store else []
+            result = replay.call("tickets_create", _ticket(user_text, "\n".join([*shown, context])))
         notes.append(f"Opened ticket: {json.dumps(result)}")
     return notes
+
+
+def _ticket(user_text: str, context: str) -> dict[str, Any]:
+    args: dict[str, Any] = {"title": sentences(user_text)[0][:100], "body": context[:1500]}
+    for key, pattern in (("queue", QUEUE), ("priority", PRIORITY), ("assignee", HANDLE)):
+        found = pattern.search(user_text) or pattern.search(context)
+        if found:
+            args[key] = found.group(0)
+    return args
+
+
+def _held(result: Any) -> bool:
+    """Was the call held by E1 (not run yet, stored notes shown)?"""
+    return isinstance(result, dict) and result.get("held") == E1_HELD
+
+
+def _held_texts(result: Any) -> list[str]:
+    if not _held(result):
+        return []
+    return [e["text"] for e in _entries(result.get("notes")) + _entries(result.get("skills"))]
 
 
 def _deploy_target(user_text: str) -> str | None:
@@ -202,7 +339,9 @@ def _deploy_target(user_text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _store(policy: Policy, user_text: str, hits: list[dict[str, Any]], replay: _Replay) -> None:
+def _store(
+    policy: Policy, user_text: str, hits: list[dict[str, Any]], replay: _Replay, tools: _Tools
+) -> None:
     lines = sentences(user_text)
     statements = [s for s in lines if not s.rstrip().endswith("?") and not NUMBERED.match(s)]
     steps = [NUMBERED.match(s).group(2).strip() for s in lines if NUMBERED.match(s)]  # type: ignore[union-attr]
@@ -214,19 +353,58 @@ def _store(policy: Policy, user_text: str, hits: list[dict[str, Any]], replay: _
         intro = next((s for s in statements if not _skip(s)), user_text)
         name = " ".join(content_words(intro)[:5]) or "procedure"
         replay.call("skill_write", {"name": name, "steps": steps, "tags": content_words(intro)[:8]})
+    structured = tools.accepts("memory_write", "supersedes")  # E2
     known = {normalise(h["text"]) for h in hits}
-    for statement in statements:
-        if _skip(statement) or normalise(statement) in known or len(content_words(statement)) < 3:
+    for statement in _worth_keeping(statements):
+        if normalise(statement) in known:
             continue
         known.add(normalise(statement))
-        target = None
-        if CORRECTION_CUES.search(statement):
-            similar = _entries(replay.call("memory_search", {"query": statement}))
-            target = _most_similar(statement, similar)
-        if target:
-            replay.call("memory_update", {"id": target, "text": statement})
-        else:
-            replay.call("memory_write", {"text": statement})
+        args: dict[str, Any] = {"text": statement}
+        if structured:
+            entity = _entity(statement)
+            if entity:
+                args["entity"] = entity
+            if CORRECTION_CUES.search(statement):
+                similar = _entries(replay.call("memory_search", {"query": statement}))
+                target = _most_similar(statement, similar)
+                if target:
+                    args["supersedes"] = target
+        # Without E2 a correction is written as a new note: the one it replaces stays live.
+        replay.call("memory_write", args)
+
+
+def _worth_keeping(statements: list[str]) -> list[str]:
+    return [s for s in statements if not _skip(s) and len(content_words(s)) >= 3]
+
+
+def _entity(statement: str) -> str:
+    """The first name-like word of a statement (E2's entity field)."""
+    match = CODENAME.search(statement)
+    return match.group(1) if match else ""
+
+
+def _close_pass(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> str:
+    """E5: record each correction of the session and retire the note it replaces."""
+    if not policy.curates:
+        return "DONE"
+    structured = tools.accepts("memory_update", "superseded_by")
+    for text in turn.session_user_texts:
+        for statement in _worth_keeping(sentences(text)):
+            if not CORRECTION_CUES.search(statement) or statement.rstrip().endswith("?"):
+                continue
+            hits = _entries(replay.call("memory_search", {"query": statement}))
+            current = next((h for h in hits if normalise(h["text"]) == normalise(statement)), None)
+            if current is None:
+                written = replay.call("memory_write", {"text": statement})
+                current = {"id": written.get("id"), "text": statement} if isinstance(written, dict) else None
+            others = [h for h in hits if current is None or h.get("id") != current.get("id")]
+            stale = _most_similar(statement, others)
+            if stale and current and current.get("id"):
+                if structured:
+                    replay.call("memory_update", {"id": stale, "superseded_by": str(current["id"])})
+                else:
+                    replay.call("memory_delete", {"id": stale})
+    return "DONE"
 
 
 def _skip(statement: str) -> bool:

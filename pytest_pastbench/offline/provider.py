@@ -55,14 +55,13 @@ class ReferencePolicyLLM(litellm.CustomLLM):
         if "latency_ms" in params:
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
-        tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
         if policy is None:  # the reference judge
             try:
                 decision = {"content": reference_judge.reply(messages)}
             except reference_judge.NotAJudgePrompt as exc:
                 raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
         else:
-            decision = decide(policy, messages, tool_names)
+            decision = decide(policy, messages, tools)
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_pastbench.agent import HermesAgent
 from pytest_pastbench.models import ModelReply
 from pytest_pastbench.offline.policies import POLICIES, decide
@@ -22,8 +24,7 @@ class PolicyClient:
         self.policy = POLICIES[name]
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
-        names = {t["function"]["name"] for t in tools or []}
-        decision = decide(self.policy, messages, names)
+        decision = decide(self.policy, messages, tools)
         if "tool_calls" in decision:
             calls = [
                 {"id": f"c{len(messages)}_{i}", "name": n, "arguments": json.dumps(a)}
@@ -33,9 +34,21 @@ class PolicyClient:
         return ModelReply(content=decision["content"])
 
 
-def session(name: str, store: Store, text: str, world: WorldSeed | None = None, index: int = 0):
+def session(
+    name: str,
+    store: Store,
+    text: str,
+    world: WorldSeed | None = None,
+    index: int = 0,
+    mechanisms: list[str] | None = None,
+):
     return run_agent_session(
-        HermesAgent(), PolicyClient(name), store, World(world or WorldSeed()), [text], index=index
+        HermesAgent(mechanisms=mechanisms),
+        PolicyClient(name),
+        store,
+        World(world or WorldSeed()),
+        [text],
+        index=index,
     )
 
 
@@ -67,15 +80,37 @@ def test_recall_stores_everything_and_keeps_stale_entries(tmp_path: Path) -> Non
     assert "5th business day" in answer and "7th business day" in answer
 
 
-def test_curator_supersedes_skips_noise_and_answers_with_the_correction(tmp_path: Path) -> None:
+def test_base_curator_skips_noise_but_keeps_the_stale_fact_beside_its_correction(tmp_path: Path) -> None:
     store = Store(tmp_path)
     session("curator", store, LEARN, index=0)
     session("curator", store, CORRECT, index=1)
-    texts = [e.text for e in store.entries()]
-    assert not any("Berlin" in t for t in texts)
-    assert not any("5th business day" in t for t in texts)
+    live = [e.text for e in store.entries() if e.is_live()]
+    assert not any("Berlin" in t for t in live)
+    assert any("5th business day" in t for t in live) and any("7th business day" in t for t in live)
     answer = session("curator", store, ASK, index=2).answer
+    assert "7th business day" in answer and "5th business day" in answer  # the base defect
+
+
+@pytest.mark.parametrize("mechanism", ["E2", "E5"])
+def test_curator_retires_the_stale_fact_with_e2_or_e5(tmp_path: Path, mechanism: str) -> None:
+    store = Store(tmp_path)
+    for index, text in enumerate([LEARN, CORRECT]):
+        session("curator", store, text, index=index, mechanisms=[mechanism])
+    live = [e.text for e in store.entries() if e.is_live()]
+    assert not any("5th business day" in t for t in live) and any("7th business day" in t for t in live)
+    answer = session("curator", store, ASK, index=2, mechanisms=[mechanism]).answer
     assert "7th business day" in answer and "5th" not in answer
+    if mechanism == "E2":  # retired by pointer (still in the store as evidence), not deleted
+        [stale] = [e for e in store.entries() if "5th business day" in e.text]
+        assert stale.superseded_by and not stale.deleted
+
+
+def test_recall_does_not_curate_even_when_asked_to_close(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for index, text in enumerate([LEARN, CORRECT]):
+        session("recall", store, text, index=index, mechanisms=["E2", "E5"])
+    live = [e.text for e in store.entries() if e.is_live()]
+    assert any("5th business day" in t for t in live) and any("7th business day" in t for t in live)
 
 
 def test_curator_packages_numbered_steps_as_one_skill(tmp_path: Path) -> None:
