@@ -94,7 +94,7 @@ ISSUES = ["the waitlist emails went out twice", "support was not briefed", "the 
           "pricing copy contradicted the FAQ", "the partner API quota was too low"]
 STATES = ["lag spikes every night during the vacuum job", "webhook retries piling up in the dead-letter queue",
           "certificate renewals failing on two hosts", "disk pressure on the log shippers",
-          "cache hit rate down to 60 percent", "cron jobs overlapping at 02:00"]
+          "cache hits down to 60 percent", "cron jobs overlapping at 02:00"]
 STEPS = ["a failover drill", "a replay of the dead-letter queue", "rotating the intermediate CA",
          "cutting retention to 3 days", "resizing the cache nodes", "moving the cron window"]
 PROMISES = ["a root-cause report", "a dedicated success manager", "a weekly status call", "an on-site workshop",
