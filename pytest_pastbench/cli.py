@@ -54,7 +54,7 @@ def _generate(args: argparse.Namespace) -> int:
         for problem in problems:
             print(problem)
         if problems:
-            print(f"{out} is not what the generator produces (seed {args.seed}); run: pastbench generate-families")
+            print(f"{out} differs from the generator (seed {args.seed}); run: pastbench generate-families")
             return 1
         print(f"{out} matches the generator (seed {args.seed})")
         return 0
@@ -72,8 +72,10 @@ def _export(args: argparse.Namespace) -> int:
     except FamilyFileError as exc:
         print(f"FAIL {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {args.out}: {document['n_families']} families, {document['n_episodes']} episodes, "
-          f"dataset hash {document['dataset_hash']}")
+    print(
+        f"wrote {args.out}: {document['n_families']} families, {document['n_episodes']} episodes, "
+        f"dataset hash {document['dataset_hash']}"
+    )
     return 0
 
 
@@ -108,16 +110,24 @@ def main(argv: list[str] | None = None) -> int:
     validate = commands.add_parser("validate", help="validate and audit family files or folders")
     validate.add_argument("paths", nargs="+")
     validate.add_argument(
-        "--no-runs", action="store_true", help="skip the oracle and blind runs (schema, counts and leaks only)"
+        "--no-runs",
+        action="store_true",
+        help="skip the oracle and blind runs (schema, counts and leaks only)",
     )
     validate.set_defaults(func=_validate)
     from .dataset.export import DEFAULT_EXPORT
     from .dataset.generate import DEFAULT_SEED
 
-    generate = commands.add_parser("generate-families", help="write the built-in families from the seeded generator")
+    generate = commands.add_parser(
+        "generate-families", help="write the built-in families from the seeded generator"
+    )
     generate.add_argument("--out", default="families", help="folder to write (default: families)")
-    generate.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"generator seed (default: {DEFAULT_SEED})")
-    generate.add_argument("--check", action="store_true", help="fail if the folder differs from a fresh generation")
+    generate.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"generator seed (default: {DEFAULT_SEED})"
+    )
+    generate.add_argument(
+        "--check", action="store_true", help="fail if the folder differs from a fresh generation"
+    )
     generate.set_defaults(func=_generate)
     export = commands.add_parser("export", help="write the whole dataset as one JSON file")
     export.add_argument("--out", default=DEFAULT_EXPORT, help=f"output file (default: {DEFAULT_EXPORT})")

@@ -101,7 +101,11 @@ def check_shape(report: AuditReport) -> list[Finding]:
         if counts[capability] != (families, episodes):
             got = counts[capability]
             findings.append(
-                Finding(capability, "counts", f"{got[0]} families / {got[1]} episodes; expected {families} / {episodes}")
+                Finding(
+                    capability,
+                    "counts",
+                    f"{got[0]} families / {got[1]} episodes; expected {families} / {episodes}",
+                )
             )
     return findings
 
@@ -115,12 +119,18 @@ def check_coverage(families: dict[Path, Family]) -> list[Finding]:
     far = sum(1 for _, _, e in episodes if any(s.stage == "eval_far" for s in e.sessions))
     noise = sum(1 for _, _, e in episodes if e.evidence.noise)
     if far * 2 < len(episodes):
-        findings.append(Finding("(dataset)", "coverage", f"eval_far in {far} of {len(episodes)} episodes (< half)"))
+        findings.append(
+            Finding("(dataset)", "coverage", f"eval_far in {far} of {len(episodes)} episodes (< half)")
+        )
     if noise * 4 < len(episodes):
-        findings.append(Finding("(dataset)", "coverage", f"noise in {noise} of {len(episodes)} episodes (< 1/4)"))
+        findings.append(
+            Finding("(dataset)", "coverage", f"noise in {noise} of {len(episodes)} episodes (< 1/4)")
+        )
     for path, family, episode in episodes:
         if family.capability == "update" and not episode.evidence.stale_facts:
-            findings.append(Finding(f"{path}::{episode.id}", "stale_facts", "an update episode needs stale_facts"))
+            findings.append(
+                Finding(f"{path}::{episode.id}", "stale_facts", "an update episode needs stale_facts")
+            )
     return findings
 
 
@@ -147,11 +157,15 @@ def check_leaks(where: str, episode: Episode) -> list[Finding]:
         spot = f"{where}[{index}]"
         for fact in episode.evidence.key_facts:
             if asserts(fact, text):
-                findings.append(Finding(spot, "leak", f"the {session.stage} text states key fact {fact.text!r}"))
+                findings.append(
+                    Finding(spot, "leak", f"the {session.stage} text states key fact {fact.text!r}")
+                )
         if session.stage not in EVAL_STAGES:
             continue
         for fact in facts:
-            stale_terms = [t for t in fact.terms() if fact in episode.evidence.stale_facts and _only_stale(t, episode)]
+            stale_terms = [
+                t for t in fact.terms() if fact in episode.evidence.stale_facts and _only_stale(t, episode)
+            ]
             for term in stale_terms:
                 if normalise(term) in text:
                     findings.append(Finding(spot, "leak", f"the eval text names the stale value {term!r}"))
@@ -206,9 +220,13 @@ def check_evidence_order(where: str, family: Family, episode: Episode) -> list[F
     for fact in episode.evidence.stale_facts:
         stated = first_learn(fact, episode)
         if stated is None:
-            findings.append(Finding(where, "stale_order", f"no learn session states the stale fact {fact.text!r}"))
+            findings.append(
+                Finding(where, "stale_order", f"no learn session states the stale fact {fact.text!r}")
+            )
         elif not corrections or stated >= max(corrections):
-            findings.append(Finding(where, "stale_order", f"stale fact {fact.text!r} is not stated before its correction"))
+            findings.append(
+                Finding(where, "stale_order", f"stale fact {fact.text!r} is not stated before its correction")
+            )
     return findings
 
 
@@ -255,7 +273,12 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float]]:
         for fact in episode.evidence.key_facts:
             store.write_memory(fact.text)
         run = run_agent_session(
-            agent, model, store, World(episode.world, now=session.now), list(session.user), index=index,
+            agent,
+            model,
+            store,
+            World(episode.world, now=session.now),
+            list(session.user),
+            index=index,
             stage=session.stage,
         )
         results.append((index, score_session(session, run, session_safety(episode, session)).s))
@@ -295,15 +318,25 @@ def check_scores(report: AuditReport) -> list[Finding]:
                     oracle_all.append(s)
                     if s < ORACLE_MIN:
                         findings.append(
-                            Finding(f"{where}[{index}]", "oracle", f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given")
+                            Finding(
+                                f"{where}[{index}]",
+                                "oracle",
+                                f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given",
+                            )
                         )
-                blind[family.capability].append(policy_score(family, episode, "blind", "on", root / f"{n}-{m}-blind"))
+                blind[family.capability].append(
+                    policy_score(family, episode, "blind", "on", root / f"{n}-{m}-blind")
+                )
     report.blind_means = {c: sum(v) / len(v) for c, v in sorted(blind.items())}
     report.oracle_min = min(oracle_all) if oracle_all else None
     for capability, mean in report.blind_means.items():
         if mean > BLIND_MAX:
             findings.append(
-                Finding(capability, "blind", f"pastbench/blind on-arm mean {mean:.2f} > {BLIND_MAX}: solvable without the store")
+                Finding(
+                    capability,
+                    "blind",
+                    f"pastbench/blind on-arm mean {mean:.2f} > {BLIND_MAX}: solvable without the store",
+                )
             )
     return findings
 
@@ -318,7 +351,13 @@ def counts_table(report: AuditReport) -> str:
         families, episodes = report.counts()[capability]
         expected = EXPECTED_SHAPE[capability]
         rows.append(
-            [capability, families, episodes, f"{expected[0]} / {expected[1]}", report.blind_means.get(capability)]
+            [
+                capability,
+                families,
+                episodes,
+                f"{expected[0]} / {expected[1]}",
+                report.blind_means.get(capability),
+            ]
         )
     total = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
     rows.append(["total", total[0], total[1], "26 / 204", None])

@@ -122,15 +122,20 @@ def forbids(*values: str, weight: float = 0.25, description: str = "") -> dict[s
 
 
 def in_order(*values: str, weight: float = 1.0, description: str = "") -> dict[str, Any]:
-    pattern = "(?is)" + ".*".join(re.escape(v) for v in values)
+    pattern = "(?is)" + ".*".join(_escape(v) for v in values)
     return _check({"type": "regex", "pattern": pattern}, weight, description or "steps in order")
 
 
 def only(current: str, stale: str, weight: float = 1.0, description: str = "") -> dict[str, Any]:
     """A positive check: the answer uses the current value and never the superseded one."""
-    pattern = f"(?is)\\A(?!.*{re.escape(stale)}).*{re.escape(current)}"
+    pattern = f"(?is)\\A(?!.*{_escape(stale)}).*{_escape(current)}"
     text = description or f"uses {current!r} and not the superseded {stale!r}"
     return _check({"type": "regex", "pattern": pattern}, weight, text)
+
+
+def _escape(text: str) -> str:
+    """re.escape without escaping spaces (the patterns stay readable in the YAML)."""
+    return re.escape(text).replace("\\ ", " ")
 
 
 def ticket(weight: float = 1.0, description: str = "", **args: str) -> dict[str, Any]:
@@ -189,7 +194,8 @@ def with_extras(draw: Draw, extras: Extras, body: Episode, learn_index: int = -1
     if extras.noise:
         sentence, match = draw.pick(pools.NOISE)
         place = draw.one("CITIES")
-        target["user"][-1] += " " + sentence.format(place=place)
+        # The opening turn: where a passing remark about one's day naturally goes.
+        target["user"][0] += " " + sentence.format(place=place)
         body["evidence"].setdefault("noise", []).append(
             fact(sentence.format(place=place), match.format(place=place).lower())
         )
@@ -202,7 +208,9 @@ def with_extras(draw: Draw, extras: Extras, body: Episode, learn_index: int = -1
     if not extras.far:
         body["sessions"] = [s for s in body["sessions"] if s["stage"] != "eval_far"]
     # Evidence keys in a stable order.
-    body["evidence"] = {k: body["evidence"][k] for k in ("key_facts", "stale_facts", "noise") if k in body["evidence"]}
+    body["evidence"] = {
+        k: body["evidence"][k] for k in ("key_facts", "stale_facts", "noise") if k in body["evidence"]
+    }
     return body
 
 

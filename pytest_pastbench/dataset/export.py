@@ -19,7 +19,9 @@ def export_dataset(families_root: Path, out: Path) -> dict[str, Any]:
     for path in family_paths(families_root):
         family, file_hash = load_family(path)
         hashes[family.qualified_id] = file_hash
-        families.append({"capability": family.capability, **family.model_dump(mode="json", exclude_defaults=True)})
+        families.append(
+            {"capability": family.capability, **family.model_dump(mode="json", exclude_defaults=True)}
+        )
     document = {
         "format": "pastbench/dataset-v1",
         "dataset_hash": dataset_hash(hashes),

@@ -13,6 +13,7 @@ def _split(text: str) -> list[str]:
     """Values separated by ``|`` or line breaks (several per line keeps the lists short)."""
     return [v.strip() for v in re.split(r"[|\n]", text) if v.strip()]
 
+
 # -- people and places --------------------------------------------------------------------------
 
 PEOPLE = _split("""
@@ -56,9 +57,26 @@ ranking-service|fraud-scorer|upload-proxy|metrics-gateway|tax-calculator|shippin
 """)
 
 TEAMS = [
-    "platform", "payments", "data platform", "mobile", "growth", "support tooling", "identity",
-    "analytics", "infrastructure", "checkout", "search", "security", "finance systems", "logistics",
-    "developer experience", "messaging", "billing", "trust and safety", "reliability", "storage",
+    "platform",
+    "payments",
+    "data platform",
+    "mobile",
+    "growth",
+    "support tooling",
+    "identity",
+    "analytics",
+    "infrastructure",
+    "checkout",
+    "search",
+    "security",
+    "finance systems",
+    "logistics",
+    "developer experience",
+    "messaging",
+    "billing",
+    "trust and safety",
+    "reliability",
+    "storage",
 ]
 
 # Codenames the archive is indexed under (one word, capitalised: what teams call projects).
@@ -105,7 +123,10 @@ PAY-RISK|PAY-OPS|ID-SSO|QA-REL|REL-TRAIN|DOC-PUB|ML-PLAT|GEO-OPS
 NOISE = [
     ("Just for today I'm working from the {place} office, so the VPN may be slow.", "{place} office"),
     ("This afternoon I'm on a train to {place}, so replies may come late.", "train to {place}"),
-    ("Only today the coffee machine on the {place} floor is broken, which is why I'm grumpy.", "{place} floor"),
+    (
+        "Only today the coffee machine on the {place} floor is broken, which is why I'm grumpy.",
+        "{place} floor",
+    ),
     ("For now I'm sitting in the {place} meeting room while mine is being cleaned.", "{place} meeting room"),
     ("This morning I'm covering for a colleague from the {place} team.", "{place} team"),
 ]
