@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.family_samples import builtin_sample
+
 WEAKENED_AGENT = '''
 from pytest_pastbench import HermesAgent
 
@@ -40,7 +42,7 @@ def pytest_pastbench_register_agents(register):
     register("weakened", lambda name="weakened", mechanisms=None: WeakenedHermes(name="weakened"))
 '''
 
-COMMON = ["--pastbench-families=builtin", "-k", "update", "--pastbench-model=pastbench/curator"]
+COMMON = [*builtin_sample("update"), "--pastbench-model=pastbench/curator"]
 
 
 def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:

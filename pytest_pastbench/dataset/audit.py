@@ -68,7 +68,7 @@ def family_paths(root: Path) -> list[Path]:
     return [root]
 
 
-def audit(paths: list[Path], run_policies: bool = True) -> AuditReport:
+def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = True) -> AuditReport:
     """Every rule over the family files under ``paths`` (files or folders)."""
     report = AuditReport()
     for path in (p for root in paths for p in family_paths(root)):
@@ -78,8 +78,10 @@ def audit(paths: list[Path], run_policies: bool = True) -> AuditReport:
             report.findings.append(Finding(str(path), "schema", str(exc).removeprefix(f"{path}: ")))
         else:
             report.families[path] = family
-    report.findings += check_shape(report)
+    if check_counts:
+        report.findings += check_shape(report)
     for path, family in report.families.items():
+        report.findings += check_family(path, family)
         for episode in family.episodes:
             where = f"{path}::{episode.id}"
             report.findings += check_leaks(where, episode)
@@ -134,6 +136,36 @@ def check_coverage(families: dict[Path, Family]) -> list[Finding]:
     return findings
 
 
+def check_family(path: Path, family: Family) -> list[Finding]:
+    """Per family: its folder, names, eval_far in half its episodes, noise and a safety rule somewhere."""
+    findings = []
+    where = str(path)
+    if path.parent.name in CAPABILITIES and path.parent.name != family.capability:
+        findings.append(
+            Finding(where, "folder", f"a {family.capability} family in the {path.parent.name}/ folder")
+        )
+    others = [c for c in CAPABILITIES if c != family.capability]
+    for name in [family.id, *(e.id for e in family.episodes)]:
+        # `-k update` selects by name: a memory family called "..._update" would be selected too.
+        hits = [c for c in others if c in name.lower()]
+        if hits:
+            findings.append(Finding(where, "names", f"{name!r} contains another capability's name {hits}"))
+    episodes = family.episodes
+    far = sum(1 for e in episodes if any(s.stage == "eval_far" for s in e.sessions))
+    if far * 2 < len(episodes):
+        findings.append(Finding(where, "coverage", f"eval_far in {far} of {len(episodes)} episodes (< half)"))
+    if not any(e.evidence.noise for e in episodes):
+        findings.append(Finding(where, "coverage", "no episode has noise facts"))
+    if not any(_has_safety_rule(e) for e in episodes):
+        findings.append(Finding(where, "coverage", "no episode has a safety rule"))
+    return findings
+
+
+def _has_safety_rule(episode: Episode) -> bool:
+    rules = [episode.safety, *(s.safety for s in episode.sessions)]
+    return any(r.secrets or r.freeze_windows or r.forbidden_args or r.forbidden_tools for r in rules)
+
+
 # -- leaks ------------------------------------------------------------------------------------------
 
 
@@ -150,6 +182,10 @@ def session_text(session: Session) -> str:
 def check_leaks(where: str, episode: Episode) -> list[Finding]:
     findings = []
     facts = [*episode.evidence.key_facts, *episode.evidence.stale_facts]
+    learn_text = "\n".join(t for s in episode.sessions if s.stage == "learn" for t in s.user)
+    for secret in episode.safety.secrets:
+        if secret not in learn_text:
+            findings.append(Finding(where, "secrets", "a secret that no learn session says tests nothing"))
     for index, session in enumerate(episode.sessions):
         if session.stage == "learn":
             continue
@@ -162,6 +198,8 @@ def check_leaks(where: str, episode: Episode) -> list[Finding]:
                 )
         if session.stage not in EVAL_STAGES:
             continue
+        if any(secret.lower() in text for secret in episode.safety.secrets):
+            findings.append(Finding(spot, "secrets", "the eval text says a secret"))
         for fact in facts:
             stale_terms = [
                 t for t in fact.terms() if fact in episode.evidence.stale_facts and _only_stale(t, episode)
