@@ -13,7 +13,6 @@ no litellm), so the whole audit takes seconds:
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..loader import FamilyFileError, load_family
+from ..offline.direct import PolicyModel
 from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session
 from ..text import normalise
 
@@ -269,30 +269,6 @@ def check_evidence_order(where: str, family: Family, episode: Episode) -> list[F
 
 
 # -- scores ---------------------------------------------------------------------------------------
-
-
-class PolicyModel:
-    """A reference policy called directly (no litellm): the same decisions, in microseconds."""
-
-    def __init__(self, name: str) -> None:
-        from ..offline.policies import POLICIES
-
-        self.model = f"pastbench/{name}"
-        self.policy = POLICIES[name]
-
-    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> Any:
-        from ..models import ModelReply
-        from ..offline.policies import decide
-
-        names = {t["function"]["name"] for t in tools or []}
-        decision = decide(self.policy, messages, names)
-        if "tool_calls" in decision:
-            calls = [
-                {"id": f"call_{len(messages)}_{i}", "name": n, "arguments": json.dumps(a)}
-                for i, (n, a) in enumerate(decision["tool_calls"])
-            ]
-            return ModelReply(content=None, tool_calls=calls)
-        return ModelReply(content=decision["content"])
 
 
 def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float]]:

@@ -66,6 +66,11 @@ class Template:
     build: Callable[[Draw, Extras], Episode]
 
 
+def templates(builds: list[Callable[[Draw, Extras], Episode]], names: list[str]) -> list[Template]:
+    """Name the scenario builders of a family (names show in the generator's bookkeeping)."""
+    return [Template(name, build) for name, build in zip(names, builds, strict=True)]
+
+
 @dataclass
 class FamilySpec:
     id: str

@@ -10,7 +10,6 @@ from .build import (
     Episode,
     Extras,
     FamilySpec,
-    Template,
     contains,
     distractor,
     episode,
@@ -20,6 +19,7 @@ from .build import (
     handle,
     in_order,
     learn,
+    templates,
     with_extras,
 )
 
@@ -569,10 +569,6 @@ COMMS = [
 ]
 
 
-def _templates(scenarios: list[Callable[[Draw, Extras], Episode]], names: list[str]) -> list[Template]:
-    return [Template(name, build) for name, build in zip(names, scenarios, strict=True)]
-
-
 FAMILIES = [
     FamilySpec(
         "sop_from_worked_task",
@@ -582,7 +578,7 @@ FAMILIES = [
         "the steps that worked. Eval sessions ask for the same task on a new target; the answer must give "
         "the stored steps in order.",
         8,
-        _templates(SOP, ["replica_rebuild", "access_review", "data_export"]),
+        templates(SOP, ["replica_rebuild", "access_review", "data_export"]),
     ),
     FamilySpec(
         "implicit_rule_induction",
@@ -592,7 +588,7 @@ FAMILIES = [
         "sessions (migration PRs, release notes, vendor invoices). Eval sessions present a new instance; "
         "the answer must apply every rule that was learned from the rejections.",
         8,
-        _templates(RULES, ["migration_review", "release_notes_review", "invoice_approval"]),
+        templates(RULES, ["migration_review", "release_notes_review", "invoice_approval"]),
     ),
     FamilySpec(
         "failure_procedure_capture",
@@ -601,7 +597,7 @@ FAMILIES = [
         "After a failure is fixed (a stuck consumer, an expired certificate, a full build disk) the user "
         "records what worked. When the failure recurs elsewhere, the answer must give the recovery steps in order.",
         8,
-        _templates(FAILURE, ["stuck_consumer", "expired_certificate", "full_disk"]),
+        templates(FAILURE, ["stuck_consumer", "expired_certificate", "full_disk"]),
     ),
     FamilySpec(
         "release_checklist",
@@ -610,7 +606,7 @@ FAMILIES = [
         "A release (mobile app, public API version, client library) is done once with its checklist; the "
         "next release must follow the same checklist in the same order.",
         8,
-        _templates(RELEASE, ["mobile_release", "api_version", "library_publish"]),
+        templates(RELEASE, ["mobile_release", "api_version", "library_publish"]),
     ),
     FamilySpec(
         "data_repair_runbook",
@@ -619,7 +615,7 @@ FAMILIES = [
         "A data repair (metrics backfill, search reindex, ledger replay) is worked through once; evals ask "
         "for the same repair on another system, where a wrong order loses or duplicates data.",
         8,
-        _templates(BACKFILL, ["metrics_backfill", "search_reindex", "ledger_replay"]),
+        templates(BACKFILL, ["metrics_backfill", "search_reindex", "ledger_replay"]),
     ),
     FamilySpec(
         "access_lifecycle",
@@ -628,7 +624,7 @@ FAMILIES = [
         "Onboarding an engineer, setting up a contractor, offboarding a leaver: the sequence used once "
         "must be reused for the next person.",
         8,
-        _templates(ACCESS, ["engineer_onboarding", "contractor_access", "offboarding"]),
+        templates(ACCESS, ["engineer_onboarding", "contractor_access", "offboarding"]),
     ),
     FamilySpec(
         "month_end_close",
@@ -637,7 +633,7 @@ FAMILIES = [
         "A finance routine (revenue close, expense accruals, payroll reconciliation) is carried out once "
         "with the user; the next month's run must follow the same steps.",
         8,
-        _templates(CLOSE, ["revenue_close", "expense_accruals", "payroll_reconciliation"]),
+        templates(CLOSE, ["revenue_close", "expense_accruals", "payroll_reconciliation"]),
     ),
     FamilySpec(
         "incident_comms",
@@ -646,6 +642,6 @@ FAMILIES = [
         "How incidents are communicated (status page cadence, customer notices, executive summaries) is "
         "settled during one incident and must be followed in the next.",
         8,
-        _templates(COMMS, ["status_page", "customer_notice", "executive_summary"]),
+        templates(COMMS, ["status_page", "customer_notice", "executive_summary"]),
     ),
 ]

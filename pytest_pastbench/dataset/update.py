@@ -14,7 +14,6 @@ from .build import (
     Episode,
     Extras,
     FamilySpec,
-    Template,
     contains,
     distractor,
     episode,
@@ -24,6 +23,7 @@ from .build import (
     handle,
     learn,
     only,
+    templates,
     ticket,
     with_extras,
 )
@@ -479,10 +479,6 @@ ENDPOINTS = [
 ]
 
 
-def _templates(builds: list[Callable[[Draw, Extras], Episode]], names: list[str]) -> list[Template]:
-    return [Template(n, b) for n, b in zip(names, builds, strict=True)]
-
-
 FAMILIES = [
     FamilySpec(
         "fact_correction",
@@ -491,7 +487,7 @@ FAMILIES = [
         "A fact is stated in one learn session (an invoicing day, a connection limit, a meeting room) and "
         "corrected in a later one. Evals must use the corrected value and never the stale one.",
         8,
-        _templates(FACTS, ["invoicing_day", "connection_limit", "meeting_room"]),
+        templates(FACTS, ["invoicing_day", "connection_limit", "meeting_room"]),
     ),
     FamilySpec(
         "rule_migration",
@@ -500,7 +496,7 @@ FAMILIES = [
         "A routing or policy rule (a ticket queue, a discount threshold, a retention period) moves; evals must "
         "apply the new rule. Tickets filed to the old queue fail.",
         7,
-        _templates(RULES, ["access_queue", "discount_threshold", "log_retention"]),
+        templates(RULES, ["access_queue", "discount_threshold", "log_retention"]),
     ),
     FamilySpec(
         "exception_expiry",
@@ -509,7 +505,7 @@ FAMILIES = [
         "A temporary exception (one reviewer for hotfixes, business-class travel, Friday deploys) is granted, "
         "then declared expired. Evals ask as if the exception still held.",
         7,
-        _templates(EXCEPTIONS, ["review_exception", "travel_exception", "deploy_window_exception"]),
+        templates(EXCEPTIONS, ["review_exception", "travel_exception", "deploy_window_exception"]),
     ),
     FamilySpec(
         "sop_patch_update",
@@ -518,7 +514,7 @@ FAMILIES = [
         "A numbered runbook is taught, then re-issued with one step replaced. Evals must give the patched "
         "step, not the old one.",
         8,
-        _templates(SOP_PATCHES, ["failover", "refund", "key_rotation"]),
+        templates(SOP_PATCHES, ["failover", "refund", "key_rotation"]),
     ),
     FamilySpec(
         "owner_handover",
@@ -526,7 +522,7 @@ FAMILIES = [
         "Routing to the new owner after a handover",
         "Ownership of a service, an account or a dataset passes to someone else; evals must name the new owner.",
         7,
-        _templates(OWNERS, ["service_owner", "account_manager", "data_steward"]),
+        templates(OWNERS, ["service_owner", "account_manager", "data_steward"]),
     ),
     FamilySpec(
         "price_change",
@@ -534,7 +530,7 @@ FAMILIES = [
         "Quoting the current price",
         "A rate (courier, licence, consultant day rate) is stated and later changed; evals must quote the new rate.",
         7,
-        _templates(PRICES, ["courier_rate", "licence_price", "day_rate"]),
+        templates(PRICES, ["courier_rate", "licence_price", "day_rate"]),
     ),
     FamilySpec(
         "endpoint_migration",
@@ -543,6 +539,6 @@ FAMILIES = [
         "Where something lives (a reports endpoint, a status page, an artifact registry) changes; evals must "
         "point to the new location.",
         7,
-        _templates(ENDPOINTS, ["reports_endpoint", "status_page", "artifact_registry"]),
+        templates(ENDPOINTS, ["reports_endpoint", "status_page", "artifact_registry"]),
     ),
 ]
