@@ -66,9 +66,10 @@ def _generate(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from .dataset.export import export_dataset
     from .loader import FamilyFileError
+    from .resources import families_dir
 
     try:
-        document = export_dataset(Path(args.families), Path(args.out))
+        document = export_dataset(Path(args.families) if args.families else families_dir(), Path(args.out))
     except FamilyFileError as exc:
         print(f"FAIL {exc}", file=sys.stderr)
         return 1
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     generate.set_defaults(func=_generate)
     export = commands.add_parser("export", help="write the whole dataset as one JSON file")
     export.add_argument("--out", default=DEFAULT_EXPORT, help=f"output file (default: {DEFAULT_EXPORT})")
-    export.add_argument("--families", default="families", help="family folder (default: families)")
+    export.add_argument("--families", help="family folder (default: the built-in families)")
     export.set_defaults(func=_export)
     summarize = commands.add_parser("summarize", help="print the Δ table of a run")
     summarize.add_argument("run", help="a run folder or its sequence_summary.json")

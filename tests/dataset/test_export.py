@@ -45,3 +45,9 @@ def test_export_of_a_broken_folder_fails_with_the_reason(
     assert main(["export", "--families", str(tmp_path), "--out", str(tmp_path / "x.json")]) == 1
     assert "broken.yaml" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_export_defaults_to_the_built_in_families(tmp_path: Path) -> None:
+    assert main(["export", "--out", str(tmp_path / "past.json")]) == 0
+    document = json.loads((tmp_path / "past.json").read_text())
+    assert (document["n_families"], document["n_episodes"]) == (26, 204)
