@@ -21,29 +21,63 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from .detect import FAMILY_SUFFIXES
-    from .loader import FamilyFileError, load_family
+    """Schema of every file, then the dataset audit (counts table and every failure)."""
+    from .dataset.audit import audit, counts_table
 
-    paths: list[Path] = []
-    for raw in args.paths:
-        path = Path(raw)
-        if path.is_dir():
-            paths.extend(sorted(p for p in path.rglob("*") if p.suffix in FAMILY_SUFFIXES))
-        elif path.exists():
-            paths.append(path)
-        else:
+    paths = [Path(raw) for raw in args.paths]
+    for path in paths:
+        if not path.exists():
             print(f"{path}: no such file or folder", file=sys.stderr)
             return 2
-    failures = 0
-    for path in paths:
-        try:
-            family, _ = load_family(path)
-        except FamilyFileError as exc:
-            failures += 1
-            print(f"FAIL {exc}")
-        else:
-            print(f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)")
-    return 1 if failures else 0
+    report = audit(paths, run_policies=not args.no_runs, check_counts=not args.any_shape)
+    for path, family in report.families.items():
+        print(f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)")
+    print()
+    print(counts_table(report))
+    print()
+    for finding in report.findings:
+        print(finding)
+    if report.ok:
+        oracle = "" if report.oracle_min is None else f"; oracle min s_e {report.oracle_min:.2f}"
+        print(f"audit passed: {len(report.families)} families{oracle}")
+        return 0
+    print(f"audit failed: {len(report.findings)} problem(s)")
+    return 1
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from .dataset.generate import differences, write_families
+
+    out = Path(args.out)
+    if args.check:
+        problems = differences(out, args.seed)
+        for problem in problems:
+            print(problem)
+        if problems:
+            print(f"{out} differs from the generator (seed {args.seed}); run: pastbench generate-families")
+            return 1
+        print(f"{out} matches the generator (seed {args.seed})")
+        return 0
+    written = write_families(out, args.seed)
+    print(f"wrote {len(written)} family files to {out} (seed {args.seed})")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .dataset.export import export_dataset
+    from .loader import FamilyFileError
+    from .resources import families_dir
+
+    try:
+        document = export_dataset(Path(args.families) if args.families else families_dir(), Path(args.out))
+    except FamilyFileError as exc:
+        print(f"FAIL {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"wrote {args.out}: {document['n_families']} families, {document['n_episodes']} episodes, "
+        f"dataset hash {document['dataset_hash']}"
+    )
+    return 0
 
 
 def _summarize(args: argparse.Namespace) -> int:
@@ -74,9 +108,35 @@ def main(argv: list[str] | None = None) -> int:
     schema = commands.add_parser("schema", help="print the JSON Schema of family files")
     schema.add_argument("-o", "--output", help="write to this file instead of stdout")
     schema.set_defaults(func=_schema)
-    validate = commands.add_parser("validate", help="validate family files or folders")
+    validate = commands.add_parser("validate", help="validate and audit family files or folders")
     validate.add_argument("paths", nargs="+")
+    validate.add_argument(
+        "--no-runs",
+        action="store_true",
+        help="skip the oracle and blind runs (schema, counts and leaks only)",
+    )
+    validate.add_argument(
+        "--any-shape", action="store_true", help="your own family set: skip the 26 / 204 count rule"
+    )
     validate.set_defaults(func=_validate)
+    from .dataset.export import DEFAULT_EXPORT
+    from .dataset.generate import DEFAULT_SEED
+
+    generate = commands.add_parser(
+        "generate-families", help="write the built-in families from the seeded generator"
+    )
+    generate.add_argument("--out", default="families", help="folder to write (default: families)")
+    generate.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"generator seed (default: {DEFAULT_SEED})"
+    )
+    generate.add_argument(
+        "--check", action="store_true", help="fail if the folder differs from a fresh generation"
+    )
+    generate.set_defaults(func=_generate)
+    export = commands.add_parser("export", help="write the whole dataset as one JSON file")
+    export.add_argument("--out", default=DEFAULT_EXPORT, help=f"output file (default: {DEFAULT_EXPORT})")
+    export.add_argument("--families", help="family folder (default: the built-in families)")
+    export.set_defaults(func=_export)
     summarize = commands.add_parser("summarize", help="print the Δ table of a run")
     summarize.add_argument("run", help="a run folder or its sequence_summary.json")
     summarize.set_defaults(func=_summarize)

@@ -87,3 +87,22 @@ def scored_record(family: str, episode: str, arm: str, score: float, **fields): 
         "score": score,
     }
     return ItemRecord(**{**defaults, **fields})
+
+
+# A fixed slice of the built-in dataset for tests that run real benchmark items: two families per
+# capability, episodes 1-4 (32 episodes, as many as the first starter set). The whole dataset
+# (204 episodes) is run by `pytest -n 2` and audited by tests/dataset/test_audit.py.
+SAMPLE_FAMILIES = {
+    "memory": ("preference_adoption", "constraint_retention"),
+    "procedural": ("sop_from_worked_task", "failure_procedure_capture"),
+    "gathering": ("launch_retrospective", "oncall_handoff"),
+    "update": ("fact_correction", "rule_migration"),
+}
+SAMPLE_EPISODES = ("ep01", "ep02", "ep03", "ep04")
+
+
+def builtin_sample(*capabilities: str) -> list[str]:
+    """pytest options selecting the sample of the built-in families (of some capabilities)."""
+    families = [f for c in capabilities or SAMPLE_FAMILIES for f in SAMPLE_FAMILIES[c]]
+    expression = f"({' or '.join(families)}) and ({' or '.join(SAMPLE_EPISODES)})"
+    return ["--pastbench-families=builtin", "-k", expression]

@@ -1,6 +1,8 @@
-"""Whole-dataset runs: the offline baselines separate, xdist changes nothing, arms are isolated.
+"""Real runs of the built-in families: the offline baselines separate, xdist changes nothing, arms
+are isolated.
 
-These are the slowest tests (each is a real pytest run over the built-in families).
+These are the slowest tests (each is a real pytest run); they run a fixed sample of the dataset
+(``builtin_sample``: 8 families, 32 episodes). The whole dataset is audited in tests/dataset/.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from tests.family_samples import builtin_sample
 
 CANARY_CONFTEST = '''
 import json
@@ -59,7 +63,7 @@ def without_run_times(data: dict) -> dict:
 
 def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
-        "--pastbench-families=builtin",
+        *builtin_sample(),
         "--pastbench-model=pastbench/blind",
         "--pastbench-model=pastbench/recall",
         "--pastbench-model=pastbench/curator",
@@ -85,7 +89,7 @@ def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
 
 
 def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytester) -> None:
-    common = ["--pastbench-families=builtin", "--pastbench-model=pastbench/curator", "-k", "memory or update"]
+    common = [*builtin_sample("memory", "update"), "--pastbench-model=pastbench/curator"]
     serial = pytester.runpytest_subprocess(*common, "-n", "0", "--pastbench-run-id=serial")
     parallel = pytester.runpytest_subprocess(*common, "-n", "2", "--pastbench-run-id=parallel")
     assert serial.ret == parallel.ret == 0
@@ -97,7 +101,7 @@ def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytes
 def test_canary_no_item_reaches_another_items_store(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CANARY_CONFTEST)
     result = pytester.runpytest_subprocess(
-        "--pastbench-families=builtin", "--pastbench-agent=canary", "-n", "2", "--pastbench-run-id=canary"
+        *builtin_sample(), "--pastbench-agent=canary", "-n", "2", "--pastbench-run-id=canary"
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
     traces = sorted((pytester.path / "reports" / "canary" / "traces").rglob("*.jsonl"))

@@ -6,13 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.family_samples import builtin_sample
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agent-ci"
 
 
 def test_agent_ci_example_runs_the_builtin_benchmark(pytester: pytest.Pytester) -> None:
     for name in ("my_agent.py", "pyproject.toml"):
         shutil.copy(EXAMPLE / name, pytester.path / name)
-    result = pytester.runpytest_subprocess("-k", "update", "--pastbench-run-id=ci")
+    result = pytester.runpytest_subprocess(*builtin_sample("update"), "--pastbench-run-id=ci")
     assert result.ret == 0, result.stdout.str()[-2000:]
     summary = json.loads((pytester.path / "pastbench-reports/ci/sequence_summary.json").read_text())
     [config] = summary["configs"]

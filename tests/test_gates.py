@@ -20,7 +20,7 @@ from pytest_pastbench.gates import (
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.summary import build_summary, episode_scores
-from tests.family_samples import scored_record
+from tests.family_samples import builtin_sample, scored_record
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 Spec = dict[str, dict[str, tuple[float | None, float | None]]]
@@ -303,15 +303,7 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # hermes-plus: its mechanisms (E2, E5) are what let the curator retire corrected facts.
-    common = (
-        "--pastbench-families=builtin",
-        "--pastbench-agent=hermes-plus",
-        "-k",
-        "update",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-    )
+    common = (*builtin_sample("update"), "--pastbench-agent=hermes-plus", "-q", "-p", "no:cacheprovider")
     for run_id, model in (("good", "pastbench/curator"), ("weak", "pastbench/recall")):
         result = pytester.runpytest_subprocess(
             *common, f"--pastbench-model={model}", f"--pastbench-run-id={run_id}"

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pytest_pastbench.dataset.audit import EXPECTED_SHAPE
 from tests.family_samples import BAD_STAGE, GOOD_MEMORY, GOOD_UPDATE
 
 
@@ -191,7 +192,7 @@ def test_builtin_families_collect_from_any_directory_and_k_selects_a_capability(
 ) -> None:
     result = run(pytester, "--pastbench-families=builtin", "--collect-only", "-q", "-k", capability)
     ids = [line for line in result.stdout.lines if "::" in line]
-    assert len(ids) == 16
+    assert len(ids) == 2 * EXPECTED_SHAPE[capability][1]  # episodes × (on, off)
     assert all(line.split("::")[0].split("/")[-2] == capability for line in ids)
 
 

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.family_samples import builtin_sample
+
 WEAKENED_AGENT = '''
 import json
 
@@ -35,13 +37,7 @@ def pytest_pastbench_register_agents(register):
 '''
 
 # E2 (render) is what lets the curator retire a corrected note; the weakened agent loses it.
-COMMON = [
-    "--pastbench-families=builtin",
-    "-k",
-    "update",
-    "--pastbench-model=pastbench/curator",
-    "--pastbench-mechanisms=E2",
-]
+COMMON = [*builtin_sample("update"), "--pastbench-model=pastbench/curator", "--pastbench-mechanisms=E2"]
 
 
 def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:
@@ -67,7 +63,7 @@ def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pyt
         [
             "*comparison with the baseline*",
             "*current run vs baseline main*",
-            "FAIL  update.delta dropped by *families: update.fact_correction -*",
+            "FAIL  update.delta dropped by *families: update.rule_migration -*, update.fact_correction -*",
         ]
     )
 

@@ -3,35 +3,20 @@ tests/offline/test_provider.py covers the litellm path)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pytest_pastbench.agent import HermesAgent
-from pytest_pastbench.models import ModelReply
+from pytest_pastbench.offline.direct import PolicyModel
 from pytest_pastbench.offline.policies import POLICIES, decide
 from pytest_pastbench.runner import run_agent_session
 from pytest_pastbench.schema import World as WorldSeed
 from pytest_pastbench.store import Store
 from pytest_pastbench.world import World
 
-
-class PolicyClient:
-    def __init__(self, name: str) -> None:
-        self.model = f"pastbench/{name}"
-        self.policy = POLICIES[name]
-
-    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
-        decision = decide(self.policy, messages, tools)
-        if "tool_calls" in decision:
-            calls = [
-                {"id": f"c{len(messages)}_{i}", "name": n, "arguments": json.dumps(a)}
-                for i, (n, a) in enumerate(decision["tool_calls"])
-            ]
-            return ModelReply(content=None, tool_calls=calls)
-        return ModelReply(content=decision["content"])
+# The direct (no litellm) client; other tests import it from here under this name.
+PolicyClient = PolicyModel
 
 
 def session(

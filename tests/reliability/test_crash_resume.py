@@ -14,17 +14,12 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.item_record import ItemRecord
-from tests.family_samples import GOOD_MEMORY
+from tests.family_samples import GOOD_MEMORY, builtin_sample
 
 pytestmark = pytest.mark.reliability
 
-# Half the built-in set (two capabilities) keeps the three runs of the crash test near a minute.
-BUILTIN = [
-    "--pastbench-families=builtin",
-    "--pastbench-model=pastbench/recall?latency_ms=30",
-    "-k",
-    "memory or update",
-]
+# Half the sample of the built-in set (two capabilities) keeps the three runs of the crash test near a minute.
+BUILTIN = [*builtin_sample("memory", "update"), "--pastbench-model=pastbench/recall?latency_ms=30"]
 BUILTIN_ITEMS = 32
 
 

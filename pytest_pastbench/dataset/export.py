@@ -1,0 +1,34 @@
+"""``pastbench export``: the whole dataset as one JSON file (204_episodes_full.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..loader import dataset_hash, load_family
+from .audit import family_paths
+from .generate import DEFAULT_SEED, GENERATOR_VERSION
+
+DEFAULT_EXPORT = "204_episodes_full.json"
+
+
+def export_dataset(families_root: Path, out: Path) -> dict[str, Any]:
+    """Write every family under ``families_root`` (validated) to ``out``; return the document."""
+    families, hashes = [], {}
+    for path in family_paths(families_root):
+        family, file_hash = load_family(path)
+        hashes[family.qualified_id] = file_hash
+        families.append(
+            {"capability": family.capability, **family.model_dump(mode="json", exclude_defaults=True)}
+        )
+    document = {
+        "format": "pastbench/dataset-v1",
+        "dataset_hash": dataset_hash(hashes),
+        "generator": {"seed": DEFAULT_SEED, "version": GENERATOR_VERSION},
+        "n_families": len(families),
+        "n_episodes": sum(len(f["episodes"]) for f in families),
+        "families": families,
+    }
+    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return document

@@ -1,0 +1,53 @@
+"""pastbench export: the whole dataset in one JSON file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.cli import main
+from pytest_pastbench.dataset.audit import EXPECTED_SHAPE
+from pytest_pastbench.dataset.export import DEFAULT_EXPORT
+from pytest_pastbench.dataset.generate import DEFAULT_SEED
+from pytest_pastbench.loader import dataset_hash, load_family
+from pytest_pastbench.resources import families_dir
+from pytest_pastbench.schema import Family
+
+
+def test_export_writes_every_family_with_its_hash_and_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", "--families", str(families_dir())]) == 0
+    assert DEFAULT_EXPORT == "204_episodes_full.json"
+    document = json.loads((tmp_path / DEFAULT_EXPORT).read_text())
+    assert (document["n_families"], document["n_episodes"]) == (26, 204)
+    assert document["generator"]["seed"] == DEFAULT_SEED
+    hashes = {}
+    for path in sorted(families_dir().rglob("*.yaml")):
+        family, file_hash = load_family(path)
+        hashes[family.qualified_id] = file_hash
+    assert document["dataset_hash"] == dataset_hash(hashes)
+    assert f"26 families, 204 episodes, dataset hash {document['dataset_hash']}" in capsys.readouterr().out
+    per_capability: dict[str, list[int]] = {}
+    for entry in document["families"]:
+        Family.model_validate({k: v for k, v in entry.items()})  # each entry is a valid family
+        per_capability.setdefault(entry["capability"], []).append(len(entry["episodes"]))
+    assert {c: (len(v), sum(v)) for c, v in per_capability.items()} == EXPECTED_SHAPE
+
+
+def test_export_of_a_broken_folder_fails_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "broken.yaml").write_text("format: pastbench/v1\nid: broken\n")
+    assert main(["export", "--families", str(tmp_path), "--out", str(tmp_path / "x.json")]) == 1
+    assert "broken.yaml" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_export_defaults_to_the_built_in_families(tmp_path: Path) -> None:
+    assert main(["export", "--out", str(tmp_path / "past.json")]) == 0
+    document = json.loads((tmp_path / "past.json").read_text())
+    assert (document["n_families"], document["n_episodes"]) == (26, 204)
