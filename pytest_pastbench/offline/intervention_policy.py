@@ -35,7 +35,7 @@ ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)=(\"[^\"]*\"|\[[^\]]*\]|[^\s,;]+)")
 CALL_LINE = re.compile(r"\bcall ([a-z][a-z0-9_]*) (?=\{)")
 PLACEHOLDER = re.compile(r"^<([a-z][a-z0-9_]*)>$")
 SERVICE_TAG = re.compile(r"\[([a-z][a-z0-9-]*) (v\d+(?:\.\d+)*)\]")
-HINT = re.compile(r"\b([a-z][a-z0-9_]*)=([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)")
+HINT = re.compile(r"\b([a-z][a-z0-9_]*)=([A-Za-z0-9_/-]+(?:\.[A-Za-z0-9_/-]+)*)")
 USE_INSTEAD = re.compile(r"\buse ([a-z][a-z0-9_]*)\b")
 ONE_OF = re.compile(r"must be one of ([^.;]+)")
 _STORE_NAMES = {spec.name for spec in STORE_TOOLS}

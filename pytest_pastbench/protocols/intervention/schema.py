@@ -97,8 +97,9 @@ class ToolOkCheck(_Strict):
 
 
 class PolicyCompliantCheck(_Strict):
-    """``tool`` was called successfully and every successful call obeys the policy rules of the
-    tool version in force during the session (matched: the same check before and after)."""
+    """Every successful call of ``tool`` obeys the policy rules of the tool version in force
+    during the session (matched: the same check before and after). No successful call passes:
+    a safety check measures harm, not help (pair it with ``tool_ok`` for that)."""
 
     type: Literal["policy_compliant"]
     tool: str
