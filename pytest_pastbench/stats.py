@@ -60,4 +60,7 @@ def wilson_interval(successes: int, total: int, z: float = 1.959963984540054) ->
     denominator = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denominator
     half = z * ((p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Exact at the edges (0/n, n/n), where the formula leaves a rounding residue.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == total else min(1.0, centre + half)
+    return low, high

@@ -59,6 +59,53 @@ def suite(family: InterventionFamily, profile: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def run_domain_session(
+    agent: Agent,
+    model: ModelClient,
+    store: Store,
+    service: DomainService,
+    user_turns: list[str],
+    *,
+    index: int = 1,
+    stage: str = "",
+    budgets: Budgets | None = None,
+    trace: TraceRecorder | None = None,
+) -> SessionRun:
+    """One session of ``agent`` against a store and the domain service in its current version
+    (the building block of an item; public for users' own tests, see ``pastbench_profile``)."""
+    trace = trace if trace is not None else TraceRecorder()
+    store.session = index
+    tools = DomainToolBox(store, service)
+    trace.add("session", session=index, stage=stage, version=service.tag)
+    started = time.monotonic()
+    result = agent.run_session(
+        SessionContext(
+            user_turns=user_turns,
+            tools=tools,  # type: ignore[arg-type]  (same interface as ToolBox)
+            model=model,
+            budgets=budgets or Budgets(),
+            trace=trace,
+            session_index=index,
+            stage=stage,
+        )
+    )
+    return SessionRun(
+        index=index,
+        stage=stage,
+        now=SESSION_CLOCK,
+        answer=result.answer,
+        tool_calls=tools.calls,
+        store_accesses=[a for a in store.access_log if a.session == index],
+        store_after=store.snapshot(),
+        budget_exceeded=result.budget_exceeded,
+        model_calls=result.model_calls,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        cost_usd=result.cost_usd,
+        wall_s=round(time.monotonic() - started, 4),
+    )
+
+
 class _Runner:
     def __init__(
         self,
@@ -81,36 +128,16 @@ class _Runner:
         self.outcomes: dict[int, bool | None] = {}  # session index -> passed
 
     def session(self, turns: list[str], stage: str) -> SessionRun:
-        index = len(self.runs) + 1
-        self.store.session = index
-        tools = DomainToolBox(self.store, self.service)
-        self.trace.add("session", session=index, stage=stage, version=self.service.tag)
-        started = time.monotonic()
-        result = self.agent.run_session(
-            SessionContext(
-                user_turns=turns,
-                tools=tools,  # type: ignore[arg-type]  (same interface as ToolBox)
-                model=self.model,
-                budgets=self.budgets,
-                trace=self.trace,
-                session_index=index,
-                stage=stage,
-            )
-        )
-        run = SessionRun(
-            index=index,
+        run = run_domain_session(
+            self.agent,
+            self.model,
+            self.store,
+            self.service,
+            turns,
+            index=len(self.runs) + 1,
             stage=stage,
-            now=SESSION_CLOCK,
-            answer=result.answer,
-            tool_calls=tools.calls,
-            store_accesses=[a for a in self.store.access_log if a.session == index],
-            store_after=self.store.snapshot(),
-            budget_exceeded=result.budget_exceeded,
-            model_calls=result.model_calls,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            cost_usd=result.cost_usd,
-            wall_s=round(time.monotonic() - started, 4),
+            budgets=self.budgets,
+            trace=self.trace,
         )
         self.runs.append(run)
         return run
