@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+# These runs measure the PAST arms; the DESIGN §8 protocol items in the built-in set are left out.
+PAST_ONLY = "not intervention"
+
 CANARY_CONFTEST = '''
 import json
 import uuid
@@ -37,11 +40,12 @@ def pytest_pastbench_register_agents(register):
 
 
 def dataset_secrets() -> list[str]:
+    from pytest_pastbench.detect import is_past_family_file
     from pytest_pastbench.loader import load_family
     from pytest_pastbench.resources import families_dir
 
     secrets = []
-    for path in sorted(families_dir().rglob("*.yaml")):
+    for path in sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p)):
         family, _ = load_family(path)
         for episode in family.episodes:
             secrets += episode.safety.secrets + [s for x in episode.sessions for s in x.safety.secrets]
@@ -64,6 +68,8 @@ def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
         "--pastbench-model=pastbench/recall",
         "--pastbench-model=pastbench/curator",
         "--pastbench-run-id=baselines",
+        "-m",
+        PAST_ONLY,
         "-q",
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
@@ -97,7 +103,13 @@ def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytes
 def test_canary_no_item_reaches_another_items_store(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CANARY_CONFTEST)
     result = pytester.runpytest_subprocess(
-        "--pastbench-families=builtin", "--pastbench-agent=canary", "-n", "2", "--pastbench-run-id=canary"
+        "--pastbench-families=builtin",
+        "--pastbench-agent=canary",
+        "-n",
+        "2",
+        "--pastbench-run-id=canary",
+        "-m",
+        PAST_ONLY,
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
     traces = sorted((pytester.path / "reports" / "canary" / "traces").rglob("*.jsonl"))

@@ -25,7 +25,15 @@ def without_run_times(data: dict) -> dict:
 
 
 def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) -> None:
-    common = ["--pastbench-families=builtin", "--pastbench-model=pastbench/curator", "-q", "-n", "0"]
+    common = [
+        "--pastbench-families=builtin",
+        "--pastbench-model=pastbench/curator",
+        "-q",
+        "-n",
+        "0",
+        "-m",
+        "not intervention",  # the PAST episodes of the built-in set
+    ]
     full = pytester.runpytest_subprocess(*common, "--pastbench-run-id=full")
     assert full.ret == 0, full.stdout.str()[-3000:]
     for k in (1, 2, 3):
