@@ -19,12 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...agent import Agent, Budgets, SessionContext
+from ...agent import Agent, Budgets
 from ...judge import Judge
 from ...models import ModelClient
 from ...records import SessionRun
+from ...runner import run_agent_session
+from ...schema import World as WorldSeed
 from ...store import Store
 from ...trace import TraceRecorder
+from ...world import World
 from . import metrics
 from .domain import DomainService, DomainToolBox
 from .fallback import score_fallback
@@ -74,35 +77,18 @@ def run_domain_session(
     """One session of ``agent`` against a store and the domain service in its current version
     (the building block of an item; public for users' own tests, see ``pastbench_profile``)."""
     trace = trace if trace is not None else TraceRecorder()
-    store.session = index
-    tools = DomainToolBox(store, service)
-    trace.add("session", session=index, stage=stage, version=service.tag)
-    started = time.monotonic()
-    result = agent.run_session(
-        SessionContext(
-            user_turns=user_turns,
-            tools=tools,  # type: ignore[arg-type]  (same interface as ToolBox)
-            model=model,
-            budgets=budgets or Budgets(),
-            trace=trace,
-            session_index=index,
-            stage=stage,
-        )
-    )
-    return SessionRun(
+    trace.add("service", session=index, version=service.tag)
+    return run_agent_session(
+        agent,
+        model,
+        store,
+        World(WorldSeed(now=SESSION_CLOCK)),  # unused: the domain's tools replace the world's
+        user_turns,
         index=index,
         stage=stage,
-        now=SESSION_CLOCK,
-        answer=result.answer,
-        tool_calls=tools.calls,
-        store_accesses=[a for a in store.access_log if a.session == index],
-        store_after=store.snapshot(),
-        budget_exceeded=result.budget_exceeded,
-        model_calls=result.model_calls,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        cost_usd=result.cost_usd,
-        wall_s=round(time.monotonic() - started, 4),
+        budgets=budgets,
+        trace=trace,
+        tools=DomainToolBox(store, service),
     )
 
 

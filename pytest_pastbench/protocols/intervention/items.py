@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from pydantic import ValidationError
 
-from ...loader import FamilyFileError, format_validation_error
+from ...collect import model_trials
+from ...loader import load_family_model
 from ...session import pastbench_session
 from ..base import ProtocolFile, ProtocolItem
 from .schema import Event, InterventionFamily
@@ -21,19 +20,7 @@ from .schema import Event, InterventionFamily
 
 def load_intervention_family(path: Path) -> InterventionFamily:
     """Validate an intervention family file; errors name the file and the field path."""
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise FamilyFileError(f"{path}: not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise FamilyFileError(f"{path}: the top level must be a mapping")
-    try:
-        family = InterventionFamily.model_validate(data)
-    except ValidationError as exc:
-        raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
-    if family.id != path.stem:
-        raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
-    return family
+    return load_family_model(path, InterventionFamily)[0]
 
 
 class InterventionItem(ProtocolItem):
@@ -88,18 +75,15 @@ class InterventionItem(ProtocolItem):
 def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     family = load_intervention_family(parent.path)
     options = pastbench_session(parent.config).options
-    multi_model = len(options.models) > 1
     for event in family.events:
         for profile in family.profiles:
-            for model in options.models:
-                for trial in range(options.trials):
-                    parts = [profile, f"t{trial}"] + ([model] if multi_model else [])
-                    yield InterventionItem.from_parent(
-                        parent,
-                        name=f"{event.id}[{'-'.join(parts)}]",
-                        model=model,
-                        trial=trial,
-                        family=family,
-                        event=event,
-                        profile=profile,
-                    )
+            for model, trial, suffix in model_trials(options):
+                yield InterventionItem.from_parent(
+                    parent,
+                    name=f"{event.id}[{'-'.join([profile, *suffix])}]",
+                    model=model,
+                    trial=trial,
+                    family=family,
+                    event=event,
+                    profile=profile,
+                )

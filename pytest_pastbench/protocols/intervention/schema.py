@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ...schema import IDENT, Check, Safety
+from ...schema import IDENT, Check, RegexCheck, Safety
 
 FORMAT = "pastbench/intervention-v1"
 EVENT_KINDS = ("schema_change", "policy_change", "deprecation")
@@ -151,9 +151,10 @@ class Fallback(_UserTurns):
     def _patterns_compile(self) -> Fallback:
         for pattern in (*self.acknowledges, *self.unsupported_claims, *self.next_steps):
             try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
+                RegexCheck(type="regex", pattern=pattern)  # the PAST regex check's validation
+            except ValidationError as exc:
+                reason = exc.errors()[0]["msg"].removeprefix("Value error, ")
+                raise ValueError(f"{pattern!r}: {reason}") from None
         return self
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,11 @@ def test_the_builtin_set_has_three_domains_each_with_a_schema_and_a_policy_event
             DependencyGraph.of(family).edges[f"memory:{m.id}"] for m in family.profiles["light"].memories
         )
         assert family.profiles["power"].skills and all(e.fallbacks for e in family.events)
+
+
+def test_the_readme_example_validates(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    [example] = [b for b in blocks if "pastbench/intervention-v1" in b]
+    family = load_intervention_family(write(tmp_path, yaml.safe_load(example), name="stats_mini"))
+    assert family.profiles["power"].skills and family.events[0].targets == ["corr_a", "corr_b"]
