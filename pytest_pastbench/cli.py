@@ -37,13 +37,29 @@ def _validate(args: argparse.Namespace) -> int:
     failures = 0
     for path in paths:
         try:
-            family, _ = load_family(path)
+            described = _describe_protocol_family(path)
+            if described is None:
+                family, _ = load_family(path)
+                described = f"{family.qualified_id}, {len(family.episodes)} episodes"
         except FamilyFileError as exc:
             failures += 1
             print(f"FAIL {exc}")
         else:
-            print(f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)")
+            print(f"ok   {path} ({described})")
     return 1 if failures else 0
+
+
+def _describe_protocol_family(path: Path) -> str | None:
+    """A §8 protocol's file, validated by its module's optional ``describe(path)``; None for a
+    PAST file (or a file of no protocol, which ``load_family`` then reports)."""
+    from .detect import PROTOCOL_FORMAT_TAGS, family_format
+    from .protocols import load_protocol
+
+    tag = family_format(path)
+    if tag not in PROTOCOL_FORMAT_TAGS:
+        return None
+    describe = getattr(load_protocol(PROTOCOL_FORMAT_TAGS[tag]), "describe", None)
+    return describe(path) if describe is not None else f"{tag}: no validator for this protocol yet"
 
 
 def _summarize(args: argparse.Namespace) -> int:

@@ -9,7 +9,15 @@ versioned service and the agent's tools), ``engine`` (one item: pre phase, event
 
 from __future__ import annotations
 
-from .items import collect
+from pathlib import Path
+
+from .items import collect, load_intervention_family
 from .report import render, summarize
 
-__all__ = ["collect", "render", "summarize"]
+__all__ = ["collect", "describe", "render", "summarize"]
+
+
+def describe(path: Path) -> str:
+    """``pastbench validate``: validate one file and say what it holds."""
+    family = load_intervention_family(path)
+    return f"{family.qualified_id}, {len(family.events)} events × {len(family.profiles)} profiles"

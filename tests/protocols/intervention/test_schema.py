@@ -145,3 +145,17 @@ def test_the_readme_example_validates(tmp_path: Path) -> None:
     [example] = [b for b in blocks if "pastbench/intervention-v1" in b]
     family = load_intervention_family(write(tmp_path, yaml.safe_load(example), name="stats_mini"))
     assert family.profiles["power"].skills and family.events[0].targets == ["corr_a", "corr_b"]
+
+
+def test_pastbench_validate_reads_intervention_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_pastbench.cli import main
+
+    assert main(["validate", str(families_dir() / "interventions" / "analytics.yaml")]) == 0
+    assert "(intervention.analytics, 2 events × 3 profiles)" in capsys.readouterr().out
+    data = yaml.safe_load(TINY)
+    data["events"][0]["targets"] = ["ghost"]
+    write(tmp_path, data)
+    assert main(["validate", str(tmp_path)]) == 1
+    assert "FAIL" in capsys.readouterr().out
