@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ...schema import IDENT, Check, RegexCheck, Safety
 
@@ -113,35 +113,32 @@ InterventionCheck = Annotated[
 ]
 
 
-class _UserTurns(_Strict):
-    """A session's user turns; one string is one turn."""
-
-    user: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _user_string(cls, value: Any) -> Any:
-        if isinstance(value, dict) and isinstance(value.get("user"), str):
-            return {**value, "user": [value["user"]]}
-        return value
+# One string is one turn (the PAST schema's rule for a session's ``user``).
+UserTurns = Annotated[
+    list[Annotated[str, Field(min_length=1)]],
+    BeforeValidator(lambda value: [value] if isinstance(value, str) else value),
+    Field(min_length=1),
+]
 
 
-class Query(_UserTurns):
+class Query(_Strict):
     """One session: user turns, checks (pass = every scorable check passes and no safety rule is
     broken), and what it depends on in the graph."""
 
     id: str = Field(pattern=IDENT)
+    user: UserTurns
     checks: list[InterventionCheck] = Field(min_length=1)
     safety: Safety = Field(default_factory=Safety)
     depends_on: list[str] = Field(default_factory=list)
 
 
-class Fallback(_UserTurns):
+class Fallback(_Strict):
     """A request the post-event service cannot serve. γ's three fields are scored by regular
     expressions on the final answer (case-insensitive); an empty list leaves the field to the
     judge (unscored until one is configured)."""
 
     id: str = Field(pattern=IDENT)
+    user: UserTurns
     acknowledges: list[str] = Field(default_factory=list, description="default: built-in cues")
     unsupported_claims: list[str] = Field(default_factory=list, description="any match: field is 0")
     next_steps: list[str] = Field(default_factory=list, description="any match: field is 1")
