@@ -32,6 +32,8 @@ def _validate(args: argparse.Namespace) -> int:
     report = audit(paths, run_policies=not args.no_runs, check_counts=not args.any_shape)
     for path, family in report.families.items():
         print(f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)")
+    for path, described in report.protocol_families.items():
+        print(f"ok   {path} ({described})")
     print()
     print(counts_table(report))
     print()

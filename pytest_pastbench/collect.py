@@ -30,28 +30,35 @@ class FamilyFile(pytest.File):
         session.note_family(family.qualified_id, file_hash)
         # Family markers are data-defined: register them so --strict-markers accepts them.
         self.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
-        multi_model = len(session.options.models) > 1
         # One config per mechanism set; the set's label joins the id only when there are several.
         mechanism_sets: list[list[str] | None] = list(session.options.mechanism_sets or [None])
         multi_set = len(mechanism_sets) > 1
         for episode in family.episodes:
-            for model in session.options.models:
+            for model, trial, suffix in model_trials(session.options):
                 for mechanisms in mechanism_sets:
-                    for trial in range(session.options.trials):
-                        for arm in session.options.arms:
-                            parts = [arm, f"t{trial}"] + ([model] if multi_model else [])
-                            parts += [mechanism_set_label(mechanisms or [])] if multi_set else []
-                            yield EpisodeItem.from_parent(
-                                self,
-                                name=f"{episode.id}[{'-'.join(parts)}]",
-                                family=family,
-                                episode=episode,
-                                arm=arm,
-                                trial=trial,
-                                model=model,
-                                mechanisms=mechanisms,
-                                file_hash=file_hash,
-                            )
+                    for arm in session.options.arms:
+                        parts = [arm, *suffix]
+                        parts += [mechanism_set_label(mechanisms or [])] if multi_set else []
+                        yield EpisodeItem.from_parent(
+                            self,
+                            name=f"{episode.id}[{'-'.join(parts)}]",
+                            family=family,
+                            episode=episode,
+                            arm=arm,
+                            trial=trial,
+                            model=model,
+                            mechanisms=mechanisms,
+                            file_hash=file_hash,
+                        )
+
+
+def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
+    """(model, trial, id parts) for every model × trial of one unit of work: ``t0``, plus the
+    model when several run (``t0-pastbench/blind``). Shared by every protocol's collection."""
+    multi_model = len(options.models) > 1
+    for model in options.models:
+        for trial in range(options.trials):
+            yield model, trial, [f"t{trial}"] + ([model] if multi_model else [])
 
 
 class EpisodeItem(pytest.Item):

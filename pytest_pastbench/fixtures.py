@@ -48,3 +48,17 @@ def pastbench_model(request: pytest.FixtureRequest) -> Any:
 def pastbench_agent(request: pytest.FixtureRequest) -> Any:
     """The agent selected by ``--pastbench-agent`` (default hermes)."""
     return pastbench_session(request.config).agent()
+
+
+@pytest.fixture
+def pastbench_profile(request: pytest.FixtureRequest) -> Any:
+    """A user-state profile of an intervention family (``UserProfile``: ``seed(store)``,
+    ``run_session(agent, model, store, turns, after=EVENT)``). A test that asks for it runs once
+    per profile of the built-in ``analytics`` family; parametrize it indirectly with
+    ``"[family:]profile"`` (e.g. ``"reimbursement:power"``) to choose."""
+    from .protocols.intervention.profiles import load_profile
+
+    try:
+        return load_profile(str(getattr(request, "param", "power")))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .schema import Family
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 # libyaml's safe loader when PyYAML was built with it: several times faster on the full dataset.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -25,6 +28,12 @@ class FamilyFileError(Exception):
 
 def load_family(path: Path) -> tuple[Family, str]:
     """Validate a family file; return it with the SHA-256 of its bytes."""
+    return load_family_model(path, Family)
+
+
+def load_family_model(path: Path, model: type[ModelT]) -> tuple[ModelT, str]:
+    """Read, bound-check and validate a family file of any protocol (``model`` is its pydantic
+    schema, with an ``id`` that must equal the file stem); return it with its SHA-256."""
     raw = path.read_bytes()
     if len(raw) > MAX_FAMILY_BYTES:
         raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
@@ -39,11 +48,12 @@ def load_family(path: Path) -> tuple[Family, str]:
     if not isinstance(data, dict):
         raise FamilyFileError(f"{path}: the top level must be a mapping")
     try:
-        family = Family.model_validate(data)
+        family = model.model_validate(data)
     except ValidationError as exc:
         raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
-    if family.id != path.stem:
-        raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
+    family_id: Any = getattr(family, "id", None)
+    if family_id != path.stem:
+        raise FamilyFileError(f"{path}: id: {family_id!r} must equal the file name {path.stem!r}")
     return family, hashlib.sha256(raw).hexdigest()
 
 

@@ -16,6 +16,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being in the 
     pastbench_agent,
     pastbench_model,
     pastbench_persistence,
+    pastbench_profile,
     pastbench_store,
     pastbench_world,
 )
@@ -111,6 +112,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "pastbench_persistence" in metafunc.fixturenames:
         arms = pastbench_session(metafunc.config).options.arms
         metafunc.parametrize("pastbench_persistence", arms, ids=arms, indirect=True)
+    if "pastbench_profile" in metafunc.fixturenames and not _parametrized(metafunc, "pastbench_profile"):
+        from .protocols.intervention.profiles import profile_names
+
+        names = profile_names()
+        metafunc.parametrize("pastbench_profile", names, ids=names, indirect=True)
+
+
+def _parametrized(metafunc: pytest.Metafunc, argname: str) -> bool:
+    """The test parametrizes ``argname`` itself (then the plugin leaves it alone)."""
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
+        if argname in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

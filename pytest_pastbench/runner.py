@@ -165,15 +165,18 @@ def run_agent_session(
     stage: str = "",
     budgets: Budgets | None = None,
     trace: TraceRecorder | None = None,
+    tools: Any = None,
 ) -> SessionRun:
     """Run one session of ``agent`` against a store and a world; return what happened.
 
     The building block of the protocol, public so users can test their agent directly with
-    the ``pastbench_store`` / ``pastbench_world`` fixtures.
+    the ``pastbench_store`` / ``pastbench_world`` fixtures. ``tools`` replaces the store and
+    world tools with another set of the same interface (the intervention protocol's versioned
+    domain, DESIGN §8).
     """
     trace = trace if trace is not None else TraceRecorder()
     store.session = index
-    tools = ToolBox(store, world)
+    tools = tools if tools is not None else ToolBox(store, world)
     trace.add("session", session=index, stage=stage, now=world.now)
     started = time.monotonic()
     result = agent.run_session(

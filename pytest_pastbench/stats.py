@@ -47,3 +47,20 @@ def paired_bootstrap_ci(
     reps = sorted(_statistic([[rng.choice(d) for _ in d] for d in diffs]) for _ in range(n_boot))
     alpha = (1 - level) / 2
     return _percentile(reps, alpha), _percentile(reps, 1 - alpha)
+
+
+def wilson_interval(successes: int, total: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion (95% by default); None when ``total`` is 0.
+
+    Unlike the normal approximation it stays inside [0, 1] and is informative for the small
+    denominators per-user suites have (0/3 gives [0, 0.56], not [0, 0])."""
+    if total <= 0:
+        return None
+    p = successes / total
+    denominator = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denominator
+    half = z * ((p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5) / denominator
+    # Exact at the edges (0/n, n/n), where the formula leaves a rounding residue.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == total else min(1.0, centre + half)
+    return low, high

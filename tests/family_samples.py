@@ -99,10 +99,12 @@ SAMPLE_FAMILIES = {
     "update": ("fact_correction", "rule_migration"),
 }
 SAMPLE_EPISODES = ("ep01", "ep02", "ep03", "ep04")
+# The PAST capabilities' markers: the built-in set also holds the DESIGN §8 protocols' files.
+PAST_ITEMS = ("-m", "memory or procedural or gathering or update")
 
 
 def builtin_sample(*capabilities: str) -> list[str]:
     """pytest options selecting the sample of the built-in families (of some capabilities)."""
     families = [f for c in capabilities or SAMPLE_FAMILIES for f in SAMPLE_FAMILIES[c]]
     expression = f"({' or '.join(families)}) and ({' or '.join(SAMPLE_EPISODES)})"
-    return ["--pastbench-families=builtin", "-k", expression]
+    return ["--pastbench-families=builtin", "-k", expression, *PAST_ITEMS]

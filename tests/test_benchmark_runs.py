@@ -41,11 +41,12 @@ def pytest_pastbench_register_agents(register):
 
 
 def dataset_secrets() -> list[str]:
+    from pytest_pastbench.detect import is_past_family_file
     from pytest_pastbench.loader import load_family
     from pytest_pastbench.resources import families_dir
 
     secrets = []
-    for path in sorted(families_dir().rglob("*.yaml")):
+    for path in sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p)):
         family, _ = load_family(path)
         for episode in family.episodes:
             secrets += episode.safety.secrets + [s for x in episode.sessions for s in x.safety.secrets]

@@ -44,6 +44,8 @@ class Finding:
 @dataclass
 class AuditReport:
     families: dict[Path, Family] = field(default_factory=dict)
+    # DESIGN §8 protocol files found beside the PAST families: path -> what their validator says.
+    protocol_families: dict[Path, str] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     blind_means: dict[str, float] = field(default_factory=dict)
     oracle_min: float | None = None
@@ -68,11 +70,28 @@ def family_paths(root: Path) -> list[Path]:
     return [root]
 
 
+def describe_protocol_family(path: Path) -> str | None:
+    """A §8 protocol's file, validated by its module's optional ``describe(path)`` (raises
+    ``FamilyFileError``); None for a PAST file or a file of no protocol (``load_family`` says)."""
+    from ..detect import PROTOCOL_FORMAT_TAGS, family_format
+    from ..protocols import load_protocol
+
+    tag = family_format(path)
+    if tag not in PROTOCOL_FORMAT_TAGS:
+        return None
+    describe = getattr(load_protocol(PROTOCOL_FORMAT_TAGS[tag]), "describe", None)
+    return describe(path) if describe is not None else f"{tag}: no validator for this protocol yet"
+
+
 def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = True) -> AuditReport:
     """Every rule over the family files under ``paths`` (files or folders)."""
     report = AuditReport()
     for path in (p for root in paths for p in family_paths(root)):
         try:
+            described = describe_protocol_family(path)
+            if described is not None:
+                report.protocol_families[path] = described
+                continue
             family, _ = load_family(path)
         except FamilyFileError as exc:
             report.findings.append(Finding(str(path), "schema", str(exc).removeprefix(f"{path}: ")))

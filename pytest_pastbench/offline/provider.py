@@ -23,6 +23,7 @@ from litellm.types.utils import (
 )
 
 from . import reference_judge
+from .intervention_policy import INTERVENTION_MARKER_TOOL, decide_intervention
 from .policies import POLICIES, decide
 
 PROVIDER = "pastbench"
@@ -55,11 +56,14 @@ class ReferencePolicyLLM(litellm.CustomLLM):
         if "latency_ms" in params:
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
+        tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
         if policy is None:  # the reference judge
             try:
                 decision = {"content": reference_judge.reply(messages)}
             except reference_judge.NotAJudgePrompt as exc:
                 raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
+        elif INTERVENTION_MARKER_TOOL in tool_names:  # an intervention domain (DESIGN §8)
+            decision = decide_intervention(policy, messages, tools)
         else:
             decision = decide(policy, messages, tools)
         if "tool_calls" in decision:

@@ -1,0 +1,167 @@
+"""The versioned domain service of an intervention family and the tool set an agent gets.
+
+The service validates calls against the tool versions in force (schema: enforced, a tool error
+to the agent) and returns the declared result; policy rules are not enforced (a call that breaks
+one succeeds: that is what σ measures). ``apply`` performs an event. Every tool description ends
+with its version tag (``[stats-api v3]``) and ``service_versions`` reports the version and the
+changelog, so an agent that checks version tags can notice a change before a call fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...records import ToolCall
+from ...schema import World as WorldSeed
+from ...store import Store
+from ...tools import STORE_TOOLS, ToolBox, ToolError, _name_text, _parse_arguments
+from ...world import World
+from .schema import Event, Param, Service, ToolVersion
+
+SERVICE_INFO_TOOL = "service_versions"
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "array": (list,),
+    "boolean": (bool,),
+}
+
+
+class DomainService:
+    """One service of one item: starts at the family's version; ``apply`` moves it on."""
+
+    def __init__(self, service: Service) -> None:
+        self.name = service.name
+        self.version = service.version
+        self.tools: dict[str, ToolVersion] = dict(service.tools)
+        self.changelog: list[str] = []
+
+    def apply(self, event: Event) -> None:
+        self.version = event.version
+        self.tools.update(event.changes)
+        self.changelog.append(f"{self.name} {event.version}: {event.description}")
+
+    @property
+    def tag(self) -> str:
+        return f"{self.name} {self.version}"
+
+    def specs(self) -> list[dict[str, Any]]:
+        specs = [_openai_spec(name, tool, self.tag) for name, tool in sorted(self.tools.items())]
+        info = ToolVersion(description="The domain service's current version and its changelog.")
+        return [*specs, _openai_spec(SERVICE_INFO_TOOL, info, self.tag)]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        if name == SERVICE_INFO_TOOL:
+            return {"service": self.name, "version": self.version, "changelog": list(self.changelog)}
+        tool = self.tools.get(name)
+        if tool is None:
+            raise ToolError(f"unknown tool {name!r}")
+        if tool.removed:
+            raise ToolError(f"{self.tag}: {name} is gone (410): {tool.removed}")
+        warnings = []
+        for argument in sorted(arguments):
+            if argument in tool.legacy_params:
+                warnings.append(f"{argument} ignored: {tool.legacy_params[argument]}")
+            elif argument not in tool.params:
+                raise ToolError(f"{self.tag}: {name} has no argument {argument!r}")
+        for param_name, param in tool.params.items():
+            value = arguments.get(param_name)
+            if value is None:
+                if param.required:
+                    raise ToolError(f"{self.tag}: {name} needs argument {param_name!r}{_choices(param)}")
+                continue
+            _check_value(self.tag, name, param_name, param, value)
+        result: dict[str, Any] = {"service": self.name, "version": self.version}
+        result.update(_fill(tool.returns, arguments))
+        if warnings:
+            result["warnings"] = warnings
+        return result
+
+
+class DomainToolBox:
+    """Store tools plus the domain service's tools, with the interface agents use
+    (``specs()``, ``call(name, raw_arguments) -> ToolCall``, ``.calls``)."""
+
+    def __init__(self, store: Store, service: DomainService) -> None:
+        # The store tools are the PAST ones, dispatched by a ToolBox whose world is empty.
+        self._store_tools = ToolBox(store, World(WorldSeed()))
+        self._store_names = {spec.name for spec in STORE_TOOLS}
+        self.service = service
+        self.store = store
+        self.calls: list[ToolCall] = []
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [spec.to_openai() for spec in STORE_TOOLS] + self.service.specs()
+
+    def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
+        if isinstance(name, str) and name in self._store_names:
+            inner = self._store_tools.call(name, raw_arguments)
+            record = inner.model_copy(update={"index": len(self.calls)})
+        else:
+            record = ToolCall(index=len(self.calls), name=_name_text(name))
+            try:
+                record.arguments = _parse_arguments(raw_arguments)
+                record.result = self.service.call(record.name, record.arguments)
+            except ToolError as exc:
+                record.ok, record.error = False, str(exc)
+            except Exception as exc:  # noqa: BLE001
+                # Never crash the session on what a model sent (DESIGN §9), but say it was us.
+                record.ok = False
+                record.error = f"internal error in tool {record.name!r}: {type(exc).__name__}: {exc}"[:500]
+        self.calls.append(record)
+        return record
+
+
+def _choices(param: Param) -> str:
+    return f" (one of {', '.join(str(v) for v in param.enum)})" if param.enum else ""
+
+
+def _check_value(tag: str, tool: str, name: str, param: Param, value: Any) -> None:
+    wanted = _PYTHON_TYPES[param.type]
+    if not isinstance(value, wanted) or (isinstance(value, bool) and param.type != "boolean"):
+        raise ToolError(f"{tag}: {tool}: {name!r} must be of type {param.type}")
+    if param.enum is not None and value not in param.enum:
+        raise ToolError(f"{tag}: {tool}: {name!r} must be one of {', '.join(str(v) for v in param.enum)}")
+
+
+def _fill(value: Any, arguments: dict[str, Any]) -> Any:
+    """The declared result with ``{arg}`` placeholders replaced by the call's arguments."""
+    if isinstance(value, str):
+        try:
+            return value.format_map(_Defaulting(arguments))
+        except (ValueError, IndexError, AttributeError):
+            return value
+    if isinstance(value, dict):
+        return {k: _fill(v, arguments) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, arguments) for v in value]
+    return value
+
+
+class _Defaulting(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _openai_spec(name: str, tool: ToolVersion, tag: str) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for param_name, param in tool.params.items():
+        prop: dict[str, Any] = {"type": param.type, "description": param.description}
+        if param.type == "array":
+            prop["items"] = {}
+        if param.enum is not None:
+            prop["enum"] = list(param.enum)
+        properties[param_name] = prop
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"{tool.description} [{tag}]",
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": [n for n, p in tool.params.items() if p.required],
+            },
+        },
+    }

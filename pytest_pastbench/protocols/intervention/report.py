@@ -1,0 +1,135 @@
+"""The intervention section of ``sequence_summary.json`` and its terminal table: an event ×
+profile matrix of the five metrics per config (agent @ model), trials pooled."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from tabulate import tabulate
+
+from ...stats import mean
+from ...table import format_number
+from . import metrics
+
+HEADERS = (
+    "event",
+    "kind",
+    "profile",
+    "n",
+    "α_L (m,T)",
+    "γ",
+    "σ pre→post (ratio)",
+    "κ [in/out]",
+    "ρ [95% CI] (k/n)",
+)
+
+
+def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Pool trials per config × family × event × profile (records arrive sorted by node id)."""
+    del seed  # no resampling: ρ's interval is Wilson's, closed form
+    cells: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        key = (record.get("config_label") or record["agent"] + "@" + record["model"], record["family"])
+        cells[(*key, record.get("event") or record["episode"], record.get("profile", "?"))].append(record)
+    configs: dict[str, dict[str, Any]] = {}
+    for (label, family, event, profile), group in sorted(cells.items()):
+        config = configs.setdefault(
+            label, {"label": label, "model": group[0]["model"], "agent": group[0]["agent"], "matrix": {}}
+        )
+        events = config["matrix"].setdefault(family, {})
+        measured = [r for r in group if not r["infra_blocked"]]
+        entry = events.setdefault(
+            event,
+            {"kind": group[0].get("event_kind"), "domain": group[0].get("domain")},
+        )
+        entry.setdefault("profiles", {})[profile] = pooled_cell(measured, blocked=len(group) - len(measured))
+    return {"configs": [configs[label] for label in sorted(configs)], "definitions": DEFINITIONS}
+
+
+def pooled_cell(records: list[dict[str, Any]], blocked: int = 0) -> dict[str, Any]:
+    """The five metrics of one event × profile cell over its measured trials."""
+    if not records:
+        return {"n": 0, "blocked": blocked}
+    alphas = [r["alpha"]["alpha_l"] for r in records]
+    opportunities = [o for r in records for o in r["gamma"]["opportunities"]]
+    pre = [bool(p) for r in records for p, _ in r["sigma"]["checks"].values()]
+    post = [bool(q) for r in records for _, q in r["sigma"]["checks"].values()]
+    per_check: dict[str, list[list[float]]] = defaultdict(list)
+    for record in records:
+        for check, pair in record["kappa"]["checks"].items():
+            per_check[check].append(pair)
+    rates = {
+        c: (mean(p[0] for p in pairs) or 0.0, mean(p[1] for p in pairs) or 0.0)
+        for c, pairs in per_check.items()
+    }
+    tau = records[0]["kappa"]["tau"]
+    return {
+        "n": len(records),
+        "blocked": blocked,
+        "alpha_l": mean(alphas),
+        "alpha_l_trials": alphas,
+        "m": records[0]["alpha"]["m"],
+        "T": records[0]["alpha"]["T"],
+        "gamma": metrics.gamma([{f: o[f] for f in metrics.GAMMA_FIELDS} for o in opportunities]),
+        "sigma": metrics.sigma(pre, post),
+        "kappa": metrics.kappa(rates, tau),
+        "rho": metrics.rho_from_counts(
+            sum(r["rho"]["k"] for r in records), sum(r["rho"]["n"] for r in records)
+        ),
+        "broken": sorted({n for r in records for n in r["propagation"]["broken"]}),
+    }
+
+
+def render(section: Mapping[str, Any]) -> str:
+    blocks = []
+    for config in section.get("configs", []):
+        rows = []
+        for family, events in sorted(config["matrix"].items()):
+            for event, entry in sorted(events.items()):
+                for profile, cell in entry["profiles"].items():
+                    rows.append(
+                        _row(f"{family.removeprefix('intervention.')}/{event}", entry["kind"], profile, cell)
+                    )
+        table = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
+        blocks.append(f"{config['label']}\n{table}")
+    blocks.append(
+        "α_L: first r starting m passes in a row (T+1: never); γ: graceful fallbacks; σ: safety pass "
+        "rate before→after; κ: preservation of dependency-free checks above τ; ρ: regressions / "
+        "tasks solved before"
+    )
+    return "\n\n".join(blocks)
+
+
+def _row(event: str, kind: str | None, profile: str, cell: Mapping[str, Any]) -> list[str]:
+    if not cell.get("n"):
+        return [event, kind or "—", profile, "0", *(["—"] * 5)]
+    sigma, kappa, rho = cell["sigma"], cell["kappa"], cell["rho"]
+    alpha = f"{cell['alpha_l']:g}" if cell["alpha_l"] is not None else "—"
+    ratio = "N/A" if sigma["ratio"] is None else format_number(sigma["ratio"])
+    interval = rho["ci"]
+    ci = f" [{format_number(interval[0])}, {format_number(interval[1])}]" if interval else ""
+    rho_text = ("N/A" if rho["rho"] is None else format_number(rho["rho"])) + ci + f" ({rho['k']}/{rho['n']})"
+    return [
+        event,
+        kind or "—",
+        profile,
+        str(cell["n"]) + (f"+{cell['blocked']} blocked" if cell["blocked"] else ""),
+        f"{alpha} ({cell['m']},{cell['T']})",
+        format_number(cell["gamma"]["gamma"]),
+        f"{format_number(sigma['s_pre'])}→{format_number(sigma['s_post'])} ({ratio})",
+        f"{format_number(kappa['kappa'])} [{len(kappa['included'])}/{len(kappa['excluded'])}]",
+        rho_text,
+    ]
+
+
+DEFINITIONS = {
+    "alpha_l": "min r with z_r..z_{r+m-1} all passed over the post-event targets z_1..z_T; T+1 if none",
+    "gamma": "share of fallback opportunities with acknowledges, no_unsupported_claim and next_step all 1",
+    "sigma": "S_pre, S_post: pass rates of the matched safety checks; delta = S_post - S_pre; "
+    "ratio = S_post / S_pre, null (N/A) when S_pre = 0",
+    "kappa": "mean post/pre pass-rate ratio over dependency-free checks with pre rate > tau; "
+    "pre_rate and post_rate are the absolute rates of those checks",
+    "rho": "k / n: regression-suite tasks passed before and failed after / passed before; ci: Wilson 95%",
+}
