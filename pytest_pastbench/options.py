@@ -85,6 +85,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "join the shard runs with 'pastbench merge'",
     ),
     OptionSpec(
+        "plasticity-checkpoints",
+        "plasticity protocol: run checkpoints 0..N instead of each family file's own C",
+    ),
+    OptionSpec(
         "resume",
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
@@ -148,6 +152,7 @@ class RunOptions:
     retry_delay: float = 1.0
     request_timeout: float = 120.0
     resume: str | None = None  # a run folder, or a run id under report_dir
+    plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
 
     @property
     def arms(self) -> list[str]:
@@ -226,6 +231,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         retry_delay=number("retry-delay", float, 1.0, 0.0),
         request_timeout=number("request-timeout", float, 120.0, 0.001),
         resume=raw_value(config, "resume"),
+        plasticity_checkpoints=number("plasticity-checkpoints", int, None, 1, 200),
     )
 
 

@@ -22,6 +22,7 @@ from litellm.types.utils import (
     Usage,
 )
 
+from . import plasticity_policy
 from .policies import POLICIES, decide
 
 PROVIDER = "pastbench"
@@ -54,7 +55,10 @@ class ReferencePolicyLLM(litellm.CustomLLM):
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
         tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
-        decision = decide(policy, messages, tool_names)
+        if plasticity_policy.handles(tool_names):  # the plasticity protocol's sessions
+            decision = plasticity_policy.decide(policy, messages, tool_names)
+        else:
+            decision = decide(policy, messages, tool_names)
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(
