@@ -29,6 +29,7 @@ NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 FEN = re.compile(r"FEN:? ([rnbqkpRNBQKP1-8/]+ [wb] [KQkq-]+ [a-h1-8-]+ \d+ \d+)")
 LEGAL = re.compile(r"Legal moves \(UCI\): (.*)")
 CHESS_TOOL = "chess_move_picker"
+INITIAL_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 CHESS_TOOL_DESCRIPTION = (
     "Chess move picker for my chess games: give it the FEN, it returns a UCI move "
     "(mate in one, else the move that keeps the most material against the best reply)."
@@ -187,13 +188,9 @@ def _reflect(policy: Policy, prompt: str, replay: _Replay) -> str:
         {str(t.get("name")) for t in listed if isinstance(t, dict)} if isinstance(listed, list) else set()
     )
     outcomes: list[str] = []
-    if "FEN " in prompt and CHESS_TOOL not in existing:
-        fen = FEN.search(prompt.replace("FEN ", "FEN: "))
-        example = (
-            [{"input": fen.group(1)}]
-            if fen
-            else [{"input": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}]
-        )
+    if "Chess game " in prompt and CHESS_TOOL not in existing:
+        fen = FEN.search(prompt)
+        example = [{"input": fen.group(1) if fen else INITIAL_FEN}]
         outcomes.append(
             _outcome(
                 replay.call(

@@ -9,7 +9,9 @@ file of its type is collected, that provides:
   (raise ``FamilyFileError`` naming the file and field path) and yield ``ProtocolItem`` subclasses;
 - ``summarize(records: list[dict], seed: int) -> dict``: the protocol's section of
   ``sequence_summary.json`` (``protocols.<name>``), from the plain-JSON records of its items;
-- ``render(section: dict) -> str``: the terminal table(s) for that section.
+- ``render(section: dict) -> str``: the terminal table(s) for that section;
+- optionally ``write_files(section: dict, run_dir: Path) -> list[Path]``: files drawn from the
+  section into the run folder after it is written (e.g. PNG curves).
 
 Keeping the contract this small lets each protocol live in its own subpackage without touching
 the PAST code paths.

@@ -227,7 +227,7 @@ def _outcome_text(outcome: Any, agent_white: bool) -> str:
 def feedback(game: ChessGame, result: GameResult, env: ChessEnvironment) -> str:
     """Train feedback: the result and the agent's worst moves with the engine's preference."""
     lines = [
-        f"Game {game.id} (you: {env.agent_color}, opponent: {game.opponent_nodes} nodes/move): "
+        f"Chess game {game.id} (you: {env.agent_color}, opponent: {game.opponent_nodes} nodes/move): "
         f"{result.outcome} after {result.plies} plies; score {result.score:.0f}/100."
     ]
     worst = sorted((d for d in result.decisions if d.failed), key=lambda d: -(d.cp_loss or MATE_CP))
