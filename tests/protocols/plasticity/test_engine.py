@@ -41,12 +41,16 @@ def test_the_curator_learns_tools_that_lift_held_out_scores(tmp_path: Path) -> N
 def test_reflection_never_sees_a_held_out_task(tmp_path: Path) -> None:
     client = PolicyClient("curator")
     lineage(tmp_path, client)
-    reflections = [m for p in client.prompts for m in p if "Reflection after train batch" in str(m["content"])]
+    reflections = [
+        m for p in client.prompts for m in p if "Reflection after train batch" in str(m["content"])
+    ]
     assert reflections, "reflection ran"
     family = small_family(splits={"train": 2, "id": 2, "ood": 1})
     from pytest_pastbench.protocols.plasticity.text_env import heldout_tasks
 
-    heldout = [t.prompt.splitlines()[0] for s in ("id", "ood") for t in heldout_tasks(family.environment, s, 2, 1)]
+    heldout = [
+        t.prompt.splitlines()[0] for s in ("id", "ood") for t in heldout_tasks(family.environment, s, 2, 1)
+    ]
     for message in reflections:
         assert not any(request in message["content"] for request in heldout)
 

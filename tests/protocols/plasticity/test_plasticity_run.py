@@ -23,7 +23,9 @@ def _section(pytester: pytest.Pytester, run_id: str) -> dict:
     return summary["protocols"]["plasticity"]
 
 
-def test_five_checkpoints_rise_with_artifacts_and_stay_flat_without_reflection(project: pytest.Pytester) -> None:
+def test_five_checkpoints_rise_with_artifacts_and_stay_flat_without_reflection(
+    project: pytest.Pytester,
+) -> None:
     result = project.runpytest_subprocess(
         "families",
         "-v",
