@@ -1,5 +1,9 @@
 """Small family files for plugin tests (the built-in data is tested on its own)."""
 
+# Selects the PAST protocol's items only (the built-in set also holds DESIGN §8 protocol files,
+# e.g. families/plasticity/, whose items carry none of the capability markers).
+PAST_ONLY = ["-m", "memory or procedural or gathering or update"]
+
 GOOD_MEMORY = """\
 format: pastbench/v1
 id: tiny_prefs
