@@ -15,6 +15,7 @@ from .loader import FamilyFileError, load_family
 from .session import pastbench_session
 
 if TYPE_CHECKING:
+    from .options import RunOptions
     from .runner import ItemOutcome
     from .schema import Episode, Family
 
@@ -29,22 +30,29 @@ class FamilyFile(pytest.File):
         session.note_family(family.qualified_id, file_hash)
         # Family markers are data-defined: register them so --strict-markers accepts them.
         self.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
-        multi_model = len(session.options.models) > 1
         for episode in family.episodes:
-            for model in session.options.models:
-                for trial in range(session.options.trials):
-                    for arm in session.options.arms:
-                        parts = [arm, f"t{trial}"] + ([model] if multi_model else [])
-                        yield EpisodeItem.from_parent(
-                            self,
-                            name=f"{episode.id}[{'-'.join(parts)}]",
-                            family=family,
-                            episode=episode,
-                            arm=arm,
-                            trial=trial,
-                            model=model,
-                            file_hash=file_hash,
-                        )
+            for model, trial, arm, suffix in item_variants(session.options):
+                yield EpisodeItem.from_parent(
+                    self,
+                    name=f"{episode.id}[{suffix}]",
+                    family=family,
+                    episode=episode,
+                    arm=arm,
+                    trial=trial,
+                    model=model,
+                    file_hash=file_hash,
+                )
+
+
+def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, str]]:
+    """(model, trial, arm, id suffix) of each item of one episode or lineage, in collection
+    order: ``on-t0``, with the model appended when the run compares several."""
+    multi_model = len(options.models) > 1
+    for model in options.models:
+        for trial in range(options.trials):
+            for arm in options.arms:
+                parts = [arm, f"t{trial}"] + ([model] if multi_model else [])
+                yield model, trial, arm, "-".join(parts)
 
 
 class EpisodeItem(pytest.Item):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .schema import Family
 
@@ -19,12 +20,16 @@ MAX_DEPTH = 64
 MAX_FAMILY_BYTES = 10_000_000
 
 
+FamilyModel = TypeVar("FamilyModel", bound=BaseModel)
+
+
 class FamilyFileError(Exception):
     """A family file is malformed; the message names the file and the field path."""
 
 
-def load_family(path: Path) -> tuple[Family, str]:
-    """Validate a family file; return it with the SHA-256 of its bytes."""
+def read_family_mapping(path: Path) -> tuple[dict[str, Any], bytes]:
+    """The top-level mapping of a family file (of any protocol) and its bytes; ``FamilyFileError``
+    when it is too big, too deep, not YAML or not a mapping."""
     raw = path.read_bytes()
     if len(raw) > MAX_FAMILY_BYTES:
         raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
@@ -38,13 +43,26 @@ def load_family(path: Path) -> tuple[Family, str]:
         raise FamilyFileError(f"{path}: not valid YAML: {type(exc).__name__}: {exc}") from exc
     if not isinstance(data, dict):
         raise FamilyFileError(f"{path}: the top level must be a mapping")
+    return data, raw
+
+
+def validate_family(path: Path, data: dict[str, Any], model: type[FamilyModel]) -> FamilyModel:
+    """``model`` (a protocol's family model with an ``id``) from a file's mapping; errors name the
+    file and field path, and the id must be the file name."""
     try:
-        family = Family.model_validate(data)
+        family = model.model_validate(data)
     except ValidationError as exc:
         raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
-    if family.id != path.stem:
-        raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
-    return family, hashlib.sha256(raw).hexdigest()
+    family_id = getattr(family, "id", None)
+    if family_id != path.stem:
+        raise FamilyFileError(f"{path}: id: {family_id!r} must equal the file name {path.stem!r}")
+    return family
+
+
+def load_family(path: Path) -> tuple[Family, str]:
+    """Validate a family file; return it with the SHA-256 of its bytes."""
+    data, raw = read_family_mapping(path)
+    return validate_family(path, data, Family), hashlib.sha256(raw).hexdigest()
 
 
 def _check_depth(path: Path, raw: bytes) -> None:

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from pydantic import ValidationError
 
-from ...loader import _SAFE_LOADER, MAX_FAMILY_BYTES, FamilyFileError, _check_depth, format_validation_error
+from ...collect import item_variants
+from ...loader import read_family_mapping, validate_family
 from ...session import pastbench_session
 from ..base import ProtocolFile, ProtocolItem
 from .report import render, summarize, write_files
@@ -32,41 +31,17 @@ __all__ = ["collect", "summarize", "render", "write_files", "load_plasticity_fam
 
 def load_plasticity_family(path: Path) -> PlasticityFamily:
     """Validate a plasticity family file; ``FamilyFileError`` names the file and field path."""
-    raw = path.read_bytes()
-    if len(raw) > MAX_FAMILY_BYTES:
-        raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
-    try:
-        _check_depth(path, raw)
-        data = yaml.load(raw, Loader=_SAFE_LOADER)
-    except (yaml.YAMLError, ValueError) as exc:
-        raise FamilyFileError(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise FamilyFileError(f"{path}: the top level must be a mapping")
-    try:
-        family = PlasticityFamily.model_validate(data)
-    except ValidationError as exc:
-        raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from None
-    if family.id != path.stem:
-        raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
-    return family
+    data, _ = read_family_mapping(path)
+    return validate_family(path, data, PlasticityFamily)
 
 
 def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     family = load_plasticity_family(parent.path)
     options = pastbench_session(parent.config).options
-    multi_model = len(options.models) > 1
-    for model in options.models:
-        for trial in range(options.trials):
-            for arm in options.arms:
-                parts = [arm, f"t{trial}"] + ([model] if multi_model else [])
-                yield PlasticityItem.from_parent(
-                    parent,
-                    name=f"lineage[{'-'.join(parts)}]",
-                    model=model,
-                    trial=trial,
-                    family=family,
-                    arm=arm,
-                )
+    for model, trial, arm, suffix in item_variants(options):
+        yield PlasticityItem.from_parent(
+            parent, name=f"lineage[{suffix}]", model=model, trial=trial, family=family, arm=arm
+        )
 
 
 class PlasticityItem(ProtocolItem):

@@ -13,8 +13,10 @@ from .helpers import SMALL_TEXT_FAMILY, write_family
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    # The file says C = 2; the run asks for 5 with --pastbench-plasticity-checkpoints.
-    write_family(pytester.path / "families" / "plasticity", {**SMALL_TEXT_FAMILY, "checkpoints": 2})
+    # The file says C = 2; the run asks for 5 with --pastbench-plasticity-checkpoints. One
+    # held-out task per kind and split keeps the run short.
+    family = {**SMALL_TEXT_FAMILY, "checkpoints": 2, "splits": {"train": 2, "id": 2, "ood": 2}}
+    write_family(pytester.path / "families" / "plasticity", family)
     return pytester
 
 
