@@ -29,7 +29,6 @@ from .artifacts import Inventory
 from .schema import ChessEnvironment, PlasticityFamily, TextEnvironment
 from .toolbox import ArtifactToolBox
 
-SPLITS = ("train", "id", "ood")
 HELDOUT = ("id", "ood")
 CATEGORIES = ("no_covering_artifact", "unused", "used_still_failed")
 
@@ -49,15 +48,6 @@ class Usage:
         self.completion_tokens += result.completion_tokens
         if self.cost_usd is not None:
             self.cost_usd = None if result.cost_usd is None else self.cost_usd + result.cost_usd
-
-    def merged(self, other: Usage) -> Usage:
-        total = Usage(
-            self.model_calls + other.model_calls,
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-        )
-        total.cost_usd = None if None in (self.cost_usd, other.cost_usd) else self.cost_usd + other.cost_usd  # type: ignore[operator]
-        return total
 
     @property
     def tokens(self) -> int:

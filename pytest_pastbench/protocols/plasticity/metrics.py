@@ -18,7 +18,6 @@ Scores are points (0..100). Costs are learning costs at each checkpoint, in doll
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -209,7 +208,3 @@ def taxonomy(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         counts_out["reuse_rate"] = round(counts["reused"] / relevant, 4) if relevant else None
         out[split] = counts_out
     return out
-
-
-def finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

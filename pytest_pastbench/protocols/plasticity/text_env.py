@@ -131,7 +131,3 @@ def feedback(task: TextTask, kind: TaskKind, score: float) -> str:
         f"Score: {score:.0f}/100. Expected answer: {task.expected:.2f}. "
         f"Rule ({kind.topic}): answer = {kind.rule}, with {inputs} given in this order in the request."
     )
-
-
-def kind_terms(env: TextEnvironment) -> dict[str, list[str]]:
-    return {k.id: [t.lower() for t in k.match] for k in env.kinds}
