@@ -16,6 +16,7 @@ from .mechanisms import mechanism_set_label
 from .session import pastbench_session
 
 if TYPE_CHECKING:
+    from .options import RunOptions
     from .runner import ItemOutcome
     from .schema import Episode, Family
 
@@ -50,6 +51,14 @@ class FamilyFile(pytest.File):
                             mechanisms=mechanisms,
                             file_hash=file_hash,
                         )
+
+
+def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, str]]:
+    """(model, trial, arm, id suffix) of each item of one lineage, in collection order:
+    ``on-t0``, with the model appended when the run compares several."""
+    for model, trial, suffix in model_trials(options):
+        for arm in options.arms:
+            yield model, trial, arm, "-".join([arm, *suffix])
 
 
 def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:

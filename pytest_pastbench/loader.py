@@ -11,8 +11,6 @@ from pydantic import BaseModel, ValidationError
 
 from .schema import Family
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
 # libyaml's safe loader when PyYAML was built with it: several times faster on the full dataset.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Nesting deeper than any family needs. libyaml builds documents recursively in C, so ~100k
@@ -22,18 +20,16 @@ MAX_DEPTH = 64
 MAX_FAMILY_BYTES = 10_000_000
 
 
+FamilyModel = TypeVar("FamilyModel", bound=BaseModel)
+
+
 class FamilyFileError(Exception):
     """A family file is malformed; the message names the file and the field path."""
 
 
-def load_family(path: Path) -> tuple[Family, str]:
-    """Validate a family file; return it with the SHA-256 of its bytes."""
-    return load_family_model(path, Family)
-
-
-def load_family_model(path: Path, model: type[ModelT]) -> tuple[ModelT, str]:
-    """Read, bound-check and validate a family file of any protocol (``model`` is its pydantic
-    schema, with an ``id`` that must equal the file stem); return it with its SHA-256."""
+def read_family_mapping(path: Path) -> tuple[dict[str, Any], bytes]:
+    """The top-level mapping of a family file (of any protocol) and its bytes; ``FamilyFileError``
+    when it is too big, too deep, not YAML or not a mapping."""
     raw = path.read_bytes()
     if len(raw) > MAX_FAMILY_BYTES:
         raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
@@ -47,14 +43,32 @@ def load_family_model(path: Path, model: type[ModelT]) -> tuple[ModelT, str]:
         raise FamilyFileError(f"{path}: not valid YAML: {type(exc).__name__}: {exc}") from exc
     if not isinstance(data, dict):
         raise FamilyFileError(f"{path}: the top level must be a mapping")
+    return data, raw
+
+
+def validate_family(path: Path, data: dict[str, Any], model: type[FamilyModel]) -> FamilyModel:
+    """``model`` (a protocol's family model with an ``id``) from a file's mapping; errors name the
+    file and field path, and the id must be the file name."""
     try:
         family = model.model_validate(data)
     except ValidationError as exc:
         raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
-    family_id: Any = getattr(family, "id", None)
+    family_id = getattr(family, "id", None)
     if family_id != path.stem:
         raise FamilyFileError(f"{path}: id: {family_id!r} must equal the file name {path.stem!r}")
-    return family, hashlib.sha256(raw).hexdigest()
+    return family
+
+
+def load_family(path: Path) -> tuple[Family, str]:
+    """Validate a family file; return it with the SHA-256 of its bytes."""
+    return load_family_model(path, Family)
+
+
+def load_family_model(path: Path, model: type[FamilyModel]) -> tuple[FamilyModel, str]:
+    """Read, bound-check and validate a family file of any protocol (``model`` is its pydantic
+    schema, with an ``id`` that must equal the file stem); return it with its SHA-256."""
+    data, raw = read_family_mapping(path)
+    return validate_family(path, data, model), hashlib.sha256(raw).hexdigest()
 
 
 def _check_depth(path: Path, raw: bytes) -> None:

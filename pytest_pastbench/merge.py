@@ -132,9 +132,40 @@ def _records(runs: list[LoadedRun]) -> dict[str, tuple[ItemRecord, LoadedRun]]:
                     )
                 continue
             merged[record.nodeid] = (record, loaded)
-    if not merged:
-        raise MergeError("the runs hold no records")
     return merged
+
+
+def _protocol_records(runs: list[LoadedRun]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, LoadedRun]]:
+    """The DESIGN §8 protocols' records of all shards (``protocol_results.json``) by protocol,
+    each node id once, and the shard each came from."""
+    from .output import PROTOCOL_RESULTS_FILE
+
+    by_protocol: dict[str, dict[str, dict[str, Any]]] = {}
+    origin: dict[str, LoadedRun] = {}
+    for loaded in runs:
+        path = loaded.path / PROTOCOL_RESULTS_FILE
+        if not path.is_file():
+            continue
+        try:
+            protocols = json.loads(path.read_text())["protocols"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise MergeError(f"{path}: unreadable: {exc}") from None
+        for name, records in sorted(protocols.items()):
+            for record in records:
+                nodeid = record["nodeid"]
+                kept = by_protocol.setdefault(name, {}).get(nodeid)
+                comparable = {k: v for k, v in record.items() if k not in ("dataset_hash", "wall_s")}
+                if kept is not None and {
+                    k: v for k, v in kept.items() if k not in ("dataset_hash", "wall_s")
+                } != (comparable):
+                    raise MergeError(
+                        f"{nodeid} is in {origin[nodeid].path} and in {loaded.path} with different "
+                        "results: the runs overlap, so they are not shards of one run"
+                    )
+                by_protocol[name].setdefault(nodeid, record)
+                origin.setdefault(nodeid, loaded)
+    records = {name: [items[n] for n in sorted(items)] for name, items in sorted(by_protocol.items())}
+    return records, origin
 
 
 def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
@@ -158,6 +189,9 @@ def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> P
     _check_protocol(runs)
     families = _families(runs)
     merged = _records(runs)
+    protocol_records, protocol_origin = _protocol_records(runs)
+    if not merged and not protocol_records:
+        raise MergeError("the runs hold no records")
     seed = int(runs[0].run.get("seed", 0))
     data_hash = dataset_hash(families)
     rid = run_id or f"{default_run_id(time.time(), seed)}-merged"
@@ -180,7 +214,20 @@ def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> P
         "families": families,
     }
     summary = build_summary(records, run, seed)
-    return write_run(Path(out_dir), rid, run, records, traces, summary, build_comparison(summary, records))
+    if protocol_records:
+        from .protocols.summary import summarize_protocols, write_protocol_files
+
+        protocol_records = {
+            name: [{**r, "dataset_hash": data_hash} for r in items]
+            for name, items in protocol_records.items()
+        }
+        traces.update({n: _trace(origin, n) for n, origin in sorted(protocol_origin.items())})
+        summary["protocols"] = summarize_protocols(protocol_records, seed)
+    comparison = build_comparison(summary, records)
+    run_dir = write_run(Path(out_dir), rid, run, records, traces, summary, comparison, protocol_records)
+    if protocol_records:
+        write_protocol_files(summary["protocols"], run_dir)
+    return run_dir
 
 
 def _merge(args: argparse.Namespace) -> int:

@@ -115,6 +115,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "join the shard runs with 'pastbench merge'",
     ),
     OptionSpec(
+        "plasticity-checkpoints",
+        "plasticity protocol: run checkpoints 0..N instead of each family file's own C",
+    ),
+    OptionSpec(
         "resume",
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
@@ -183,6 +187,7 @@ class RunOptions:
     resume: str | None = None  # a run folder, or a run id under report_dir
     docker_host: str | None = None
     judge_model: str | None = None  # None: rubric checks are unscored
+    plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
 
     @property
     def arms(self) -> list[str]:
@@ -272,6 +277,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         resume=raw_value(config, "resume"),
         docker_host=raw_value(config, "docker-host"),
         judge_model=judge_model,
+        plasticity_checkpoints=number("plasticity-checkpoints", int, None, 1, 200),
     )
 
 

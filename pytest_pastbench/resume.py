@@ -48,6 +48,7 @@ PROTOCOL: dict[str, str] = {
     "session_timeout": "--pastbench-session-timeout",
     "shard": "--pastbench-shard",
     "judge": "--pastbench-judge-model or the judge prompt",
+    "plasticity_checkpoints": "--pastbench-plasticity-checkpoints",
     "plugin_version": "the plugin version",
 }
 
@@ -72,6 +73,7 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "session_timeout": options.session_timeout,
         "shard": list(options.shard) if options.shard is not None else None,
         "judge": judge_info(options.judge_model),  # model and prompt hash: verdicts must not mix
+        "plasticity_checkpoints": options.plasticity_checkpoints,
     }
 
 

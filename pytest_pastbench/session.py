@@ -303,6 +303,10 @@ class PastbenchSession:
         self.run_dir = write_run(
             run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison, protocol_records
         )
+        if protocol_records:
+            from .protocols.summary import write_protocol_files
+
+            write_protocol_files(self.summary["protocols"], self.run_dir)
         self.config.hook.pytest_pastbench_run_written(
             config=self.config, run_dir=self.run_dir, summary=self.summary
         )

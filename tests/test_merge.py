@@ -184,3 +184,36 @@ def test_cli_merge_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["merge", str(a), str(b), "-o", str(tmp_path / "out"), "--run-id", "joined"]) == 0
     out = capsys.readouterr().out
     assert "memory.prefs" in out and f"merged 2 runs into {tmp_path / 'out' / 'joined'}" in out
+
+
+def test_shards_of_a_plasticity_run_merge_with_their_protocol_records(pytester: pytest.Pytester) -> None:
+    from tests.protocols.plasticity.helpers import SMALL_TEXT_FAMILY, write_family
+
+    for name in ("rules_a", "rules_b"):
+        write_family(pytester.path / "families" / "plasticity", {**SMALL_TEXT_FAMILY, "id": name})
+    common = ["families", "--pastbench-plasticity-checkpoints=1", "--pastbench-persistence=on", "-q"]
+    assert pytester.runpytest_subprocess(*common, "--pastbench-run-id=full").ret == 0
+    for k in (1, 2):
+        assert (
+            pytester.runpytest_subprocess(*common, f"--pastbench-shard={k}/2", f"--pastbench-run-id=s{k}").ret
+            == 0
+        )
+    reports = pytester.path / "reports"
+    merged = merge_runs([reports / "s1", reports / "s2"], reports, "m")
+    full_summary, merged_summary = (
+        read(reports / "full", "sequence_summary.json"),
+        read(merged, "sequence_summary.json"),
+    )
+    assert set(merged_summary["protocols"]["plasticity"]["families"]) == {
+        "plasticity.rules_a",
+        "plasticity.rules_b",
+    }
+    assert merged_summary["protocols"] == full_summary["protocols"]
+    without_wall = [
+        {k: v for k, v in r.items() if k != "wall_s"}
+        for run in (reports / "full", merged)
+        for r in read(run, "protocol_results.json")["protocols"]["plasticity"]
+    ]
+    assert without_wall[:2] == without_wall[2:]
+    assert len(list((merged / "traces").rglob("*.jsonl"))) == 2
+    assert (merged / "plots" / "plasticity_rules_a.png").is_file()

@@ -22,7 +22,7 @@ from litellm.types.utils import (
     Usage,
 )
 
-from . import reference_judge
+from . import plasticity_policy, reference_judge
 from .intervention_policy import INTERVENTION_MARKER_TOOL, decide_intervention
 from .policies import POLICIES, decide
 
@@ -64,6 +64,8 @@ class ReferencePolicyLLM(litellm.CustomLLM):
                 raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
         elif INTERVENTION_MARKER_TOOL in tool_names:  # an intervention domain (DESIGN §8)
             decision = decide_intervention(policy, messages, tools)
+        elif plasticity_policy.handles(tool_names):  # the plasticity protocol's sessions
+            decision = plasticity_policy.decide(policy, messages, tool_names)
         else:
             decision = decide(policy, messages, tools)
         if "tool_calls" in decision:

@@ -12,6 +12,8 @@ file of its type is collected, that provides:
 - ``render(section: dict) -> str``: the terminal table(s) for that section;
 - optionally ``describe(path: Path) -> str``: validate one file (raise ``FamilyFileError``) and
   say what it holds, for ``pastbench validate``.
+- optionally ``write_files(section: dict, run_dir: Path) -> list[Path]``: files drawn from the
+  section into the run folder after it is written (e.g. PNG curves).
 
 Keeping the contract this small lets each protocol live in its own subpackage without touching
 the PAST code paths.

@@ -1,0 +1,210 @@
+"""The plasticity section of ``sequence_summary.json``, its terminal tables and its PNG curves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from ...table import format_number
+from .metrics import lineage_metrics
+
+PLOTS_DIR = "plots"
+
+
+def lineage_label(record: dict[str, Any]) -> str:
+    return f"{record['agent']}@{record['model']}[{record['arm']}-t{record['trial']}]"
+
+
+def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Per family, one entry per lineage (model × agent × arm × trial), sorted by label."""
+    del seed  # every figure is a deterministic function of the records
+    families: dict[str, dict[str, Any]] = {}
+    blocked = 0
+    for record in records:
+        family = families.setdefault(record["family"], {"lineages": {}, "blocked": 0})
+        if record.get("infra_blocked"):
+            family["blocked"] += 1
+            blocked += 1
+            continue
+        rows = record["checkpoints"]
+        entry = {
+            "model": record["model"],
+            "agent": record["agent"],
+            "arm": record["arm"],
+            "trial": record["trial"],
+            "environment": record["environment"],
+            "checkpoints": len(rows) - 1,
+            "scores": [{"checkpoint": r["checkpoint"], **r["scores"]} for r in rows],
+            "inventory": [{"checkpoint": r["checkpoint"], **r["inventory"], **r["edits"]} for r in rows],
+            "rejected_edits": len(record.get("rejected_edits") or []),
+            "eval_usage": record.get("eval_usage"),
+            **lineage_metrics(rows),
+        }
+        family["lineages"][lineage_label(record)] = entry
+    for family_id, family in families.items():
+        family["lineages"] = dict(sorted(family["lineages"].items()))
+        family["plot"] = f"{PLOTS_DIR}/{plot_name(family_id)}" if family["lineages"] else None
+    return {"families": dict(sorted(families.items())), "blocked": blocked}
+
+
+def plot_name(family_id: str) -> str:
+    return f"{family_id.replace('.', '_')}.png"
+
+
+def _curve_text(points: list[dict[str, Any]]) -> str:
+    return " ".join(f"{p['y']:.0f}" for p in points) or "—"
+
+
+def _p_sat_text(entry: dict[str, Any]) -> str:
+    usd = entry["p_sat"]["usd_per_1000"]
+    tok = entry["p_sat"]["per_1000_tokens"]
+    if usd["value"] is not None:
+        return f"{usd['value']:.1f}/$1k ({usd['status']})"
+    return f"{format_number(tok['value'])}/1k tok ({tok['status']})"
+
+
+def _last_p(entry: dict[str, Any]) -> str:
+    p = entry["p_id"]
+    usd, tok = p["usd_per_1000"][-1], p["per_1000_tokens"][-1]
+    return f"{usd:.1f}/$1k" if usd is not None else f"{format_number(tok)}/1k tok"
+
+
+def render(section: dict[str, Any]) -> str:
+    blocks = []
+    for family_id, family in section.get("families", {}).items():
+        rows = []
+        for label, entry in family["lineages"].items():
+            cost = entry["learning_cost"]
+            usd = cost["usd"][-1]
+            rows.append(
+                [
+                    label,
+                    _curve_text(entry["curves"]["id"]),
+                    _curve_text(entry["curves"]["ood"]),
+                    _curve_text(entry["curves"]["train"]),
+                    "—" if usd is None else f"{usd:.4f}",
+                    str(cost["tokens"][-1]),
+                    _last_p(entry),
+                    _p_sat_text(entry),
+                ]
+            )
+        headers = (
+            "lineage",
+            "held-out ID by checkpoint",
+            "held-out OOD",
+            "train",
+            "cost $",
+            "tokens",
+            "P_C",
+            "P_sat",
+        )
+        table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+        taxonomy_rows = []
+        for label, entry in family["lineages"].items():
+            for split in ("id", "ood", "train"):
+                counts = entry["taxonomy"].get(split)
+                if not counts:
+                    continue
+                taxonomy_rows.append(
+                    [
+                        label,
+                        {"id": "held-out ID", "ood": "held-out OOD", "train": "train"}[split],
+                        f"{counts['failed']}/{counts['total']}",
+                        str(counts["no_covering_artifact"]),
+                        str(counts["unused"]),
+                        str(counts["used_still_failed"]),
+                        format_number(counts["reuse_rate"]),
+                    ]
+                )
+        taxonomy_headers = (
+            "lineage",
+            "split",
+            "failed/decisions",
+            "no covering artifact",
+            "existed, unused",
+            "used, still failed",
+            "reuse rate",
+        )
+        taxonomy_table = tabulate(
+            taxonomy_rows, headers=taxonomy_headers, tablefmt="simple", disable_numparse=True
+        )
+        notes = sorted({e["usd_na_reason"] for e in family["lineages"].values() if e["usd_na_reason"]})
+        block = [
+            f"{family_id} (points 0-100; P in points per $1,000 or per 1,000 tokens)",
+            table,
+            "",
+            taxonomy_table,
+        ]
+        block += [f"note: {n}" for n in notes]
+        if family["blocked"]:
+            block.append(f"blocked lineages: {family['blocked']}")
+        blocks.append("\n".join(block))
+    return "\n\n".join(blocks) or "no plasticity lineage finished"
+
+
+def write_files(section: dict[str, Any], run_dir: Path) -> list[Path]:
+    """One PNG per family: scores by checkpoint (train, ID, OOD) and ID against learning cost."""
+    written = []
+    for family_id, family in section.get("families", {}).items():
+        if family.get("plot"):
+            written.append(_plot_family(family_id, family, run_dir / family["plot"]))
+    return written
+
+
+def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
+    import matplotlib.style
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ...plots import _METADATA, DPI
+    from .metrics import hill
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.style.context("default"):
+        fig = Figure(figsize=(12.0, 5.0), dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        curves_ax, cost_ax = fig.subplots(1, 2)
+        styles = {"id": "-", "ood": "--", "train": ":"}
+        for i, (label, entry) in enumerate(family["lineages"].items()):
+            colour = f"C{i % 10}"
+            for split, style in styles.items():
+                points = entry["curves"][split]
+                if points:
+                    curves_ax.plot(
+                        [p["x"] for p in points],
+                        [p["y"] for p in points],
+                        style,
+                        marker="o",
+                        color=colour,
+                        label=f"{label} {split}",
+                    )
+            tokens = entry["learning_cost"]["tokens"]
+            ids = [p["y"] for p in entry["curves"]["id"]]
+            cost_ax.plot(tokens[: len(ids)], ids, "o", color=colour, label=f"{label} held-out ID")
+            fit = entry["p_sat"]["per_1000_tokens"].get("fit")
+            if fit and tokens and max(tokens) > 0:
+                import numpy as np
+
+                xs = np.linspace(0, max(tokens) * 3, 200)
+                cost_ax.plot(
+                    xs, hill(xs, fit["s0"], fit["rise"], fit["c50"], fit["h"]), "-", color=colour, alpha=0.6
+                )
+        curves_ax.set(
+            xlabel="checkpoint",
+            ylabel="score (points)",
+            title=f"{family_id}: learning curves",
+            ylim=(-5, 105),
+        )
+        cost_ax.set(
+            xlabel="learning cost (tokens)",
+            ylabel="held-out ID (points)",
+            title="held-out ID vs cost, saturating fit",
+            ylim=(-5, 105),
+        )
+        for ax in (curves_ax, cost_ax):
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize="x-small", loc="best")
+        fig.savefig(path, dpi=DPI, format="png", metadata=_METADATA)
+    return path

@@ -1,0 +1,150 @@
+"""The tools an agent gets in a plasticity session (same interface as ``tools.ToolBox``).
+
+Acting sessions (train and held-out) see the inventory read-only: search and read notes and
+skills, list, read and run tools. Nothing an acting session does can change the inventory, so
+held-out evaluation runs with it frozen. The reflection session also gets the ``propose_*``
+tools; each proposal is checked at once and the answer says accepted or rejected, and why.
+
+Every call records which artifacts it put in front of the agent or ran (``used``): the
+evidence the failure taxonomy and the reuse rate are computed from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...records import ToolCall
+from ...store import StoreError
+from ...tools import STORE_TOOLS, ToolError, ToolSpec, _name_text, _p, _parse_arguments, _validate
+from .artifacts import EditRejected, Inventory, run_tool
+
+_READ_ONLY_STORE = ("memory_search", "memory_read", "skill_search", "skill_read")
+ARTIFACT_TOOLS: tuple[ToolSpec, ...] = (
+    *(spec for spec in STORE_TOOLS if spec.name in _READ_ONLY_STORE),
+    ToolSpec("tool_list", "List your saved executable Python tools (name and description)."),
+    ToolSpec("tool_read", "Read the code of one of your saved tools.", {"name": _p("string", "tool name")}),
+    ToolSpec(
+        "tool_run",
+        "Run one of your saved tools on an input (its run(task) function, sandboxed); returns its output.",
+        {"name": _p("string", "tool name"), "input": _p("string", "the text passed to run(task)")},
+    ),
+)
+REFLECTION_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "propose_note",
+        "Propose a memory note for future sessions (kept if it passes the checks).",
+        {"text": _p("string", "the note"), "tags": _p("array", "optional tags", required=False)},
+    ),
+    ToolSpec(
+        "propose_skill",
+        "Propose (or replace) a named skill: a reusable procedure in steps.",
+        {
+            "name": _p("string", "skill name"),
+            "steps": _p("array", "the steps, in order"),
+            "tags": _p("array", "when the skill applies", required=False),
+        },
+    ),
+    ToolSpec(
+        "propose_tool",
+        "Propose (or replace) an executable Python tool. `code` must define run(task: str) -> str; "
+        '`examples` is a JSON array of {"input": ..., "expected": ...} it is checked on in a '
+        "sandbox (no network, no files outside its folder, 5 s) before it is kept.",
+        {
+            "name": _p("string", "tool name, lower_snake_case"),
+            "description": _p("string", "what the tool is for"),
+            "code": _p("string", "Python source defining run(task)"),
+            "examples": _p("string", "JSON array of {input, expected} pairs"),
+        },
+    ),
+)
+
+
+class ArtifactToolBox:
+    """The tools of one plasticity session, bound to the lineage's inventory."""
+
+    def __init__(self, inventory: Inventory, reflection: bool = False, max_edits: int = 8) -> None:
+        self.inventory = inventory
+        self.reflection = reflection
+        self.max_edits = max_edits
+        self.edits = 0
+        self.calls: list[ToolCall] = []
+        self.used: list[str] = []  # artifact ids, in the order they were first used
+        store = inventory.store
+        self._specs = {s.name: s for s in (*ARTIFACT_TOOLS, *(REFLECTION_TOOLS if reflection else ()))}
+        self._handlers: dict[str, Callable[..., Any]] = {
+            "memory_search": lambda query: self._entries(store.search(query)),
+            "memory_read": lambda id: self._entries([store.read(id)])[0],
+            "skill_search": lambda query: self._entries(store.search(query, kind="skill")),
+            "skill_read": lambda name: self._entries([store.read_skill(name)])[0],
+            "tool_list": lambda: [{"name": t.name, "description": t.description} for t in inventory.tools()],
+            "tool_read": self._tool_read,
+            "tool_run": self._tool_run,
+            "propose_note": lambda text, tags=None: self._edit(inventory.propose_note, text, tags),
+            "propose_skill": lambda name, steps, tags=None: self._edit(
+                inventory.propose_skill, name, steps, tags
+            ),
+            "propose_tool": lambda name, description, code, examples: self._edit(
+                inventory.propose_tool, name, description, code, examples
+            ),
+        }
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [spec.to_openai() for spec in self._specs.values()]
+
+    def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
+        spec = self._specs.get(name) if isinstance(name, str) else None
+        record = ToolCall(index=len(self.calls), name=_name_text(name))
+        try:
+            arguments = _parse_arguments(raw_arguments)
+            record.arguments = arguments
+            if spec is None:
+                raise ToolError(f"unknown tool {record.name!r}")
+            _validate(spec, arguments)
+            record.result = self._handlers[spec.name](**arguments)
+        except (ToolError, StoreError, EditRejected) as exc:
+            record.ok = False
+            record.error = f"rejected: {exc}" if isinstance(exc, EditRejected) else str(exc)
+        self.calls.append(record)
+        return record
+
+    # -- handlers ----------------------------------------------------------------------------------
+    def _use(self, artifact_id: str) -> None:
+        if artifact_id not in self.used:
+            self.used.append(artifact_id)
+
+    def _entries(self, entries: list[Any]) -> list[dict[str, Any]]:
+        views = []
+        for entry in entries:
+            if entry.kind == "memory":
+                self._use(f"note:{entry.id}")
+                views.append({"id": entry.id, "text": entry.text, "tags": entry.tags})
+            else:
+                self._use(f"skill:{entry.name}")
+                views.append({"name": entry.name, "text": entry.text, "tags": entry.tags})
+        return views
+
+    def _tool(self, name: str) -> Any:
+        tool = self.inventory.tool(name)
+        if tool is None:
+            raise ToolError(f"no saved tool named {name!r} (tool_list shows them)")
+        return tool
+
+    def _tool_read(self, name: str) -> dict[str, Any]:
+        tool = self._tool(name)
+        self._use(f"tool:{tool.name}")
+        return {"name": tool.name, "description": tool.description, "code": tool.code}
+
+    def _tool_run(self, name: str, input: str) -> dict[str, Any]:
+        tool = self._tool(name)
+        self._use(f"tool:{tool.name}")
+        run = run_tool(tool, input, self.inventory.limits)
+        if not run.ok:
+            raise ToolError(f"tool {name} failed: {run.error}")
+        return {"output": run.output}
+
+    def _edit(self, propose: Callable[..., str], *args: Any) -> dict[str, Any]:
+        if self.edits >= self.max_edits:
+            raise ToolError(f"this reflection may propose at most {self.max_edits} edits")
+        self.edits += 1  # a rejected proposal counts too: it was made and checked
+        return {"accepted": propose(*args)}

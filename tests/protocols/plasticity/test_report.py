@@ -1,0 +1,59 @@
+"""The plasticity section of the summary, its terminal tables and its PNG, from real records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_pastbench.agent import Budgets, HermesAgent
+from pytest_pastbench.protocols.plasticity import headline, headline_metrics
+from pytest_pastbench.protocols.plasticity.engine import run_lineage
+from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics
+from pytest_pastbench.protocols.plasticity.report import render, summarize, write_files
+
+from .helpers import PolicyClient, small_family
+
+
+def record(tmp_path: Path, arm: str) -> dict:
+    family = small_family(splits={"train": 2, "id": 2, "ood": 1})
+    result = run_lineage(family, arm, HermesAgent(), PolicyClient("recall"), tmp_path / arm, Budgets(), 1)
+    metrics = lineage_metrics(result.record["checkpoints"])
+    return {
+        **result.record,
+        "nodeid": f"families/plasticity/small_rules.yaml::lineage[{arm}-t0]",
+        "family": "plasticity.small_rules",
+        "model": "pastbench/recall",
+        "agent": "hermes",
+        "trial": 0,
+        "infra_blocked": False,
+        "headline": headline(result.record["checkpoints"], metrics),
+        "metrics": headline_metrics(result.record, metrics),
+    }
+
+
+def test_summary_tables_and_plot(tmp_path: Path) -> None:
+    on, off = record(tmp_path, "on"), record(tmp_path, "off")
+    blocked = {**off, "nodeid": off["nodeid"].replace("off", "x"), "infra_blocked": True}
+    section = summarize([on, off, blocked], seed=0)
+    family = section["families"]["plasticity.small_rules"]
+    assert section["blocked"] == 1 and family["blocked"] == 1
+    assert list(family["lineages"]) == ["hermes@pastbench/recall[off-t0]", "hermes@pastbench/recall[on-t0]"]
+    entry = family["lineages"]["hermes@pastbench/recall[on-t0]"]
+    assert entry["checkpoints"] == 1 and len(entry["curves"]["id"]) == 2
+    assert entry["p_sat"]["per_1000_tokens"]["status"] == "no_fit"  # 2 checkpoints: nothing to fit
+    assert entry["inventory"][1]["notes"] > 0  # recall kept the train feedback as notes
+    text = render(section)
+    for expected in (
+        "plasticity.small_rules",
+        "held-out ID by checkpoint",
+        "no covering artifact",
+        "used, still failed",
+        "blocked lineages: 1",
+        "note: cost is $0",
+    ):
+        assert expected in text
+    assert on["headline"].startswith("ID ") and "P_sat —" in on["headline"]
+    assert {"id_start", "id_end", "learning_tokens"} <= set(on["metrics"])
+    [png] = write_files(section, tmp_path)
+    assert png == tmp_path / "plots" / "plasticity_small_rules.png"
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert render({"families": {}}) == "no plasticity lineage finished"
