@@ -89,7 +89,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
     ),
+    OptionSpec(
+        "stream-scale",
+        "stream protocol (families/streams): sample (default: the first tickets of every window) "
+        "or full (every generated ticket, 4,000+ over the built-in streams)",
+    ),
 )
+STREAM_SCALES = ("sample", "full")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -148,6 +154,7 @@ class RunOptions:
     retry_delay: float = 1.0
     request_timeout: float = 120.0
     resume: str | None = None  # a run folder, or a run id under report_dir
+    stream_scale: str = "sample"
 
     @property
     def arms(self) -> list[str]:
@@ -176,6 +183,11 @@ def resolve(config: pytest.Config) -> RunOptions:
             f"--pastbench-persistence={persistence!r}: choose one of {', '.join(PERSISTENCE_CHOICES)}"
         )
     models = _dedupe(raw_value(config, "model") or [DEFAULT_MODEL])
+    stream_scale = raw_value(config, "stream-scale") or "sample"
+    if stream_scale not in STREAM_SCALES:
+        raise pytest.UsageError(
+            f"--pastbench-stream-scale={stream_scale!r}: choose one of {', '.join(STREAM_SCALES)}"
+        )
     cache = raw_value(config, "cache") or "off"
     if cache not in CACHE_MODES:
         raise pytest.UsageError(f"--pastbench-cache={cache!r}: choose one of {', '.join(CACHE_MODES)}")
@@ -226,6 +238,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         retry_delay=number("retry-delay", float, 1.0, 0.0),
         request_timeout=number("request-timeout", float, 120.0, 0.001),
         resume=raw_value(config, "resume"),
+        stream_scale=stream_scale,
     )
 
 

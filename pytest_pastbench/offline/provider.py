@@ -23,6 +23,7 @@ from litellm.types.utils import (
 )
 
 from .policies import POLICIES, decide
+from .stream_policy import decide_stream, is_stream_conversation
 
 PROVIDER = "pastbench"
 _CHARS_PER_TOKEN = 4  # a documented approximation; offline usage is for relative comparisons
@@ -54,7 +55,10 @@ class ReferencePolicyLLM(litellm.CustomLLM):
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
         tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
-        decision = decide(policy, messages, tool_names)
+        if is_stream_conversation(messages):  # protocols/stream tickets have a policy of their own
+            decision = decide_stream(policy, messages, tool_names)
+        else:
+            decision = decide(policy, messages, tool_names)
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(
