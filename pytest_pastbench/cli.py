@@ -63,7 +63,7 @@ def _summarize(args: argparse.Namespace) -> int:
 
 
 # Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
-COMMAND_MODULES = ("compare", "gates", "merge", "plots", "html_report")
+COMMAND_MODULES = ("compare", "gates", "merge", "plots", "html_report", "protocols.stream.cli")
 
 
 def main(argv: list[str] | None = None) -> int:

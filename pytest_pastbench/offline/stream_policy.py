@@ -227,6 +227,16 @@ def choose(ticket: Ticket, observations: list[Observation], explore: bool) -> st
             cache[condition] = [o for o in group if all(c.matches(o.facts) for c in condition)]
         return cache[condition]
 
+    def failed_since_support(condition: tuple[Clause, ...], answer: str) -> bool:
+        """The answer failed after its latest success under the condition or under any one of
+        its facts: the exception has been withdrawn (or was never this general)."""
+        support = max((o.seq for o in under(condition) if o.score == 100 and o.answer == answer), default=-1)
+        return any(
+            o.score == 0 and o.answer == answer and o.seq > support
+            for part in (condition, *((clause,) for clause in condition))
+            for o in under(part)[-RECENT:]
+        )
+
     best: tuple[Any, ...] | None = None
     for source in group:
         if source.score != 100 or source.answer == documented:
@@ -235,14 +245,17 @@ def choose(ticket: Ticket, observations: list[Observation], explore: bool) -> st
             history = under(condition)
             recent = history[-RECENT:]
             hits = sum(1 for o in recent if o.score == 100 and o.answer == source.answer)
-            misses = sum(1 for o in recent if o.score == 0 and o.answer == source.answer)
             others = sum(1 for o in recent if o.score == 100 and o.answer != source.answer)
             # ... and over a longer stretch it must still be what works most often there.
             longer = history[-2 * RECENT :]
             longer_hits = sum(1 for o in longer if o.score == 100 and o.answer == source.answer)
             longer_others = sum(1 for o in longer if o.score == 100 and o.answer != source.answer)
-            if hits and not misses and hits > others and longer_hits > longer_others:
-                key = (hits - others, len(under(condition)), len(condition), recent[-1].seq, source.answer)
+            if (
+                hits > others
+                and longer_hits > longer_others
+                and not failed_since_support(condition, source.answer)
+            ):
+                key = (hits - others, len(history), len(condition), recent[-1].seq, source.answer)
                 best = max(best, key) if best else key
     if best is not None:
         return str(best[-1])

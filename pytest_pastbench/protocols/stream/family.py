@@ -59,6 +59,10 @@ class StreamFamily(_Strict):
         missing = [s for s in SCALES if s not in self.scale]
         if missing:
             raise ValueError(f"scale: needs both sample and full (missing {', '.join(missing)})")
+        if any(
+            getattr(self.scale["sample"], k) > getattr(self.scale["full"], k) for k in ("serving", "test")
+        ):
+            raise ValueError("scale.sample: a sample takes the first tickets of each window, so at most full")
         ids = [r.id for r in self.rules]
         if len(set(ids)) != len(ids):
             raise ValueError("rules: rule ids must be unique")

@@ -63,7 +63,9 @@ class FrozenStore:
 
 
 class RagIndex:
-    """BM25 over past serving tickets and their feedback (rank-bm25's Okapi BM25)."""
+    """BM25 over past serving tickets and their feedback (rank-bm25's BM25+: its idf stays
+    positive when a term is in most documents, as field names and common values are here;
+    Okapi's goes negative and ranks the least similar tickets first in a small history)."""
 
     def __init__(self) -> None:
         self.documents: list[str] = []
@@ -79,9 +81,9 @@ class RagIndex:
         if not self.documents:
             return []
         if self._bm25 is None:
-            from rank_bm25 import BM25Okapi
+            from rank_bm25 import BM25Plus
 
-            self._bm25 = BM25Okapi(self._tokens)
+            self._bm25 = BM25Plus(self._tokens)
         scores = self._bm25.get_scores(_tokens(query))
         # Best first; ties go to the more recent ticket. Returned oldest first, as history reads.
         ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], -i))[:k]
