@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .schema import Family
 
@@ -17,6 +18,7 @@ _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # parser's event stream, which is iterative.
 MAX_DEPTH = 64
 MAX_FAMILY_BYTES = 10_000_000
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class FamilyFileError(Exception):
@@ -25,6 +27,25 @@ class FamilyFileError(Exception):
 
 def load_family(path: Path) -> tuple[Family, str]:
     """Validate a family file; return it with the SHA-256 of its bytes."""
+    data, raw = read_family_mapping(path)
+    return validate_family(path, Family, data), hashlib.sha256(raw).hexdigest()
+
+
+def validate_family(path: Path, model: type[ModelT], data: dict[str, Any]) -> ModelT:
+    """``data`` as a family ``model`` whose ``id`` is the file name; errors name file and field."""
+    try:
+        family = model.model_validate(data)
+    except ValidationError as exc:
+        raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
+    family_id = getattr(family, "id", None)
+    if family_id != path.stem:
+        raise FamilyFileError(f"{path}: id: {family_id!r} must equal the file name {path.stem!r}")
+    return family
+
+
+def read_family_mapping(path: Path) -> tuple[dict[str, Any], bytes]:
+    """A family file's top-level mapping and its bytes, safely parsed (size and depth checked
+    first); any problem is a ``FamilyFileError`` naming the file. Shared by every protocol."""
     raw = path.read_bytes()
     if len(raw) > MAX_FAMILY_BYTES:
         raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
@@ -38,13 +59,7 @@ def load_family(path: Path) -> tuple[Family, str]:
         raise FamilyFileError(f"{path}: not valid YAML: {type(exc).__name__}: {exc}") from exc
     if not isinstance(data, dict):
         raise FamilyFileError(f"{path}: the top level must be a mapping")
-    try:
-        family = Family.model_validate(data)
-    except ValidationError as exc:
-        raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
-    if family.id != path.stem:
-        raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
-    return family, hashlib.sha256(raw).hexdigest()
+    return data, raw
 
 
 def _check_depth(path: Path, raw: bytes) -> None:

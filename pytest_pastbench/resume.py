@@ -46,6 +46,7 @@ PROTOCOL: dict[str, str] = {
     "max_tool_calls": "--pastbench-max-tool-calls",
     "session_timeout": "--pastbench-session-timeout",
     "shard": "--pastbench-shard",
+    "stream_scale": "--pastbench-stream-scale",
     "plugin_version": "the plugin version",
 }
 
@@ -67,6 +68,7 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "max_tool_calls": options.max_tool_calls,
         "session_timeout": options.session_timeout,
         "shard": list(options.shard) if options.shard is not None else None,
+        "stream_scale": options.stream_scale,
     }
 
 

@@ -17,16 +17,9 @@ from pytest_pastbench.protocols.stream.domains import RETAIL
 from pytest_pastbench.protocols.stream.generator import Task
 from pytest_pastbench.protocols.stream.rules import Rule, clauses_from_mapping
 from pytest_pastbench.protocols.stream.tickets import feedback_message, ticket_message
-from tests.protocols.stream.streams import measure, stream_named
+from tests.protocols.stream.streams import GIFT_CARD_CANCEL, measure, stream_named
 
-FACTS = {
-    "action": "cancel",
-    "status": "pending",
-    "payment": "gift_card",
-    "category": "home",
-    "destination": "ohio",
-    "refund_request": "original",
-}
+FACTS = GIFT_CARD_CANCEL
 D1 = Rule(
     clauses_from_mapping({"action": "cancel", "status": "pending", "payment": "gift_card"}),
     "refuse:payment_restricted",

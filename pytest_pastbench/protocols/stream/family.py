@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...loader import _SAFE_LOADER, MAX_FAMILY_BYTES, FamilyFileError, _check_depth, format_validation_error
+from ...loader import FamilyFileError, read_family_mapping, validate_family
 from .domains import DOMAINS, Domain
 from .rules import Rule, clauses_from_mapping
 
@@ -131,20 +130,5 @@ def compile_stream(family: StreamFamily, where: str = "") -> Stream:
 
 
 def load_stream(path: Path) -> Stream:
-    raw = path.read_bytes()
-    if len(raw) > MAX_FAMILY_BYTES:
-        raise FamilyFileError(f"{path}: {len(raw)} bytes; the limit is {MAX_FAMILY_BYTES}")
-    try:
-        _check_depth(path, raw)
-        data = yaml.load(raw, Loader=_SAFE_LOADER)
-    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
-        raise FamilyFileError(f"{path}: not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise FamilyFileError(f"{path}: the top level must be a mapping")
-    try:
-        family = StreamFamily.model_validate(data)
-    except ValidationError as exc:
-        raise FamilyFileError(f"{path}: {format_validation_error(exc)}") from exc
-    if family.id != path.stem:
-        raise FamilyFileError(f"{path}: id: {family.id!r} must equal the file name {path.stem!r}")
-    return compile_stream(family, f"{path}: ")
+    data, _ = read_family_mapping(path)
+    return compile_stream(validate_family(path, StreamFamily, data), f"{path}: ")

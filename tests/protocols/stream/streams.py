@@ -4,6 +4,7 @@ offline reference policy directly (the litellm provider's decision, without impo
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +13,21 @@ from pytest_pastbench.models import ModelReply
 from pytest_pastbench.offline.policies import POLICIES
 from pytest_pastbench.offline.stream_policy import decide_stream
 from pytest_pastbench.protocols.stream.family import Stream, load_stream
-from pytest_pastbench.protocols.stream.generator import generate
+from pytest_pastbench.protocols.stream.generator import Window, generate
 from pytest_pastbench.protocols.stream.metrics import stream_metrics
 from pytest_pastbench.protocols.stream.runner import run_stream
 from pytest_pastbench.resources import families_dir
 
 STREAMS_DIR = families_dir() / "streams"
+# A retail ticket in the scope of rule D1 (block cancelling a pending gift-card order).
+GIFT_CARD_CANCEL: dict[str, str | int] = {
+    "action": "cancel",
+    "status": "pending",
+    "payment": "gift_card",
+    "category": "home",
+    "destination": "ohio",
+    "refund_request": "original",
+}
 
 
 def packaged_streams() -> list[Stream]:
@@ -26,6 +36,12 @@ def packaged_streams() -> list[Stream]:
 
 def stream_named(name: str) -> Stream:
     return load_stream(Path(STREAMS_DIR / f"{name}.yaml"))
+
+
+@cache
+def generated(name: str, scale: str = "full") -> list[Window]:
+    """A packaged stream's windows, generated once per test session (tests only read them)."""
+    return generate(stream_named(name), scale)
 
 
 class PolicyClient:

@@ -9,7 +9,7 @@ from pytest_pastbench.protocols.stream.generator import dataset_counts, generate
 from pytest_pastbench.protocols.stream.metrics import activation_runs
 from pytest_pastbench.protocols.stream.rules import decide, deciding_rule, is_hidden
 
-from .streams import packaged_streams, stream_named
+from .streams import generated, packaged_streams, stream_named
 
 
 def _dump(windows: list) -> str:
@@ -23,7 +23,7 @@ def test_generation_is_deterministic() -> None:
 
 def test_the_packaged_streams_reach_the_issue_scale() -> None:
     streams = packaged_streams()
-    counts = [dataset_counts(generate(s, "full")) for s in streams]
+    counts = [dataset_counts(generated(s.id)) for s in streams]
     assert len(streams) >= 6
     assert {(s.family.domain, s.family.tier) for s in streams} == {
         (d, t) for d in ("retail", "banking") for t in ("L1", "L2", "L3")
@@ -34,7 +34,7 @@ def test_the_packaged_streams_reach_the_issue_scale() -> None:
 
 def test_the_sample_is_the_first_tickets_of_every_full_window() -> None:
     stream = stream_named("retail_l2")
-    full, sample = generate(stream, "full"), generate(stream, "sample")
+    full, sample = generated(stream.id), generate(stream, "sample")
     for big, small in zip(full, sample, strict=True):
         assert [t.id for t in small.serving] == [t.id for t in big.serving[: len(small.serving)]]
         assert [t.id for t in small.test] == [t.id for t in big.test[: len(small.test)]]
@@ -46,7 +46,7 @@ def test_the_sample_is_the_first_tickets_of_every_full_window() -> None:
 def test_every_generated_ticket_has_exactly_one_correct_answer() -> None:
     for stream in packaged_streams():
         documented = stream.domain.documented
-        for window in generate(stream, "full"):
+        for window in generated(stream.id):
             active = stream.active(window.index)
             assert window.active == tuple(r.id for r in active)
             for task in (*window.serving, *window.test):
@@ -65,7 +65,7 @@ def test_every_generated_ticket_has_exactly_one_correct_answer() -> None:
 
 def test_both_cases_and_every_rule_occur() -> None:
     for stream in packaged_streams():
-        tasks = [t for w in generate(stream, "full") for t in (*w.serving, *w.test)]
+        tasks = [t for w in generated(stream.id) for t in (*w.serving, *w.test)]
         assert {t.case for t in tasks} == {"hidden", "fully"}
         assert {t.decided_by for t in tasks} - {None} == {r.id for r in stream.rules}, stream.id
 

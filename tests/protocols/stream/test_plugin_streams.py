@@ -16,8 +16,8 @@ seed: 7
 windows: 2
 harnesses: [blind, oracle, own]
 scale:
-  sample: {serving: 8, test: 4}
-  full: {serving: 8, test: 4}
+  sample: {serving: 6, test: 3}
+  full: {serving: 6, test: 3}
 rules:
   - id: D1
     meaning: Block cancellation of a pending order paid with a gift card.
@@ -60,15 +60,25 @@ def test_a_stream_runs_under_xdist_and_reports(pytester: pytest.Pytester) -> Non
     assert configs["own"]["streams"]["retail.L1"]["n"] == 1
     records = json.loads((run / "protocol_results.json").read_text())["protocols"]["stream"]
     own = next(r for r in records if r["harness"] == "own")
-    assert own["family"] == "stream.tiny_retail" and own["counts"]["tasks"] == 24
+    assert own["family"] == "stream.tiny_retail" and own["counts"]["tasks"] == 18
     assert [w["window"] for w in own["windows"]] == [0, 1]
-    assert sum(w["serving"]["n"] + w["test"]["n"] for w in own["windows"]) == 24
+    assert sum(w["serving"]["n"] + w["test"]["n"] for w in own["windows"]) == 18
     trace = [json.loads(line) for line in next((run / "traces").rglob("*own*")).read_text().splitlines()]
     tickets = [e for e in trace if e["kind"] == "ticket"]
-    assert len(tickets) == 24 and {t["phase"] for t in tickets} == {"serving", "test"}
+    assert len(tickets) == 18 and {t["phase"] for t in tickets} == {"serving", "test"}
 
 
 def test_a_bad_stream_scale_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--pastbench-stream-scale=huge")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pastbench-stream-scale='huge': choose one of sample, full*"])
+
+
+def test_a_resume_must_keep_the_stream_scale() -> None:
+    from pytest_pastbench.options import RunOptions
+    from pytest_pastbench.resume import check_options, run_file
+
+    recorded = run_file(RunOptions(stream_scale="sample"), "r", "")
+    with pytest.raises(pytest.UsageError, match="--pastbench-stream-scale"):
+        check_options("r", recorded, run_file(RunOptions(stream_scale="full"), "r", ""))
+    check_options("r", recorded, run_file(RunOptions(), "r", ""))  # the default is the sample

@@ -16,17 +16,9 @@ from pytest_pastbench.protocols.stream.rules import (
     parse_rule,
 )
 
-from .streams import packaged_streams
+from .streams import GIFT_CARD_CANCEL, packaged_streams
 
 RETAIL = DOMAINS["retail"]
-GIFT_CARD_CANCEL = {
-    "action": "cancel",
-    "status": "pending",
-    "payment": "gift_card",
-    "category": "home",
-    "destination": "ohio",
-    "refund_request": "original",
-}
 D1 = Rule(
     tuple(clauses_from_mapping({"action": "cancel", "status": "pending", "payment": "gift_card"})),
     "refuse:payment_restricted",
