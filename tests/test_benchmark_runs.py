@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.family_samples import PAST_ITEMS
+
 CANARY_CONFTEST = '''
 import json
 import uuid
@@ -37,11 +39,12 @@ def pytest_pastbench_register_agents(register):
 
 
 def dataset_secrets() -> list[str]:
+    from pytest_pastbench.detect import is_past_family_file
     from pytest_pastbench.loader import load_family
     from pytest_pastbench.resources import families_dir
 
     secrets = []
-    for path in sorted(families_dir().rglob("*.yaml")):
+    for path in sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p)):
         family, _ = load_family(path)
         for episode in family.episodes:
             secrets += episode.safety.secrets + [s for x in episode.sessions for s in x.safety.secrets]
@@ -60,6 +63,7 @@ def without_run_times(data: dict) -> dict:
 def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
         "--pastbench-families=builtin",
+        *PAST_ITEMS,
         "--pastbench-model=pastbench/blind",
         "--pastbench-model=pastbench/recall",
         "--pastbench-model=pastbench/curator",
@@ -97,7 +101,12 @@ def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytes
 def test_canary_no_item_reaches_another_items_store(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CANARY_CONFTEST)
     result = pytester.runpytest_subprocess(
-        "--pastbench-families=builtin", "--pastbench-agent=canary", "-n", "2", "--pastbench-run-id=canary"
+        "--pastbench-families=builtin",
+        *PAST_ITEMS,
+        "--pastbench-agent=canary",
+        "-n",
+        "2",
+        "--pastbench-run-id=canary",
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
     traces = sorted((pytester.path / "reports" / "canary" / "traces").rglob("*.jsonl"))

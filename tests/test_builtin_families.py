@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_pastbench.detect import is_past_family_file
 from pytest_pastbench.schema import CAPABILITIES, EVAL_STAGES, Episode, Family, Session
 
 FAMILIES_DIR = Path(__file__).resolve().parent.parent / "families"
-FAMILY_FILES = sorted(FAMILIES_DIR.rglob("*.yaml"))
+FAMILY_FILES = sorted(p for p in FAMILIES_DIR.rglob("*.yaml") if is_past_family_file(p))
 
 
 def _load(path: Path) -> Family:

@@ -13,6 +13,7 @@ from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.merge import MergeError, merge_runs
 from pytest_pastbench.output import write_run
 from pytest_pastbench.summary import build_comparison, build_summary
+from tests.family_samples import PAST_ITEMS
 
 
 def read(run_dir: Path, name: str) -> dict:
@@ -25,7 +26,14 @@ def without_run_times(data: dict) -> dict:
 
 
 def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) -> None:
-    common = ["--pastbench-families=builtin", "--pastbench-model=pastbench/curator", "-q", "-n", "0"]
+    common = [
+        "--pastbench-families=builtin",
+        *PAST_ITEMS,
+        "--pastbench-model=pastbench/curator",
+        "-q",
+        "-n",
+        "0",
+    ]
     full = pytester.runpytest_subprocess(*common, "--pastbench-run-id=full")
     assert full.ret == 0, full.stdout.str()[-3000:]
     for k in (1, 2, 3):

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_pastbench.shard import ShardSpecError, episode_key, parse_shard, select_shard
-from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
+from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE, PAST_ITEMS
 
 
 def fake_items(families: int = 5, episodes: int = 7) -> list[SimpleNamespace]:
@@ -93,6 +93,7 @@ def collected(result: pytest.RunResult) -> list[str]:
 def test_builtin_shards_partition_all_models_trials_and_arms(pytester: pytest.Pytester) -> None:
     common = [
         "--pastbench-families=builtin",
+        *PAST_ITEMS,
         "--pastbench-model=pastbench/blind",
         "--pastbench-model=pastbench/curator",
         "--pastbench-trials=2",

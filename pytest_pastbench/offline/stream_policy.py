@@ -9,7 +9,8 @@ the active rules). What differs is learning from outcome feedback:
   the few notes a lexical memory search returns (and from retrieved examples under RAG). Notes
   are never revised, so stale outcomes linger in what it retrieves.
 - ``curator`` keeps one curated rulebook note per action: the most recent scored tickets (older
-  ones drop out, so a withdrawn rule fades), and learns from all of them.
+  ones drop out, so a withdrawn rule fades), and learns from the ones most like the new ticket
+  (most facts in common), in the order they happened.
 
 The learner (``choose``) induces exceptions to the document from scored tickets: a condition of
 one or two facts shared with a ticket that scored 100 with a non-documented answer, kept while the
@@ -40,6 +41,7 @@ from .policies import Policy, _current_turn, _Emit, _entries, _Replay
 RECENT = 3  # scored tickets under a condition that decide whether it holds now
 EXPLORE_MEMORY = 8  # scored tickets under a doubted condition that say what was tried
 RULEBOOK_SIZE = 80  # curator: scored tickets kept per action
+NEAREST = 6  # curator: the rulebook tickets most like a new one, which it learns from
 _HEADER = re.compile(r"^\[pastbench stream (?:ticket|feedback)\] (\w+) #(\d+) (serving|test) (\S+)")
 _OBSERVATION = re.compile(r"#(\d+) (\S+=\S+(?:; \S+=\S+)*) \| answered=(\S+) \| score=(\d+)")
 _SCORE = re.compile(r"^Score: (\d+)/100", re.MULTILINE)
@@ -159,7 +161,7 @@ def _answer(policy: Policy, ticket: Ticket, replay: _Replay) -> str:
         )
     observations = list(ticket.examples)
     if policy.curates:
-        observations += _rulebook(replay, ticket.domain, ticket.action)[1]
+        observations += _nearest(ticket, _rulebook(replay, ticket.domain, ticket.action)[1])
     else:
         hits = _entries(replay.call("memory_search", {"query": _ticket_query(ticket)}))
         observations += [o for o in (parse_observation(h["text"]) for h in hits) if o]
@@ -186,6 +188,16 @@ def _remember(policy: Policy, text: str, replay: _Replay) -> None:
         replay.call("memory_write", {"text": body, "tags": ["stream", ticket.domain, ticket.action]})
     else:
         replay.call("memory_update", {"id": entry_id, "text": body})
+
+
+def _nearest(ticket: Ticket, observations: list[Observation]) -> list[Observation]:
+    """The scored tickets most like this one (most facts in common; the latest on ties)."""
+
+    def shared(observation: Observation) -> int:
+        return sum(1 for k, v in ticket.facts.items() if observation.facts.get(k) == v)
+
+    ranked = sorted(observations, key=lambda o: (shared(o), o.seq), reverse=True)[:NEAREST]
+    return sorted(ranked, key=lambda o: o.seq)
 
 
 def _rulebook_title(domain: str, action: str) -> str:
