@@ -99,7 +99,15 @@ def _summarize(args: argparse.Namespace) -> int:
 
 
 # Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
-COMMAND_MODULES = ("compare", "gates", "merge", "plots", "html_report", "judge_agreement")
+COMMAND_MODULES = (
+    "compare",
+    "gates",
+    "merge",
+    "plots",
+    "html_report",
+    "judge_agreement",
+    "protocols.stream.cli",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # parser's event stream, which is iterative.
 MAX_DEPTH = 64
 MAX_FAMILY_BYTES = 10_000_000
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 FamilyModel = TypeVar("FamilyModel", bound=BaseModel)

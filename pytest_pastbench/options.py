@@ -123,7 +123,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
     ),
+    OptionSpec(
+        "stream-scale",
+        "stream protocol (families/streams): sample (default: the first tickets of every window) "
+        "or full (every generated ticket, 4,000+ over the built-in streams)",
+    ),
 )
+STREAM_SCALES = ("sample", "full")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -188,6 +194,7 @@ class RunOptions:
     docker_host: str | None = None
     judge_model: str | None = None  # None: rubric checks are unscored
     plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
+    stream_scale: str = "sample"
 
     @property
     def arms(self) -> list[str]:
@@ -216,6 +223,11 @@ def resolve(config: pytest.Config) -> RunOptions:
             f"--pastbench-persistence={persistence!r}: choose one of {', '.join(PERSISTENCE_CHOICES)}"
         )
     models = _dedupe(raw_value(config, "model") or [DEFAULT_MODEL])
+    stream_scale = raw_value(config, "stream-scale") or "sample"
+    if stream_scale not in STREAM_SCALES:
+        raise pytest.UsageError(
+            f"--pastbench-stream-scale={stream_scale!r}: choose one of {', '.join(STREAM_SCALES)}"
+        )
     cache = raw_value(config, "cache") or "off"
     if cache not in CACHE_MODES:
         raise pytest.UsageError(f"--pastbench-cache={cache!r}: choose one of {', '.join(CACHE_MODES)}")
@@ -278,6 +290,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         docker_host=raw_value(config, "docker-host"),
         judge_model=judge_model,
         plasticity_checkpoints=number("plasticity-checkpoints", int, None, 1, 200),
+        stream_scale=stream_scale,
     )
 
 

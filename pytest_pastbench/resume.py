@@ -49,6 +49,7 @@ PROTOCOL: dict[str, str] = {
     "shard": "--pastbench-shard",
     "judge": "--pastbench-judge-model or the judge prompt",
     "plasticity_checkpoints": "--pastbench-plasticity-checkpoints",
+    "stream_scale": "--pastbench-stream-scale",
     "plugin_version": "the plugin version",
 }
 
@@ -74,6 +75,7 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "shard": list(options.shard) if options.shard is not None else None,
         "judge": judge_info(options.judge_model),  # model and prompt hash: verdicts must not mix
         "plasticity_checkpoints": options.plasticity_checkpoints,
+        "stream_scale": options.stream_scale,
     }
 
 

@@ -10,11 +10,12 @@ from tabulate import tabulate
 HEADERS = ("family", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Mech", "blocked")
 
 
-def format_number(value: Any, signed: bool = False) -> str:
-    """Two decimals; "—" for anything that is not a number (N/A, missing, blocked)."""
+def format_number(value: Any, signed: bool = False, digits: int = 2) -> str:
+    """``digits`` decimals (two by default); "—" for anything that is not a number (N/A,
+    missing, blocked)."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return "—"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def format_delta(entry: Mapping[str, Any] | None) -> str:

@@ -1,5 +1,9 @@
 """Small family files for plugin tests (the built-in data is tested on its own)."""
 
+# The PAST items of the built-in set, by capability marker: the packaged families also hold the
+# DESIGN §8 protocols' files (families/streams/, ...), which tests of the PAST runs leave out.
+PAST_ITEMS = ("-m", "memory or procedural or gathering or update")
+
 GOOD_MEMORY = """\
 format: pastbench/v1
 id: tiny_prefs
@@ -99,8 +103,6 @@ SAMPLE_FAMILIES = {
     "update": ("fact_correction", "rule_migration"),
 }
 SAMPLE_EPISODES = ("ep01", "ep02", "ep03", "ep04")
-# The PAST capabilities' markers: the built-in set also holds the DESIGN §8 protocols' files.
-PAST_ITEMS = ("-m", "memory or procedural or gathering or update")
 
 
 def builtin_sample(*capabilities: str) -> list[str]:

@@ -25,6 +25,7 @@ from litellm.types.utils import (
 from . import plasticity_policy, reference_judge
 from .intervention_policy import INTERVENTION_MARKER_TOOL, decide_intervention
 from .policies import POLICIES, decide
+from .stream_policy import decide_stream, is_stream_conversation
 
 PROVIDER = "pastbench"
 _MODEL_NAMES = sorted([*POLICIES, reference_judge.NAME])
@@ -62,6 +63,8 @@ class ReferencePolicyLLM(litellm.CustomLLM):
                 decision = {"content": reference_judge.reply(messages)}
             except reference_judge.NotAJudgePrompt as exc:
                 raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
+        elif is_stream_conversation(messages):  # protocols/stream tickets have a policy of their own
+            decision = decide_stream(policy, messages, tool_names)
         elif INTERVENTION_MARKER_TOOL in tool_names:  # an intervention domain (DESIGN §8)
             decision = decide_intervention(policy, messages, tools)
         elif plasticity_policy.handles(tool_names):  # the plasticity protocol's sessions

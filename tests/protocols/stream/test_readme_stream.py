@@ -1,0 +1,25 @@
+"""The README's stream family example is a valid stream family."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pytest_pastbench.protocols.stream.family import load_stream
+from pytest_pastbench.protocols.stream.generator import dataset_counts, generate
+
+README = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+
+
+def test_the_stream_family_example_loads_and_generates(tmp_path: Path) -> None:
+    [example] = [b for b in re.findall(r"```yaml\n(.*?)```", README, re.S) if "pastbench/stream-v1" in b]
+    path = tmp_path / "my_stream.yaml"
+    path.write_text(example)
+    stream = load_stream(path)
+    assert [r.id for r in stream.active(2)] == ["D1-T"]
+    assert dataset_counts(generate(stream, "sample")) == {
+        "windows": 3,
+        "serving": 60,
+        "test": 30,
+        "tasks": 90,
+    }
