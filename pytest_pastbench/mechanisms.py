@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .tools import STORE_TOOLS, tool_specs
+from .tools import STORE_TOOLS, ToolBox, tool_specs
 
 if TYPE_CHECKING:
     from .agent import SessionContext
@@ -84,11 +84,18 @@ class MechanismRuntime:
     """The mechanisms of one session: the agent loop calls it at its five decision points."""
 
     def __init__(self, enabled: list[str], ctx: SessionContext) -> None:
-        self.enabled = frozenset(enabled)
         self.ctx = ctx
-        self.store = ctx.tools.store
+        # The mechanisms work on the PAST tool box (its store, clock and views). A protocol's own
+        # tool set (streams, interventions, plasticity) gets the base agent, and the trace says so.
+        self.toolbox = ctx.tools if isinstance(ctx.tools, ToolBox) else None
+        if self.toolbox is None and enabled:
+            self.event("runtime", "unavailable", requested=sorted(enabled), why="tools are not a ToolBox")
+            enabled = []
+        self.enabled = frozenset(enabled)
+        self.store = self.toolbox.store if self.toolbox is not None else None
         self.render = "E2" in self.enabled
-        ctx.tools.render = self.render
+        if self.toolbox is not None:
+            self.toolbox.render = self.render
         self.turn = ""  # the user turn being answered
         self.asked: list[str] = []  # the user turns so far (never a later one)
         self._planned: set[str] = set()  # irreversible tools already looked up this session (E1)
@@ -106,7 +113,9 @@ class MechanismRuntime:
         )
 
     def specs(self) -> list[dict[str, Any]]:
-        return self.ctx.tools.specs(render=self.render)
+        if self.toolbox is None:
+            return self.ctx.tools.specs()
+        return self.toolbox.specs(render=self.render)
 
     def system_prompt(self, base: str) -> str:
         addenda = [SYSTEM_ADDENDA[name] for name in sorted(self.enabled)]

@@ -4,7 +4,8 @@ Run by ``pastbench validate`` and by ``tests/dataset/test_audit.py``. The score 
 offline reference policies in-process (the real agent loop, tools, store and scoring; no pytest,
 no litellm), so the whole audit takes seconds:
 
-- **oracle**: each eval session is run with ``pastbench/curator`` and a fresh store that holds
+- **oracle**: each eval session is run with ``pastbench/curator`` on ``hermes-plus`` (all five
+  mechanisms, so it reads what it is given) and a fresh store that holds
   exactly the episode's key facts, one memory entry each ("key facts given in the eval context").
   Every eval session must reach s_e ≥ 0.9: the checks are satisfiable from the key facts.
 - **blind**: the on arm of ``pastbench/blind`` (never reads the store); its mean episode score must
@@ -298,7 +299,9 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float]]:
     from ..store import Store
     from ..world import World
 
-    model, agent, results = PolicyModel(ORACLE_POLICY), HermesAgent(), []
+    # All five mechanisms: the oracle must read the store it is given (E4 sends back an answer
+    # drafted without a read), so a miss measures the checks, not the base agent's defects.
+    model, agent, results = PolicyModel(ORACLE_POLICY), HermesAgent(mechanisms=["all"]), []
     for index, session in enumerate(episode.sessions):
         if session.stage not in EVAL_STAGES:
             continue

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..loader import dataset_hash, load_family
-from .audit import family_paths
+from .audit import describe_protocol_family, family_paths
 from .generate import DEFAULT_SEED, GENERATOR_VERSION
 
 DEFAULT_EXPORT = "204_episodes_full.json"
@@ -17,6 +17,8 @@ def export_dataset(families_root: Path, out: Path) -> dict[str, Any]:
     """Write every family under ``families_root`` (validated) to ``out``; return the document."""
     families, hashes = [], {}
     for path in family_paths(families_root):
+        if describe_protocol_family(path) is not None:
+            continue  # a DESIGN §8 protocol's file: not part of the PAST dataset
         family, file_hash = load_family(path)
         hashes[family.qualified_id] = file_hash
         families.append(

@@ -83,16 +83,26 @@ def write_families(out: Path, seed: int = DEFAULT_SEED) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    for stale in sorted(out.rglob("*.yaml")):
+    for stale in past_family_files(out):
         if stale.relative_to(out).as_posix() not in files:
             stale.unlink()
     return written
 
 
+def past_family_files(out: Path) -> list[Path]:
+    """The YAML files under ``out`` the generator owns: all but the DESIGN §8 protocols' files
+    beside them (streams/, interventions/, plasticity/), which it never touches."""
+    from ..detect import PROTOCOL_FORMAT_TAGS, family_format
+
+    if not out.is_dir():
+        return []
+    return sorted(p for p in out.rglob("*.yaml") if family_format(p) not in PROTOCOL_FORMAT_TAGS)
+
+
 def differences(out: Path, seed: int = DEFAULT_SEED) -> list[str]:
     """Files under ``out`` that differ from a fresh generation (missing, changed or extra)."""
     files = render_families(seed)
-    found = {p.relative_to(out).as_posix(): p for p in out.rglob("*.yaml")} if out.is_dir() else {}
+    found = {p.relative_to(out).as_posix(): p for p in past_family_files(out)}
     problems = [f"{out / rel}: missing" for rel in files if rel not in found]
     problems += [
         f"{out / rel}: differs from the generator"

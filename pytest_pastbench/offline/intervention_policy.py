@@ -28,7 +28,7 @@ from typing import Any
 from ..protocols.intervention.domain import SERVICE_INFO_TOOL
 from ..text import content_words
 from ..tools import STORE_TOOLS
-from .policies import Policy, _current_turn, _Emit, _entries, _Replay, _store
+from .policies import Policy, _current_turn, _Emit, _entries, _Replay, _store, _Tools
 
 INTERVENTION_MARKER_TOOL = SERVICE_INFO_TOOL
 ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)=(\"[^\"]*\"|\[[^\]]*\]|[^\s,;]+)")
@@ -43,7 +43,8 @@ _STORE_NAMES = {spec.name for spec in STORE_TOOLS}
 
 def decide_intervention(policy: Policy, messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
     """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``."""
-    user_text, done = _current_turn(messages)
+    turn = _current_turn(messages)
+    user_text, done = turn.user_text, turn.done
     specs = _specs(tools)
     replay = _Replay(done, set(specs))
     try:
@@ -136,7 +137,10 @@ def _plan(policy: Policy, user_text: str, replay: _Replay, specs: dict[str, dict
     if policy.curates:
         _repair(replay, repairs, versions)
     if policy.uses_store:
-        _store(policy, user_text, memories, replay)
+        store_tools = _Tools(
+            frozenset(specs), {name: frozenset(spec["properties"]) for name, spec in specs.items()}
+        )
+        _store(policy, user_text, memories, replay, store_tools)
     notes = [m["text"] for m in memories if not (policy.curates and _stale(m, versions))]
     return _compose(policy, notes, done, trouble, domain)
 

@@ -92,7 +92,8 @@ def handles(tool_names: set[str]) -> bool:
 
 
 def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
-    user_text, done = _current_turn(messages)
+    turn = _current_turn(messages)
+    user_text, done = turn.user_text, turn.done
     replay = _Replay(done, tool_names)
     try:
         if "propose_tool" in tool_names:

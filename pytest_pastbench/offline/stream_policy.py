@@ -87,7 +87,8 @@ def is_stream_conversation(messages: list[dict[str, Any]]) -> bool:
 
 def decide_stream(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
     """The next assistant message on a stream ticket or feedback (same shape as policies.decide)."""
-    user_text, done = _current_turn(messages)
+    turn = _current_turn(messages)
+    user_text, done = turn.user_text, turn.done
     replay = _Replay(done, tool_names)
     try:
         if user_text.startswith(FEEDBACK_MARKER):

@@ -11,6 +11,7 @@ from pytest_pastbench.cli import main
 from pytest_pastbench.dataset.audit import EXPECTED_SHAPE
 from pytest_pastbench.dataset.export import DEFAULT_EXPORT
 from pytest_pastbench.dataset.generate import DEFAULT_SEED
+from pytest_pastbench.detect import is_past_family_file
 from pytest_pastbench.loader import dataset_hash, load_family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.schema import Family
@@ -26,7 +27,7 @@ def test_export_writes_every_family_with_its_hash_and_seed(
     assert (document["n_families"], document["n_episodes"]) == (26, 204)
     assert document["generator"]["seed"] == DEFAULT_SEED
     hashes = {}
-    for path in sorted(families_dir().rglob("*.yaml")):
+    for path in sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p)):
         family, file_hash = load_family(path)
         hashes[family.qualified_id] = file_hash
     assert document["dataset_hash"] == dataset_hash(hashes)
