@@ -58,6 +58,7 @@ class PlasticityItem(ProtocolItem):
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         from ...agent import Budgets
+        from .chess_env import EngineMissing
         from .engine import run_lineage
         from .metrics import lineage_metrics
 
@@ -75,6 +76,10 @@ class PlasticityItem(ProtocolItem):
                 budgets,
                 checkpoints=options.plasticity_checkpoints,
             )
+        except EngineMissing as exc:
+            # An optional engine that is not installed skips the chess items with the fix, so a
+            # newcomer's bare `pytest` stays green; it is never measured as a score.
+            pytest.skip(str(exc))
         finally:
             shutil.rmtree(root, ignore_errors=True)
         record = result.record

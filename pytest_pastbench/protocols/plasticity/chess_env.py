@@ -33,11 +33,15 @@ MATE_CP = 10_000
 MAX_FEEDBACK_MOVES = 5
 
 
+class EngineMissing(InfraError):
+    """The chess engine is not installed on this machine (a set-up gap, not a failed run)."""
+
+
 def find_engine(name: str) -> str:
-    """The engine executable; ``InfraError`` (never a score) when it is not installed."""
+    """The engine executable; ``EngineMissing`` (never a score) when it is not installed."""
     found = shutil.which(name) or shutil.which(name, path=ENGINE_DIRS)
     if found is None:
-        raise InfraError(
+        raise EngineMissing(
             f"chess engine {name!r} not found: install Debian's `stockfish` (apt-get install stockfish)"
         )
     return found
