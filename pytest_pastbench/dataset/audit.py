@@ -80,8 +80,7 @@ def describe_protocol_family(path: Path) -> str | None:
     tag = family_format(path)
     if tag not in PROTOCOL_FORMAT_TAGS:
         return None
-    describe = getattr(load_protocol(PROTOCOL_FORMAT_TAGS[tag]), "describe", None)
-    return describe(path) if describe is not None else f"{tag}: no validator for this protocol yet"
+    return str(load_protocol(PROTOCOL_FORMAT_TAGS[tag]).describe(path))
 
 
 def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = True) -> AuditReport:

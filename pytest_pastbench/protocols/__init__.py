@@ -10,7 +10,7 @@ file of its type is collected, that provides:
 - ``summarize(records: list[dict], seed: int) -> dict``: the protocol's section of
   ``sequence_summary.json`` (``protocols.<name>``), from the plain-JSON records of its items;
 - ``render(section: dict) -> str``: the terminal table(s) for that section;
-- optionally ``describe(path: Path) -> str``: validate one file (raise ``FamilyFileError``) and
+- ``describe(path: Path) -> str``: validate one file (raise ``FamilyFileError``) and
   say what it holds, for ``pastbench validate``.
 - optionally ``write_files(section: dict, run_dir: Path) -> list[Path]``: files drawn from the
   section into the run folder after it is written (e.g. PNG curves).

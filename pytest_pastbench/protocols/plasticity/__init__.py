@@ -26,13 +26,29 @@ from ..base import ProtocolFile, ProtocolItem
 from .report import render, summarize, write_files
 from .schema import PlasticityFamily
 
-__all__ = ["collect", "summarize", "render", "write_files", "load_plasticity_family", "PlasticityItem"]
+__all__ = [
+    "collect",
+    "describe",
+    "summarize",
+    "render",
+    "write_files",
+    "load_plasticity_family",
+    "PlasticityItem",
+]
 
 
 def load_plasticity_family(path: Path) -> PlasticityFamily:
     """Validate a plasticity family file; ``FamilyFileError`` names the file and field path."""
     data, _ = read_family_mapping(path)
     return validate_family(path, data, PlasticityFamily)
+
+
+def describe(path: Path) -> str:
+    """``pastbench validate``: validate one plasticity file and say what it holds."""
+    family = load_plasticity_family(path)
+    return (
+        f"plasticity.{family.id}, {family.environment.type} environment, checkpoints 0..{family.checkpoints}"
+    )
 
 
 def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
