@@ -260,26 +260,52 @@ class ToolBox:
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         """Run one tool call; every outcome, including garbage input, becomes a logged ToolCall."""
         spec = tool_specs(self.render).get(name) if isinstance(name, str) else None
-        record = ToolCall(
-            index=len(self.calls), name=_name_text(name), irreversible=bool(spec and spec.irreversible)
+        record = record_call(
+            len(self.calls),
+            name,
+            raw_arguments,
+            lambda arguments: self._handlers[validated(spec, name, arguments).name](**arguments),
+            irreversible=bool(spec and spec.irreversible),
         )
-        try:
-            arguments = _parse_arguments(raw_arguments)
-            record.arguments = arguments
-            if spec is None:
-                raise ToolError(f"unknown tool {record.name!r}")
-            _validate(spec, arguments)
-            record.result = self._handlers[spec.name](**arguments)
-        except (ToolError, StoreError, WorldError) as exc:
-            record.ok = False
-            record.error = str(exc)
-        except Exception as exc:  # noqa: BLE001
-            # Never crash the session on what a model sent (DESIGN §9); the message says it
-            # was the harness, so a bug stays visible in the trace instead of passing as 'ok'.
-            record.ok = False
-            record.error = f"internal error in tool {record.name!r}: {type(exc).__name__}: {exc}"[:500]
         self.calls.append(record)
         return record
+
+
+def validated(spec: ToolSpec | None, name: Any, arguments: dict[str, Any]) -> ToolSpec:
+    """``spec`` once ``arguments`` fit it; a ``ToolError`` for an unknown tool or a bad argument."""
+    if spec is None:
+        raise ToolError(f"unknown tool {_name_text(name)!r}")
+    _validate(spec, arguments)
+    return spec
+
+
+def record_call(
+    index: int,
+    name: Any,
+    raw_arguments: Any,
+    run: Callable[[dict[str, Any]], Any],
+    *,
+    irreversible: bool = False,
+    refusals: tuple[type[Exception], ...] = (),
+    refusal_text: Callable[[Exception], str] = str,
+) -> ToolCall:
+    """One call of any tool set (this module's, or a protocol's own) as a logged ``ToolCall``:
+    arguments parsed, ``run(arguments)`` called, a refusal (``ToolError``, ``StoreError``,
+    ``WorldError`` and ``refusals``) turned into a tool error the agent reads. Nothing a model
+    sends raises out of here (DESIGN §9)."""
+    record = ToolCall(index=index, name=_name_text(name), irreversible=irreversible)
+    try:
+        record.arguments = _parse_arguments(raw_arguments)
+        record.result = run(record.arguments)
+    except (ToolError, StoreError, WorldError, *refusals) as exc:
+        record.ok = False
+        record.error = refusal_text(exc)
+    except Exception as exc:  # noqa: BLE001
+        # The message says it was the harness, so a bug stays visible in the trace instead of
+        # passing as 'ok' or crashing the session.
+        record.ok = False
+        record.error = f"internal error in tool {record.name!r}: {type(exc).__name__}: {exc}"[:500]
+    return record
 
 
 def _name_text(name: Any) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from ...records import ToolCall
 from ...schema import World as WorldSeed
 from ...store import Store
-from ...tools import STORE_TOOLS, ToolBox, ToolError, _name_text, _parse_arguments
+from ...tools import STORE_TOOLS, ToolBox, ToolError, _name_text, record_call
 from ...world import World
 from .schema import Event, Param, Service, ToolVersion
 
@@ -99,16 +99,10 @@ class DomainToolBox:
             inner = self._store_tools.call(name, raw_arguments)
             record = inner.model_copy(update={"index": len(self.calls)})
         else:
-            record = ToolCall(index=len(self.calls), name=_name_text(name))
-            try:
-                record.arguments = _parse_arguments(raw_arguments)
-                record.result = self.service.call(record.name, record.arguments)
-            except ToolError as exc:
-                record.ok, record.error = False, str(exc)
-            except Exception as exc:  # noqa: BLE001
-                # Never crash the session on what a model sent (DESIGN §9), but say it was us.
-                record.ok = False
-                record.error = f"internal error in tool {record.name!r}: {type(exc).__name__}: {exc}"[:500]
+            label = _name_text(name)
+            record = record_call(
+                len(self.calls), name, raw_arguments, lambda arguments: self.service.call(label, arguments)
+            )
         self.calls.append(record)
         return record
 

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...records import ToolCall
-from ...store import StoreError
-from ...tools import STORE_TOOLS, ToolError, ToolSpec, _name_text, _p, _parse_arguments, _validate
+from ...tools import STORE_TOOLS, ToolError, ToolSpec, _p, record_call, validated
 from .artifacts import EditRejected, Inventory, run_tool
 
 _READ_ONLY_STORE = ("memory_search", "memory_read", "skill_search", "skill_read")
@@ -94,17 +93,14 @@ class ArtifactToolBox:
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         spec = self._specs.get(name) if isinstance(name, str) else None
-        record = ToolCall(index=len(self.calls), name=_name_text(name))
-        try:
-            arguments = _parse_arguments(raw_arguments)
-            record.arguments = arguments
-            if spec is None:
-                raise ToolError(f"unknown tool {record.name!r}")
-            _validate(spec, arguments)
-            record.result = self._handlers[spec.name](**arguments)
-        except (ToolError, StoreError, EditRejected) as exc:
-            record.ok = False
-            record.error = f"rejected: {exc}" if isinstance(exc, EditRejected) else str(exc)
+        record = record_call(
+            len(self.calls),
+            name,
+            raw_arguments,
+            lambda arguments: self._handlers[validated(spec, name, arguments).name](**arguments),
+            refusals=(EditRejected,),
+            refusal_text=lambda exc: f"rejected: {exc}" if isinstance(exc, EditRejected) else str(exc),
+        )
         self.calls.append(record)
         return record
 
