@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from tests.family_samples import builtin_sample
+from pytest_pastbench.baseline import save_baseline
+from pytest_pastbench.summary import build_summary
+from tests.family_samples import builtin_sample, scored_record
 
 WEAKENED_AGENT = '''
 import json
@@ -91,7 +93,13 @@ def test_baseline_misuse_stops_before_running(
 
 
 def test_a_bad_gate_expression_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    pytester.runpytest_subprocess(*COMMON, "--pastbench-save=main")
+    # The gate is parsed before anything runs, so a hand-made saved baseline is enough.
+    records = [
+        scored_record("update.fact_correction", "ep01", arm, score)
+        for arm, score in (("on", 0.9), ("off", 0.2))
+    ]
+    run = {"id": "r", "seed": 0, "dataset_hash": "d", "judge": None, "models": ["m"]}
+    save_baseline(pytester.path / ".pastbench" / "baselines", "main", build_summary(records, run, 0), records)
     result = pytester.runpytest_subprocess(
         *COMMON, "--pastbench-compare=main", "--pastbench-compare-fail=update.delta=0.05"
     )
