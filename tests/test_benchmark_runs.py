@@ -2,7 +2,7 @@
 are isolated.
 
 These are the slowest tests (each is a real pytest run); they run a fixed sample of the dataset
-(``builtin_sample``: 8 families, 32 episodes). The whole dataset is audited in tests/dataset/.
+(``builtin_sample``: 8 families, 32 episodes, or its first two episodes per family). The whole dataset is audited in tests/dataset/.
 """
 
 from __future__ import annotations
@@ -63,8 +63,10 @@ def without_run_times(data: dict) -> dict:
 
 
 def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
+    # Two episodes of each sample family (16 episodes, 96 items) separate the three models: on
+    # this slice blind Δ is 0.00, recall Δ +0.14, curator Δ +0.41 (update: curator +0.30, recall 0.00).
     result = pytester.runpytest_subprocess(
-        *builtin_sample(),
+        *builtin_sample(episodes=("ep01", "ep02")),
         "--pastbench-model=pastbench/blind",
         "--pastbench-model=pastbench/recall",
         "--pastbench-model=pastbench/curator",
@@ -90,7 +92,10 @@ def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
 
 
 def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytester) -> None:
-    common = [*builtin_sample("memory", "update"), "--pastbench-model=pastbench/curator"]
+    common = [
+        *builtin_sample("memory", "update", episodes=("ep01", "ep02")),
+        "--pastbench-model=pastbench/curator",
+    ]
     serial = pytester.runpytest_subprocess(*common, "-n", "0", "--pastbench-run-id=serial")
     parallel = pytester.runpytest_subprocess(*common, "-n", "2", "--pastbench-run-id=parallel")
     assert serial.ret == parallel.ret == 0
