@@ -303,7 +303,13 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # hermes-plus: its mechanisms (E2, E5) are what let the curator retire corrected facts.
-    common = (*builtin_sample("update"), "--pastbench-agent=hermes-plus", "-q", "-p", "no:cacheprovider")
+    common = (
+        *builtin_sample("update", episodes=("ep01", "ep02")),
+        "--pastbench-agent=hermes-plus",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
     for run_id, model in (("good", "pastbench/curator"), ("weak", "pastbench/recall")):
         result = pytester.runpytest_subprocess(
             *common, f"--pastbench-model={model}", f"--pastbench-run-id={run_id}"

@@ -39,7 +39,11 @@ def pytest_pastbench_register_agents(register):
 '''
 
 # E2 (render) is what lets the curator retire a corrected note; the weakened agent loses it.
-COMMON = [*builtin_sample("update"), "--pastbench-model=pastbench/curator", "--pastbench-mechanisms=E2"]
+COMMON = [
+    *builtin_sample("update", episodes=("ep01", "ep02")),
+    "--pastbench-model=pastbench/curator",
+    "--pastbench-mechanisms=E2",
+]
 
 
 def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:
