@@ -18,9 +18,12 @@ from tests.family_samples import GOOD_MEMORY, builtin_sample
 
 pytestmark = pytest.mark.reliability
 
-# Half the sample of the built-in set (two capabilities) keeps the three runs of the crash test near a minute.
-BUILTIN = [*builtin_sample("memory", "update"), "--pastbench-model=pastbench/recall?latency_ms=30"]
-BUILTIN_ITEMS = 32
+# Three episodes of four families (two capabilities): 24 items, enough to kill the run midway.
+BUILTIN = [
+    *builtin_sample("memory", "update", episodes=("ep01", "ep02", "ep03")),
+    "--pastbench-model=pastbench/recall?latency_ms=30",
+]
+BUILTIN_ITEMS = 24
 
 
 def summary_of(run_dir: Path) -> dict:
@@ -93,8 +96,7 @@ def test_a_killed_run_keeps_its_items_and_resume_completes_it(pytester: pytest.P
     assert not list(items.glob("*.tmp"))  # the leftovers of killed writes are cleared
     assert len(list(items.glob("*.json"))) == BUILTIN_ITEMS
 
-    # The reference run needs no workers: xdist and one process give the same run (test_benchmark_runs).
-    full = pytester.runpytest_subprocess(*BUILTIN, "--pastbench-run-id=full", "-n", "0")
+    full = pytester.runpytest_subprocess(*BUILTIN, "--pastbench-run-id=full", "-n", "2")
     assert full.ret == 0, full.stdout.str()[-3000:]
     reports = pytester.path / "reports"
     crash_summary, full_summary = summary_of(reports / "crash"), summary_of(reports / "full")
