@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.detect import is_past_family_file
 from pytest_pastbench.gateway import ModelService, ServiceClient
 from pytest_pastbench.loader import load_family
 from pytest_pastbench.mechanisms import ablation_sets, mechanism_set_label
@@ -46,7 +47,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="pastbench/curator")
     args = parser.parse_args()
-    families = [load_family(p) for p in sorted(families_dir().rglob("*.yaml"))]
+    paths = sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p))
+    families = [load_family(p) for p in paths]
     service = ModelService()
     print(
         f"{'mechanisms':<10} {'episodes':>8} {'prompt/ep':>10} {'completion/ep':>14} "

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import re
 import shutil
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import StoreAccess, StoreEntry
-from .text import content_words
+from .text import content_words, idf_overlap_score
 
 SEARCH_LIMIT = 5
 MAX_ENTRY_CHARS = 20_000
@@ -283,7 +282,7 @@ class Store:
         for entry in pool:
             overlap = terms & self._tokens[entry.id]
             if overlap and len(overlap) >= min_overlap:
-                score = sum(math.log(1 + len(pool) / frequency[t]) for t in overlap)
+                score = idf_overlap_score(overlap, len(pool), frequency)
                 scored.append((-score, _entry_order(entry), entry))
         return [entry for _, _, entry in sorted(scored)]
 

@@ -6,7 +6,9 @@ the policy builds finds exactly what the store would rank.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable, Mapping
 
 STOPWORDS = frozenset(
     """
@@ -55,3 +57,13 @@ def sentences(text: str) -> list[str]:
 def normalise(text: str) -> str:
     """Case- and whitespace-insensitive form used for duplicate detection."""
     return " ".join(text.lower().split())
+
+
+def idf_overlap_score(overlap: Iterable[str], doc_count: int, frequency: Mapping[str, int]) -> float:
+    """Idf-weighted score of the words a document shares with a query (store and archive search).
+
+    ``math.fsum`` is exactly rounded, so the score does not depend on the order of ``overlap``
+    (a set, whose order follows the per-process hash seed): equal scores stay equal, ties keep
+    their stable order, and the same run sends the same requests (a cache replay finds them).
+    """
+    return math.fsum(math.log(1 + doc_count / frequency[t]) for t in overlap)

@@ -7,11 +7,10 @@ after the session (``snapshot``) and the tool-call log.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from . import schema
-from .text import content_words
+from .text import content_words, idf_overlap_score
 
 ARCHIVE_SEARCH_LIMIT = 5
 
@@ -68,7 +67,7 @@ class World:
             overlap = terms & doc_words
             if overlap:
                 df = {t: sum(1 for w in self._archive_words if t in w) for t in overlap}
-                score = sum(math.log(1 + n / df[t]) for t in overlap)
+                score = idf_overlap_score(overlap, n, df)
                 scored.append((-score, position, doc))
         return [
             {"id": d["id"], "title": d["title"], "snippet": d["body"][:160], "tags": d["tags"]}
