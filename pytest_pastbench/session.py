@@ -194,14 +194,19 @@ class PastbenchSession:
             dataset_hash=item.file_hash,
         )
 
+    def budgets(self) -> Any:
+        """The per-session ``Budgets`` of this run's options (every protocol's sessions)."""
+        from .agent import Budgets
+
+        return Budgets(tool_calls=self.options.max_tool_calls, wall_s=self.options.session_timeout)
+
     def run(self, item: Any) -> None:
         """Run one item (during its setup); store the outcome on the item."""
-        from .agent import Budgets
         from .collect import ItemInfraError
         from .models import InfraError
         from .runner import run_item
 
-        budgets = Budgets(tool_calls=self.options.max_tool_calls, wall_s=self.options.session_timeout)
+        budgets = self.budgets()
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
             item.outcome = run_item(

@@ -35,12 +35,10 @@ class InterventionItem(ProtocolItem):
             self.extra_keyword_matches.add(keyword)
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from ...agent import Budgets
         from .engine import ItemPlan, run_intervention
 
         session = pastbench_session(self.config)
-        options = session.options
-        budgets = Budgets(tool_calls=options.max_tool_calls, wall_s=options.session_timeout)
+        budgets = session.budgets()
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-intervention-"))
         try:
             record, trace = run_intervention(

@@ -73,14 +73,13 @@ class PlasticityItem(ProtocolItem):
         self.extra_keyword_matches.add(arm)
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from ...agent import Budgets
         from .chess_env import EngineMissing
         from .engine import run_lineage
         from .metrics import lineage_metrics
 
         session = pastbench_session(self.config)
         options = session.options
-        budgets = Budgets(tool_calls=options.max_tool_calls, wall_s=options.session_timeout)
+        budgets = session.budgets()
         root = Path(tempfile.mkdtemp(prefix="pastbench-plasticity-"))
         try:
             result = run_lineage(

@@ -22,7 +22,6 @@ class StreamItem(ProtocolItem):
         self.extra_keyword_matches.update({harness, stream.family.domain, stream.family.tier})
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from ...agent import Budgets
         from .generator import dataset_counts, generate
         from .metrics import stream_metrics
         from .runner import run_stream
@@ -30,7 +29,7 @@ class StreamItem(ProtocolItem):
         session = pastbench_session(self.config)
         scale = session.options.stream_scale
         windows = generate(self.stream, scale)
-        budgets = Budgets(tool_calls=session.options.max_tool_calls, wall_s=session.options.session_timeout)
+        budgets = session.budgets()
         run = run_stream(
             self.stream,
             windows,
