@@ -197,6 +197,18 @@ for n in range(10):
     assert session.budget_exceeded == "tool_calls" and len(session.tool_calls) == 3
 
 
+def test_a_program_that_exits_after_its_last_answer_without_session_end_is_not_failed(tmp_path: Path) -> None:
+    # It closes its input first, so the harness's session_end always meets a closed pipe (as it
+    # does by chance, under load, when a program exits right after answering).
+    body = """
+os.close(0)
+send({"type": "answer", "content": "done"})
+"""
+    session, events = run(script_agent(tmp_path, body), tmp_path)
+    assert session.agent_error is None and session.answer == "done"
+    assert [e["code"] for e in events if e["kind"] == "agent_exit"] == [0]
+
+
 def test_a_malformed_tool_call_is_a_tool_error_the_agent_sees(tmp_path: Path) -> None:
     body = """
 send({"type": "tool_call", "id": "c1", "name": "memory_nuke", "arguments": "{}"})
