@@ -23,9 +23,30 @@ def _percentile(ordered: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _statistic(groups: list[list[float]]) -> float:
-    # Paired: mean(on) − mean(off) in a family equals the mean of per-episode diffs.
-    return sum(sum(d) / len(d) for d in groups) / len(groups)
+def _resampled_statistics(diffs: list[list[float]], rng: random.Random, n_boot: int) -> list[float]:
+    """``n_boot`` bootstrap values of the mean over families of the mean paired difference, each
+    family's episodes resampled with replacement. (Paired: mean(on) − mean(off) in a family
+    equals the mean of its per-episode differences.)
+
+    Each index is drawn as ``rng.choice`` draws it (the fewest random bits that cover the
+    family's size, redrawn when out of range; tests/test_stats.py checks the equality), from the
+    public ``getrandbits`` and without building the resampled lists: the same numbers, several
+    times faster (the bootstrap was most of a run's summary time)."""
+    getrandbits = rng.getrandbits
+    families = [(d, len(d), len(d).bit_length()) for d in diffs]
+    values = []
+    for _ in range(n_boot):
+        total = 0.0
+        for d, n, bits in families:
+            resampled_sum = 0.0
+            for _ in range(n):
+                index = getrandbits(bits)
+                while index >= n:
+                    index = getrandbits(bits)
+                resampled_sum += d[index]
+            total += resampled_sum / n
+        values.append(total / len(families))
+    return values
 
 
 def paired_bootstrap_ci(
@@ -43,8 +64,7 @@ def paired_bootstrap_ci(
     diffs = [[on - off for on, off in groups[f]] for f in sorted(groups) if groups[f]]
     if not diffs:
         return None
-    rng = random.Random(seed)
-    reps = sorted(_statistic([[rng.choice(d) for _ in d] for d in diffs]) for _ in range(n_boot))
+    reps = sorted(_resampled_statistics(diffs, random.Random(seed), n_boot))
     alpha = (1 - level) / 2
     return _percentile(reps, alpha), _percentile(reps, 1 - alpha)
 

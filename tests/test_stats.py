@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from pytest_pastbench.stats import _percentile, mean, paired_bootstrap_ci
+from pytest_pastbench.stats import _percentile, _resampled_statistics, mean, paired_bootstrap_ci
 
 
 def test_mean() -> None:
@@ -66,3 +68,18 @@ def test_families_weigh_equally_not_by_episode_count() -> None:
     # family means: a ∈ {0, 0.5, 1}, b = 0 → statistic ∈ {0, 0.25, 0.5}
     lo, hi = paired_bootstrap_ci(groups, seed=2) or (None, None)
     assert lo == pytest.approx(0.0) and hi == pytest.approx(0.5)
+
+
+def test_resampling_draws_the_indices_random_choice_draws() -> None:
+    # The figures published before the faster resampling came from rng.choice; they must not move.
+    data = random.Random(7)
+    values = [0.0, 0.5, 1.0, -0.25, 1 / 3]
+    diffs = [[data.choice(values) for _ in range(data.randint(1, 13))] for _ in range(26)]
+
+    def with_choice(seed: int) -> list[float]:
+        rng = random.Random(seed)
+        resampled = ([[rng.choice(d) for _ in d] for d in diffs] for _ in range(300))
+        return [sum(sum(d) / len(d) for d in groups) / len(groups) for groups in resampled]
+
+    for seed in (0, 1, 20260301):
+        assert _resampled_statistics(diffs, random.Random(seed), 300) == with_choice(seed)
