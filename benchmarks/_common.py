@@ -13,15 +13,35 @@ from pathlib import Path
 from typing import Any
 
 RSS_PROBE = """
-import json, os, resource
+import json, os, resource, time
+
+_SPAN = {}
+
+class _ItemSpan:
+    # Registered as a plugin: a conftest's own item hooks only see items under its folder, and
+    # the built-in families live in the package.
+    def pytest_runtest_logstart(self, nodeid, location):
+        if "first_item" not in _SPAN:
+            _SPAN["first_item"] = time.time()
+            _SPAN["cpu_before_first_item"] = time.process_time()
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        _SPAN["last_item"] = time.time()
+
+def pytest_configure(config):
+    config.pluginmanager.register(_ItemSpan(), "pastbench-bench-span")
 
 def pytest_sessionfinish(session):
     worker = getattr(session.config, "workerinput", {}).get("workerid", "main")
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    with open(os.path.join(os.environ["PASTBENCH_BENCH_DIR"], f"rss-{worker}.json"), "w") as handle:
+    folder = os.environ["PASTBENCH_BENCH_DIR"]
+    with open(os.path.join(folder, f"rss-{worker}.json"), "w") as handle:
         json.dump(usage.ru_maxrss, handle)
-    with open(os.path.join(os.environ["PASTBENCH_BENCH_DIR"], f"cpu-{worker}.json"), "w") as handle:
+    with open(os.path.join(folder, f"cpu-{worker}.json"), "w") as handle:
         json.dump(usage.ru_utime + usage.ru_stime, handle)
+    if worker != "main" and _SPAN:
+        with open(os.path.join(folder, f"span-{worker}.json"), "w") as handle:
+            json.dump(_SPAN, handle)
 """
 
 
@@ -40,6 +60,7 @@ def run_benchmark(
     command = [sys.executable, "-m", "pytest", "--pastbench-families=builtin", "-q", "-p", "no:cacheprovider"]
     command += ["--pastbench-run-id=bench", *PAST_ONLY, *args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    launched = time.time()
     started = time.perf_counter()
     done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -56,6 +77,7 @@ def run_benchmark(
     # CPU seconds per process ("main" is the controller, which hosts the model gateway).
     process_cpu = {p.stem.removeprefix("cpu-"): json.loads(p.read_text()) for p in workdir.glob("cpu-*.json")}
     return {
+        "timeline": worker_timeline(workdir, launched),
         "process_cpu_s": process_cpu,
         "wall_s": wall,
         "cpu_s": cpu,
@@ -70,3 +92,22 @@ def model_calls(summary: dict[str, Any]) -> tuple[int, int]:
     """(calls made, calls answered from the cache) over every model of the run."""
     ledger = summary["run"].get("model_calls") or {}
     return sum(e["calls"] for e in ledger.values()), sum(e["cached"] for e in ledger.values())
+
+
+def worker_timeline(workdir: Path, launched: float) -> dict[str, float]:
+    """Where an xdist run's wall time went, from each worker's first and last item (seconds after
+    launch): ``start_up`` until the median worker runs its first item, ``tail`` from the first
+    worker's last item to the run's last one (workers idle while others finish), and the CPU
+    seconds a worker spent before its first item (mean). Empty without xdist.
+    """
+    spans = [json.loads(p.read_text()) for p in sorted(workdir.glob("span-*.json"))]
+    if not spans:
+        return {}
+    firsts = sorted(s["first_item"] - launched for s in spans)
+    lasts = sorted(s["last_item"] - launched for s in spans)
+    return {
+        "start_up": firsts[len(firsts) // 2],
+        "tail": lasts[-1] - lasts[0],
+        "last_item": lasts[-1],
+        "worker_start_up_cpu": sum(s["cpu_before_first_item"] for s in spans) / len(spans),
+    }

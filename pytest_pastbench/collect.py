@@ -124,6 +124,13 @@ class EpisodeItem(pytest.Item):
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family.qualified_id}::{self.name}"
 
+    def work_estimate(self) -> int:
+        """How many user turns this item runs (the control arm runs only the eval sessions):
+        a proxy for its model calls, used to start long items first under xdist."""
+        from .schema import arm_runs_stage
+
+        return sum(len(s.user) for s in self.episode.sessions if arm_runs_stage(self.arm, s.stage))
+
     def secrets(self) -> list[str]:
         """Values that must never appear in any output of this item."""
         from .trace import episode_secret_values
@@ -141,3 +148,16 @@ class BelowThreshold(AssertionError):
 
 class ItemInfraError(Exception):
     """The item could not be measured (infra_blocked); its reason is the message."""
+
+
+def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """Items that estimate their work (``work_estimate``) sorted longest first, after the others
+    in their own order (their length is unknown). Handing long items out first keeps xdist's
+    workers from idling while one finishes a long item at the end (longest-processing-time
+    scheduling); ties keep the collection order, so the order is the same on every worker."""
+    estimates = [getattr(item, "work_estimate", None) for item in items]
+    order = sorted(
+        range(len(items)),
+        key=lambda i: (0, 0, i) if estimates[i] is None else (1, -estimates[i](), i),
+    )
+    return [items[i] for i in order]

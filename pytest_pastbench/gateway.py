@@ -69,6 +69,33 @@ class LedgerEntry:
             self.cost_usd = None if reply.cost_usd is None else self.cost_usd + reply.cost_usd
 
 
+@dataclasses.dataclass(frozen=True)
+class ServiceSettings:
+    """What a ``ModelService`` is built from: plain values, so the controller can hand them to
+    the gateway's own process (``gateway_process``) as JSON."""
+
+    cache_mode: str = "off"
+    cache_path: str | None = None
+    max_connections: int | None = None
+    seed: int = 0
+    retries: int = RetryPolicy.attempts
+    retry_delay_s: float = RetryPolicy.base_delay_s
+    request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
+    model_aliases: str | None = None  # the user's alias file (``models.use_alias_file``)
+
+    def build_service(self) -> ModelService:
+        cache = None
+        if self.cache_mode != "off" and self.cache_path is not None:
+            cache = ResponseCache(Path(self.cache_path), self.cache_mode)
+        return ModelService(
+            cache,
+            self.max_connections,
+            self.seed,
+            retry=RetryPolicy(attempts=self.retries, base_delay_s=self.retry_delay_s),
+            request_timeout_s=self.request_timeout_s,
+        )
+
+
 class ModelService:
     """Cache → per-provider limit → litellm (with its one retry loop) → ledger."""
 
@@ -437,10 +464,15 @@ class Gateway:
 
     def write_address(self, path: Path) -> None:
         """Hand the address and token to workers through a file only this user can read."""
-        tmp = path.with_suffix(".tmp")
-        tmp.touch(mode=0o600)
-        tmp.write_text(json.dumps({"url": self.url, "token": self.token}))
-        os.replace(tmp, path)
+        write_private_json(path, {"url": self.url, "token": self.token})
+
+
+def write_private_json(path: Path, value: dict[str, Any]) -> None:
+    """Write a file only this user can read, atomically (readers poll for it)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.touch(mode=0o600)
+    tmp.write_text(json.dumps(value))
+    os.replace(tmp, path)
 
 
 class GatewayClient:
@@ -459,6 +491,8 @@ class GatewayClient:
             address = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as exc:
             raise InfraError(f"model gateway address not available ({path}): {exc}") from None
+        if "error" in address:
+            raise InfraError(str(address["error"]))
         return cls(address["url"], address["token"], model, trial)
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -488,6 +522,10 @@ class GatewayClient:
     def close_scope(self, scope_id: str) -> dict[str, Any]:
         """Revoke the scope; what its session used (see ``Scope.usage_json``)."""
         return self._request("DELETE", f"{SCOPES_PATH}/{scope_id}", None)
+
+    def ledger(self) -> dict[str, Any]:
+        """The gateway's token/cost ledger by model (needs the run's token, not a scope's)."""
+        return self._request("GET", LEDGER_PATH, None)
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
         # bytes: http.client sends headers and body in one write

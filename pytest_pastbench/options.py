@@ -7,6 +7,7 @@ Misuse is a ``pytest.UsageError`` with a one-line fix, raised before anything ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -241,8 +242,6 @@ def resolve(config: pytest.Config) -> RunOptions:
             raise pytest.UsageError(f"--pastbench-shard={exc}") from None
     aliases_file = raw_value(config, "model-aliases")
     if aliases_file is not None:
-        from pathlib import Path
-
         aliases_path = Path(aliases_file)
         if not aliases_path.is_absolute() and not aliases_path.exists():
             aliases_path = config.rootpath / aliases_path  # an ini value is relative to the project
@@ -261,6 +260,9 @@ def resolve(config: pytest.Config) -> RunOptions:
             check_judge_model(judge_model)  # after the alias file: an alias may name the judge
         except ValueError as exc:
             raise pytest.UsageError(f"--pastbench-judge-model={judge_model}: {exc}") from None
+    cache_dir = raw_value(config, "cache-dir") or ".pastbench/cache"
+    if cache != "off" and Path(cache_dir).exists() and not Path(cache_dir).is_dir():
+        raise pytest.UsageError(f"--pastbench-cache-dir={cache_dir}: exists and is not a folder")
     return RunOptions(
         models=models,
         agent=raw_value(config, "agent") or "hermes",
@@ -280,7 +282,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         compare=raw_value(config, "compare"),
         compare_fail=list(raw_value(config, "compare-fail") or []),
         storage=raw_value(config, "storage") or ".pastbench/baselines",
-        cache_dir=raw_value(config, "cache-dir") or ".pastbench/cache",
+        cache_dir=cache_dir,
         max_connections=number("max-connections", int, 16, 1),
         model_aliases=aliases_file,
         retries=number("retries", int, 4, 1),

@@ -34,8 +34,8 @@ def write_json_atomic(path: Path, value: Any, *, indent: int | None = 2, durable
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "w") as handle:
-            json.dump(value, handle, indent=indent, sort_keys=False, ensure_ascii=False)
-            handle.write("\n")
+            # One string, one write: json.dump would write each of its many chunks separately.
+            handle.write(json.dumps(value, indent=indent, sort_keys=False, ensure_ascii=False) + "\n")
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

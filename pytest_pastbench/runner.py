@@ -65,7 +65,7 @@ def run_item(
     scores: list[SessionScore] = []
 
     for index, session in enumerate(episode.sessions):
-        if spec.arm == "off" and session.stage not in schema.EVAL_STAGES:
+        if not schema.arm_runs_stage(spec.arm, session.stage):
             continue
         if spec.arm == "off":
             store.clear()

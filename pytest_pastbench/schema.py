@@ -14,6 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 CAPABILITIES = ("memory", "procedural", "gathering", "update")
 STAGES = ("learn", "distractor", "eval_near", "eval_far")
 EVAL_STAGES = ("eval_near", "eval_far")
+
+
+def arm_runs_stage(arm: str, stage: str) -> bool:
+    """The control arm ("off") runs only the eval sessions, each from an empty store."""
+    return arm != "off" or stage in EVAL_STAGES
+
+
 WORLD_SERVICES = ("notes", "archive", "tickets", "deploys")
 IDENT = r"^[a-z][a-z0-9_]*$"
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from .models import InfraError
 from .options import RunOptions
 
 PAYLOAD_ATTR = "pastbench"
@@ -33,6 +34,7 @@ class PastbenchSession:
         self._judge: Any = None
         self._service: Any = None
         self._gateway: Any = None
+        self._gateway_failed = False
         self.gateway_file: Path | None = None
         self._agent_factories: dict[str, Any] | None = None
         self.started = time.time()
@@ -102,24 +104,26 @@ class PastbenchSession:
             self._agents[key] = agent.with_mechanisms(mechanisms)
         return self._agents[key]
 
+    def service_settings(self) -> Any:
+        """The run's ``ServiceSettings`` (cache, limits, retries), for this process or the gateway's."""
+        from .gateway import ServiceSettings
+
+        options = self.options
+        return ServiceSettings(
+            cache_mode=options.cache,
+            cache_path=str(Path(options.cache_dir) / "responses.sqlite"),
+            max_connections=options.max_connections,
+            seed=options.seed,
+            retries=options.retries,
+            retry_delay_s=options.retry_delay,
+            request_timeout_s=options.request_timeout,
+            model_aliases=options.model_aliases,
+        )
+
     def service(self) -> Any:
         """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
-        from .cache import ResponseCache
-        from .gateway import ModelService
-        from .models import RetryPolicy
-
         if self._service is None:
-            cache = None
-            if self.options.cache != "off":
-                cache = ResponseCache(Path(self.options.cache_dir) / "responses.sqlite", self.options.cache)
-            retry = RetryPolicy(attempts=self.options.retries, base_delay_s=self.options.retry_delay)
-            self._service = ModelService(
-                cache,
-                self.options.max_connections,
-                self.options.seed,
-                retry=retry,
-                request_timeout_s=self.options.request_timeout,
-            )
+            self._service = self.service_settings().build_service()
         return self._service
 
     def client(self, model: str, trial: int = 0) -> Any:
@@ -153,17 +157,38 @@ class PastbenchSession:
             self.gateway_file = Path(tempfile.mkdtemp(prefix="pastbench-gateway-")) / "gateway.json"
         return str(self.gateway_file)
 
-    def ensure_gateway(self) -> None:
-        """Start the gateway once, when the workers have collected benchmark items."""
-        from .gateway import Gateway
+    def start_gateway(self) -> None:
+        """Start the gateway's process (once) without waiting for it: called as soon as a run is
+        known to be a benchmark run, so its start and litellm's import overlap the workers'."""
+        from .gateway_process import GatewayProcess
 
         if self._gateway is None and self.gateway_file is not None:
-            from .models import import_litellm
+            self._gateway = GatewayProcess(self.service_settings(), self.gateway_file).start()
 
-            self._gateway = Gateway(self.service()).start()
-            self._gateway.write_address(self.gateway_file)
-            # Import litellm now, while the workers start items, not on the first request.
-            threading.Thread(target=import_litellm, name="pastbench-warm-up", daemon=True).start()
+    def ensure_gateway(self) -> None:
+        """The gateway serves before any item runs (the workers have collected benchmark items)."""
+        if self._gateway_failed or self.gateway_file is None:
+            return
+        self.start_gateway()
+        try:
+            self._gateway.wait_ready()
+        except InfraError as exc:
+            # Once, not per worker: the workers read the reason where the address would be and
+            # block their items with it (infra_blocked).
+            self._gateway_failed = True
+            self._gateway.write_failure(str(exc))
+            self._gateway = None
+            warnings.warn(pytest.PytestWarning(f"pastbench: {exc}"), stacklevel=1)
+
+    def model_ledger(self) -> dict[str, Any]:
+        """Calls, tokens and cost by model, from the gateway's process or this process's service."""
+        if self._gateway is not None:
+            try:
+                return self._gateway.ledger()
+            except InfraError as exc:
+                warnings.warn(pytest.PytestWarning(f"pastbench: no model ledger: {exc}"), stacklevel=1)
+                return {}
+        return self._service.ledger_json() if self._service is not None else {}
 
     def close(self) -> None:
         if self._gateway is not None:
@@ -256,8 +281,6 @@ class PastbenchSession:
             # full disk would be worse than losing crash safety, but say so once.
             if not self._item_write_failed:
                 self._item_write_failed = True
-                import warnings
-
                 message = f"pastbench: cannot write finished items ({exc}); a crash now loses them"
                 warnings.warn(pytest.PytestWarning(message), stacklevel=1)
 
@@ -359,7 +382,7 @@ class PastbenchSession:
             "plugin_version": plugin_version(),
             "judge": judge_info(self.options.judge_model),
             "cache": self.options.cache,
-            "model_calls": self._service.ledger_json() if self._service is not None else {},
+            "model_calls": self.model_ledger(),
             "models": self.options.models,
             "agent": self.options.agent,
             "persistence": self.options.persistence,

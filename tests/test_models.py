@@ -8,6 +8,7 @@ from pytest_pastbench.models import (
     InfraError,
     LiteLLMClient,
     RetryPolicy,
+    _response_cost,
     import_litellm,
     is_offline,
     missing_keys,
@@ -94,3 +95,18 @@ def test_retry_after_header_sets_the_delay() -> None:
     client = LiteLLMClient("x", RetryPolicy(max_delay_s=5))
     assert client._delay(0, error) == 5
     assert 0.5 <= LiteLLMClient("x", RetryPolicy(base_delay_s=1))._delay(0, Exception()) <= 1.0
+
+
+def test_the_cost_is_litellm_s_own_figure_or_priced_here_when_it_gave_none() -> None:
+    litellm = import_litellm()
+    litellm.register_model(
+        {"openai/priced-here": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "mode": "chat"}}
+    )
+    response = litellm.completion(model="openai/priced-here", messages=MESSAGES, mock_response="fine")
+    expected = response.usage.prompt_tokens * 1e-6 + response.usage.completion_tokens * 2e-6
+    assert _response_cost(litellm, response, "openai/priced-here") == pytest.approx(expected)
+    response._hidden_params.pop("response_cost")  # a path that did not price the call
+    assert _response_cost(litellm, response, "openai/priced-here") == pytest.approx(expected)
+    unknown = litellm.completion(model="openai/unpriced-zz", messages=MESSAGES, mock_response="fine")
+    unknown._hidden_params.pop("response_cost", None)
+    assert _response_cost(litellm, unknown, "openai/unpriced-zz") is None

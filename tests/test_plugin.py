@@ -186,6 +186,13 @@ def test_misuse_is_a_usage_error_with_a_fix(pytester: pytest.Pytester, option: s
     assert message in result.stderr.str()
 
 
+def test_a_cache_dir_that_is_a_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".txt", notadir="not a folder")
+    result = run(pytester, "--pastbench-cache=rw", "--pastbench-cache-dir=notadir.txt")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--pastbench-cache-dir=notadir.txt: exists and is not a folder" in result.stderr.str()
+
+
 @pytest.mark.parametrize("capability", ["memory", "procedural", "gathering", "update"])
 def test_builtin_families_collect_from_any_directory_and_k_selects_a_capability(
     pytester: pytest.Pytester, capability: str

@@ -1,0 +1,81 @@
+"""The gateway in its own process: start, serve, ledger, cache written, clean stop, bad start."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.cache import ResponseCache, request_key
+from pytest_pastbench.gateway import GatewayClient, ServiceSettings
+from pytest_pastbench.gateway_process import GatewayProcess
+from pytest_pastbench.models import InfraError
+
+MESSAGES = [
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "Who approves Halvorsen refunds?"},
+]
+
+
+@pytest.fixture
+def address_file() -> Path:
+    # Private like the controller's own: the address file carries the run's token.
+    return Path(tempfile.mkdtemp(prefix="pastbench-gateway-test-")) / "gateway.json"
+
+
+def test_the_gateway_process_serves_counts_and_writes_its_cache(address_file: Path, tmp_path: Path) -> None:
+    cache_path = tmp_path / "responses.sqlite"
+    settings = ServiceSettings(cache_mode="rw", cache_path=str(cache_path))
+    process = GatewayProcess(settings, address_file).start().wait_ready()
+    try:
+        assert oct(address_file.stat().st_mode & 0o777) == "0o600"
+        client = GatewayClient.from_file(address_file, "pastbench/recall")
+        reply = client.complete(MESSAGES, None)
+        assert reply.content and reply.prompt_tokens > 0
+        ledger = process.ledger()
+        assert ledger["pastbench/recall"]["calls"] == 1
+        assert ledger["pastbench/recall"]["prompt_tokens"] == reply.prompt_tokens
+    finally:
+        process.stop()
+    # Stopped: the port is closed, and the answer reached the cache file before the exit.
+    with pytest.raises(InfraError, match="unreachable"):
+        GatewayClient.from_file(address_file, "pastbench/recall").complete(MESSAGES, None)
+    stored = ResponseCache(cache_path, "replay").get(request_key("pastbench/recall", MESSAGES, None, {}, 0))
+    assert stored is not None and stored["content"] == reply.content
+
+
+def test_a_gateway_that_cannot_start_says_why(address_file: Path, tmp_path: Path) -> None:
+    settings = ServiceSettings(cache_mode="sometimes", cache_path=str(tmp_path / "c.sqlite"))
+    with pytest.raises(InfraError, match="did not start.*cache mode 'sometimes'"):
+        GatewayProcess(settings, address_file).start().wait_ready()
+    assert not address_file.exists()
+
+
+def test_stop_is_idempotent_and_a_stopped_gateway_has_no_ledger(address_file: Path) -> None:
+    process = GatewayProcess(ServiceSettings(), address_file).start().wait_ready()
+    process.stop()
+    process.stop()
+    with pytest.raises(InfraError):
+        process.ledger()
+
+
+def test_under_xdist_a_gateway_that_cannot_start_blocks_the_items_with_its_reason(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "cache" / "responses.sqlite").mkdir(parents=True)  # not a database file
+    result = pytester.runpytest_subprocess(
+        "--pastbench-families=builtin",
+        "-k",
+        "fact_correction and ep01",
+        "--pastbench-cache=rw",
+        "--pastbench-cache-dir=cache",
+        "-n",
+        "2",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.parseoutcomes().get("errors") == 2
+    reason = "the model gateway did not start: OperationalError: unable to open database file"
+    result.stdout.fnmatch_lines([f"*infra_blocked: {reason}*"])
+    # Said once by the controller, not once per worker that collected items.
+    assert result.stderr.str().count("PytestWarning: pastbench: the model gateway did not start") == 1
