@@ -3,10 +3,10 @@
 Why not a thread of the controller: there the gateway's request threads (JSON, litellm) share one
 GIL with xdist's controller loop and the per-item file writes, and every blocking call on either
 side waits for the other to hand the GIL back. Measured on 2 cores, 204 episodes at ``-n 16`` with
-200 ms per call: the controller's item writes took 44 ms each instead of under 1 ms, and calls
-came back late enough to cost a third of the run (benchmarks/scaling.py). In its own process the
-gateway still owns litellm, the cache (one writer), the rate limits and the ledger for every
-worker, as DESIGN §6 asks.
+200 ms per call (cProfile of the controller): its item writes took 44 ms each (3 ms in its
+own process) and the controller used 31-33 CPU-s (2.5 s now). In its own process the gateway
+also starts, and imports litellm, while the workers start. It still owns litellm, the cache (one
+writer), the rate limits and the ledger for every worker, as DESIGN §6 asks.
 
 The child reads its ``ServiceSettings`` as one JSON line on stdin, writes the address file and
 serves until stdin closes: if the controller dies, so does the gateway.
@@ -29,9 +29,6 @@ from typing import Any
 from .gateway import Gateway, GatewayClient, ServiceSettings, write_private_json
 from .models import InfraError, import_litellm, use_alias_file
 
-# A request thread that gives the GIL up for I/O waits this long at most to get it back while
-# another thread runs litellm; CPython's default (5 ms) is paid several times per request.
-GATEWAY_SWITCH_INTERVAL_S = 0.001
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0
 LOG_FILE = "gateway.log"
@@ -108,7 +105,6 @@ class GatewayProcess:
 
 def serve(settings: ServiceSettings, address_file: Path) -> None:
     """The child: serve until stdin closes, then close the cache."""
-    sys.setswitchinterval(GATEWAY_SWITCH_INTERVAL_S)
     try:
         use_alias_file(settings.model_aliases)
         service = settings.build_service()
