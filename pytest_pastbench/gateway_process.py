@@ -2,11 +2,12 @@
 
 Why not a thread of the controller: there the gateway's request threads (JSON, litellm) share one
 GIL with xdist's controller loop and the per-item file writes, and every blocking call on either
-side waits for the other to hand the GIL back. Measured on 2 cores, 204 episodes at ``-n 16`` with
-200 ms per call (cProfile of the controller): its item writes took 44 ms each (3 ms in its
-own process) and the controller used 31-33 CPU-s (2.5 s now). In its own process the gateway
-also starts, and imports litellm, while the workers start. It still owns litellm, the cache (one
-writer), the rate limits and the ledger for every worker, as DESIGN §6 asks.
+side waits for the other to hand the GIL back. Measured with cProfile on 2 cores: the
+controller's item writes took 44 ms each (204 episodes at ``-n 4``, no model latency); with the
+gateway in its own process, 3 ms (``-n 16``, 200 ms per call), and the controller's CPU in a
+``-n 16`` run fell from 31-33 s to 2.5 s. In its own process the gateway also starts, and imports
+litellm, while the workers start. It still owns litellm, the cache (one writer), the rate limits
+and the ledger for every worker, as DESIGN §6 asks.
 
 The child reads its ``ServiceSettings`` as one JSON line on stdin, writes the address file and
 serves until stdin closes: if the controller dies, so does the gateway.
