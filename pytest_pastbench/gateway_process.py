@@ -9,8 +9,9 @@ gateway in its own process, 3 ms (``-n 16``, 200 ms per call), and the controlle
 litellm, while the workers start. It still owns litellm, the cache (one writer), the rate limits
 and the ledger for every worker, as DESIGN §6 asks.
 
-The child reads its ``ServiceSettings`` as one JSON line on stdin, writes the address file and
-serves until stdin closes: if the controller dies, so does the gateway.
+The child reads its ``ServiceSettings`` as one JSON line on stdin, writes the address file (in a
+folder of its own, which it removes when it ends) and serves until stdin closes: if the
+controller dies, so does the gateway.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import dataclasses
 import gc
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -125,6 +127,9 @@ def serve(settings: ServiceSettings, address_file: Path) -> None:
             service.cache.close()
         sys.stdout.flush()
         sys.stderr.flush()
+        # The folder is the gateway's own (address with the run's token, log): gone with it, also
+        # when the controller was killed and could not remove it.
+        shutil.rmtree(address_file.parent, ignore_errors=True)
         # Everything this process owns is closed; tearing down litellm's thousands of module
         # objects one by one would only keep the controller waiting (measured ~1 s).
         os._exit(0)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +21,11 @@ MESSAGES = [
 
 
 @pytest.fixture
-def address_file() -> Path:
+def address_file() -> Iterator[Path]:
     # Private like the controller's own: the address file carries the run's token.
-    return Path(tempfile.mkdtemp(prefix="pastbench-gateway-test-")) / "gateway.json"
+    folder = Path(tempfile.mkdtemp(prefix="pastbench-gateway-test-"))
+    yield folder / "gateway.json"
+    shutil.rmtree(folder, ignore_errors=True)  # a gateway that never served leaves its log
 
 
 def test_the_gateway_process_serves_counts_and_writes_its_cache(address_file: Path, tmp_path: Path) -> None:
@@ -38,9 +42,11 @@ def test_the_gateway_process_serves_counts_and_writes_its_cache(address_file: Pa
         assert ledger["pastbench/recall"]["prompt_tokens"] == reply.prompt_tokens
     finally:
         process.stop()
-    # Stopped: the port is closed, and the answer reached the cache file before the exit.
+    # Stopped: the port is closed, its folder (address with the token, log) is gone, and the
+    # answer reached the cache file before the exit.
     with pytest.raises(InfraError, match="unreachable"):
-        GatewayClient.from_file(address_file, "pastbench/recall").complete(MESSAGES, None)
+        client.complete(MESSAGES, None)
+    assert not address_file.parent.exists()
     stored = ResponseCache(cache_path, "replay").get(request_key("pastbench/recall", MESSAGES, None, {}, 0))
     assert stored is not None and stored["content"] == reply.content
 
