@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from ...collect import model_trials
 from ...session import pastbench_session
 from ..base import ProtocolFile, ProtocolItem
 from .family import Stream, load_stream
@@ -62,17 +63,14 @@ def _headline(metrics: dict[str, Any]) -> str:
 
 def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     stream = load_stream(parent.path)
-    session = pastbench_session(parent.config)
-    multi_model = len(session.options.models) > 1
+    options = pastbench_session(parent.config).options
     for harness in stream.family.harnesses:
-        for model in session.options.models:
-            for trial in range(session.options.trials):
-                parts = [f"t{trial}"] + ([model] if multi_model else [])
-                yield StreamItem.from_parent(
-                    parent,
-                    name=f"{harness}[{'-'.join(parts)}]",
-                    stream=stream,
-                    harness=harness,
-                    model=model,
-                    trial=trial,
-                )
+        for model, trial, suffix in model_trials(options):
+            yield StreamItem.from_parent(
+                parent,
+                name=f"{harness}[{'-'.join(suffix)}]",
+                stream=stream,
+                harness=harness,
+                model=model,
+                trial=trial,
+            )
