@@ -154,10 +154,11 @@ def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
     """Items that estimate their work (``work_estimate``) sorted longest first, after the others
     in their own order (their length is unknown). Handing long items out first keeps xdist's
     workers from idling while one finishes a long item at the end (longest-processing-time
-    scheduling); ties keep the collection order, so the order is the same on every worker."""
-    estimates = [getattr(item, "work_estimate", None) for item in items]
-    order = sorted(
-        range(len(items)),
-        key=lambda i: (0, 0, i) if estimates[i] is None else (1, -estimates[i](), i),
-    )
-    return [items[i] for i in order]
+    scheduling); the sort is stable, so ties keep the collection order and every worker gets
+    the same order."""
+
+    def unknown_then_longest(item: pytest.Item) -> tuple[int, int]:
+        estimate = getattr(item, "work_estimate", None)
+        return (0, 0) if estimate is None else (1, -estimate())
+
+    return sorted(items, key=unknown_then_longest)
