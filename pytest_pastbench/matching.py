@@ -54,12 +54,13 @@ _CURRENCY_WORDS = {
     "aud": "aud", "yen_yuan": "yen_yuan",
 }  # fmt: skip
 # Words that mark a mention as old or rejected when they sit just before or after it.
-_OLD_BEFORE = frozenset(
+_OLD_WORDS = (
     "was were previously formerly old older longer not never instead replaced replacing earlier "
-    "used outdated superseded obsolete original originally prior stale wrong incorrect".split()
+    "used outdated superseded obsolete original originally prior stale wrong incorrect"
 )
-_NOW = frozenset("now currently today new latest current".split())
-_OLD_AFTER = frozenset("previously before earlier anymore replaced superseded was were old outdated".split())
+_OLD_BEFORE = frozenset(_OLD_WORDS.split())
+_NOW = frozenset("now currently today new latest current".split())  # noqa: SIM905
+_OLD_AFTER = frozenset("previously before earlier anymore replaced superseded was were old outdated".split())  # noqa: SIM905
 
 _MONTH_RE = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
