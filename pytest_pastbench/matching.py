@@ -71,9 +71,9 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DAY_MONTH = re.compile(rf"\b{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+(\d{{4}}))?\b")
 _MONTH_DAY = re.compile(rf"\b{_MONTH_RE}\s+{_DAY_RE}\b(?:,?\s+(\d{{4}})\b)?")
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3})((?:[, \u00a0\u202f]\d{3})+)(?![\d])")
-_DECIMAL_ZEROS = re.compile(r"(\d)\.0+\b")
+_DECIMAL = re.compile(r"\d+\.\d+")
 _SENTENCE_END = re.compile(r"[.!?;:](?=\s|$)|\n")
-_TOKEN = re.compile(r"[a-z0-9_]+|\|")
+_TOKEN = re.compile(r"\d+\.\d+|[a-z0-9_]+|\|")  # a decimal stays one token: "3.90" is not "3", "90"
 _DIGIT_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 
 
@@ -93,6 +93,21 @@ def _dates(text: str) -> str:
     return _MONTH_DAY.sub(lambda m: " " + _date_token(m[3], _MONTHS[m[1][:3]], m[2]) + " ", text)
 
 
+def _canonical_number(word: str) -> str:
+    """ "007" -> "7", "3.90" -> "3.9", "21.0" -> "21"; other words unchanged."""
+    if word.isdigit() and len(word) < 16:
+        return str(int(word))
+    if _DECIMAL.fullmatch(word):
+        whole, fraction = word.split(".")
+        fraction = fraction.rstrip("0")
+        return f"{int(whole)}.{fraction}" if fraction else str(int(whole))
+    return word
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit() or bool(_DECIMAL.fullmatch(word))
+
+
 def _numbers(words: list[str]) -> list[str]:
     """Number and ordinal words to digits ("twenty one" -> 21, "third" -> o3, "3rd" -> o3)."""
     out: list[str] = []
@@ -105,7 +120,7 @@ def _numbers(words: list[str]) -> list[str]:
             i += 1
             continue
         if word not in _UNITS and word not in _TENS and word not in _ORDINAL_UNITS:
-            out.append(str(int(word)) if word.isdigit() and len(word) < 16 else word)
+            out.append(_canonical_number(word))
             i += 1
             continue
         total = current = 0
@@ -147,7 +162,7 @@ def _currencies(words: list[str]) -> list[str]:
     out = [_CURRENCY_WORDS.get(w, w) for w in words]
     codes = set(_CURRENCY_WORDS.values())
     for i in range(len(out) - 1):
-        if out[i] in codes and out[i + 1].isdigit() and (i + 2 >= len(out) or out[i + 2] not in codes):
+        if out[i] in codes and _is_number(out[i + 1]) and (i + 2 >= len(out) or out[i + 2] not in codes):
             out[i], out[i + 1] = out[i + 1], out[i]
     return out
 
@@ -159,7 +174,6 @@ def _tokens(text: str) -> tuple[str, ...]:
     for symbol, code in _CURRENCY_SYMBOLS.items():
         text = text.replace(symbol, code)
     text = _THOUSANDS.sub(lambda m: m[1] + re.sub(r"\D", "", m[2]), text)
-    text = _DECIMAL_ZEROS.sub(r"\1", text)
     text = text.replace("%", " percent ")
     text = _dates(text)
     text = _SENTENCE_END.sub(f" {BREAK} ", text)
