@@ -206,4 +206,4 @@ def test_an_unsatisfiable_check_names_file_episode_session_and_check(tmp_path: P
     report = audit([write(tmp_path, mutated(_unsatisfiable_check))], check_counts=False)
     [finding, *_] = [f for f in report.findings if f.rule == "oracle"]
     assert finding.where.endswith("tiny.yaml::ep01[2]")
-    assert "cannot satisfy check 0 (" in finding.message and "missing" in finding.message
+    assert "cannot satisfy check 1 (contains): missing ['a value nobody taught']" in finding.message
