@@ -62,14 +62,12 @@ _OLD_BEFORE = frozenset(_OLD_WORDS.split())
 _NOW = frozenset("now currently today new latest current".split())  # noqa: SIM905
 _OLD_AFTER = frozenset("previously before earlier anymore replaced superseded was were old outdated".split())  # noqa: SIM905
 
-_MONTH_RE = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_DAY_RE = r"(\d{1,2})(?:st|nd|rd|th)?"
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(rf"\b{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+(\d{{4}}))?\b")
-_MONTH_DAY = re.compile(rf"\b{_MONTH_RE}\s+{_DAY_RE}\b(?:,?\s+(\d{{4}})\b)?")
+_MONTH_WORDS = {
+    **_MONTHS,
+    "january": 1, "february": 2, "march": 3, "april": 4, "june": 6, "july": 7, "august": 8,
+    "sept": 9, "september": 9, "october": 10, "november": 11, "december": 12,
+}  # fmt: skip
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3})((?:[, \u00a0\u202f]\d{3})+)(?![\d])")
 _DECIMAL = re.compile(r"\d+\.\d+")
 _SENTENCE_END = re.compile(r"[.!?;:](?=\s|$)|\n")
@@ -81,16 +79,43 @@ def _date_token(year: str | None, month: int, day: str) -> str:
     return f"dt_{year or 'xxxx'}_{month:02d}_{int(day):02d}"
 
 
-def _day_month(m: re.Match[str]) -> str:
-    if m[2] == "may" and not m[3]:
-        return m[0]  # "step 3 may fail": the verb, not the month
-    return " " + _date_token(m[3], _MONTHS[m[2][:3]], m[1]) + " "
+def _day(token: str) -> int | None:
+    number = token[1:] if token.startswith("o") else token
+    return int(number) if number.isdigit() and 1 <= int(number) <= 31 else None
 
 
-def _dates(text: str) -> str:
-    text = _ISO_DATE.sub(lambda m: " " + _date_token(m[1], int(m[2]), m[3]) + " ", text)
-    text = _DAY_MONTH.sub(_day_month, text)
-    return _MONTH_DAY.sub(lambda m: " " + _date_token(m[3], _MONTHS[m[1][:3]], m[2]) + " ", text)
+def _year(tokens: list[str], i: int) -> str | None:
+    if i < len(tokens) and tokens[i].isdigit() and 1900 <= int(tokens[i]) <= 2199:
+        return tokens[i]
+    return None
+
+
+def _dates(words: list[str]) -> list[str]:
+    """ "14 March 2026", "March 14th, 2026", "Mar 14", "the fourteenth of March" -> one date token
+    (after number words, so spelled-out days are dates too). "May" is a month only next to a day,
+    and before its day only with a year ("step 3 may fail" has no date)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        month = _MONTH_WORDS.get(word)
+        day = _day(word)
+        if month and i + 1 < len(words) and _day(words[i + 1]):  # March 14 [2026]
+            year = _year(words, i + 2)
+            out.append(_date_token(year, month, str(_day(words[i + 1]))))
+            i += 3 if year else 2
+            continue
+        if day:  # 14 [of] March [2026]
+            j = i + 2 if i + 1 < len(words) and words[i + 1] == "of" else i + 1
+            month = _MONTH_WORDS.get(words[j]) if j < len(words) else None
+            year = _year(words, j + 1)
+            if month and (words[j] != "may" or year):
+                out.append(_date_token(year, month, str(day)))
+                i = j + 2 if year else j + 1
+                continue
+        out.append(word)
+        i += 1
+    return out
 
 
 def _canonical_number(word: str) -> str:
@@ -175,10 +200,10 @@ def _tokens(text: str) -> tuple[str, ...]:
         text = text.replace(symbol, code)
     text = _THOUSANDS.sub(lambda m: m[1] + re.sub(r"\D", "", m[2]), text)
     text = text.replace("%", " percent ")
-    text = _dates(text)
+    text = _ISO_DATE.sub(lambda m: " " + _date_token(m[1], int(m[2]), m[3]) + " ", text)
     text = _SENTENCE_END.sub(f" {BREAK} ", text)
     words = [w for w in _TOKEN.findall(text.replace("-", " ")) if w not in _ARTICLES]
-    return tuple(_currencies(_numbers(words)))
+    return tuple(_currencies(_dates(_numbers(words))))
 
 
 def tokens(text: str) -> list[str]:
