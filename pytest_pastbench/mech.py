@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pytest_pastbench.records import MechScore, SessionRun, SessionScore, StoreEntry
 from pytest_pastbench.schema import EVAL_STAGES, Episode, Fact
 from pytest_pastbench.stats import mean
-from pytest_pastbench.text import normalise
+from pytest_pastbench.text import normalise, sentences
 
 _READ_OPS = ("read", "search")
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
@@ -82,8 +82,11 @@ def eval_prompts(episode: Episode) -> str:
 
 def key_bearing(entry: StoreEntry, key_facts: list[Fact], prompts: str) -> bool:
     """Does the entry hold an informative term of a key fact (so removing it can remove knowledge)?"""
-    text = canonical(entry.text)
-    return any(holds(text, t) for f in key_facts for t in informative_terms(f, prompts))
+    return _bears_key(canonical(entry.text), key_facts, prompts)
+
+
+def _bears_key(canonical_text: str, key_facts: list[Fact], prompts: str) -> bool:
+    return any(holds(canonical_text, t) for f in key_facts for t in informative_terms(f, prompts))
 
 
 def used_retrieved_fact(run: SessionRun, key_facts: list[Fact], prompt: str) -> bool:
@@ -112,19 +115,24 @@ def _live_after(runs: list[SessionRun], stages: tuple[str, ...]) -> list[StoreEn
 def pollution_rate(
     live: list[StoreEntry], key: list[Fact], stale: list[Fact], noise: list[Fact], prompts: str = " "
 ) -> float | None:
-    """Share of live entries that are noise, stale, repeat an earlier entry, or hold no key fact."""
-    if not live:
+    """Share of the stored statements (the sentences and list items of the live entries) that are
+    noise, stale, a repeat of an earlier one, or hold no key fact.
+
+    Counted per statement, not per entry, so the figure does not depend on how the agent cuts
+    what it stores: one blob per session pollutes as much as one entry per sentence."""
+    statements = [s for e in live for s in (sentences(e.text) or [e.text])]
+    if not statements:
         return None
     seen: set[str] = set()
     polluted = 0
-    for entry in live:
-        duplicate = normalise(entry.text) in seen
-        seen.add(normalise(entry.text))
-        text = canonical(entry.text)
+    for statement in statements:
+        duplicate = normalise(statement) in seen
+        seen.add(normalise(statement))
+        text = canonical(statement)
         junk = any(_asserts_canonical(text, f.terms()) for f in [*noise, *stale])
-        if duplicate or junk or (key and not key_bearing(entry, key, prompts)):
+        if duplicate or junk or (key and not _bears_key(text, key, prompts)):
             polluted += 1
-    return polluted / len(live)
+    return polluted / len(statements)
 
 
 def update_correctness(

@@ -283,3 +283,12 @@ def test_uc_empty_store_scores_zero_even_without_key_facts() -> None:
     assert compute_mech(stale_only, runs(), scores(0.5)).uc == 0.0
     store = {2: [entry("m1", "freeze calendar lives in the ops wiki")]}
     assert compute_mech(stale_only, runs(stores=store), scores(0.5)).uc == 1.0
+
+
+def test_pr_counts_statements_so_one_blob_pollutes_as_much_as_one_entry_per_sentence() -> None:
+    sentences = [KEY + ".", "The team likes tea.", "Lunch today is pizza.", "What is the plan?"]
+    one_each = [entry(f"m{i}", text) for i, text in enumerate(sentences)]
+    blob = [entry("b1", " ".join(sentences))]
+    each = compute_mech(episode(), runs(stores={1: one_each}), scores(0.5)).pr
+    blobbed = compute_mech(episode(), runs(stores={1: blob}), scores(0.5)).pr
+    assert each == blobbed == pytest.approx(3 / 4)  # tea (no key fact), pizza (noise), the question
