@@ -79,15 +79,10 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
     unit = overall.get("ci_unit")
     if unit == "group":
         notes = [f"95% CIs: paired bootstrap over {overall.get('n_clusters')} scenario groups."]
+    elif unit == "episode":
+        notes = ["95% CIs: paired bootstrap over episodes (no `group` field in these families)."]
     elif unit is not None:
-        notes = [
-            "95% CIs: paired bootstrap over episodes"
-            + (
-                " (no `group` field in these families)."
-                if unit == "episode"
-                else " where a family has no `group`."
-            )
-        ]
+        notes = ["95% CIs: paired bootstrap over scenario groups, and over episodes where a family has none."]
     else:
         notes = []
     trials = overall.get("trials")
