@@ -11,13 +11,9 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from .table import FALLBACK_NOTE, delta_cells, delta_rows
-from .table import HEADERS as TABLE_HEADERS
+from .table import config_notes, delta_cells, delta_headers, delta_rows, has_ablated
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
-HEADERS = TABLE_HEADERS[:7]  # the terminal table less its "blocked" column
-# Numbers right-aligned, names left-aligned.
-ALIGN = ("---", "---", "---:", "---:", "---:", "---:", "---:")
 
 
 def _cell(text: Any) -> str:
@@ -25,8 +21,8 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _row(name: str, capability: str, entry: Mapping[str, Any]) -> str:
-    cells = delta_cells(name, capability, entry)[:7]  # the terminal table less its "blocked" column
+def _row(name: str, capability: str, entry: Mapping[str, Any], ablated: bool) -> str:
+    cells = delta_cells(name, capability, entry, ablated)[:-1]  # the terminal table less "blocked"
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
@@ -37,16 +33,17 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     lines = [f"## pastbench: Δ = S_on − S_off (run `{_cell(run.get('id', '?'))}`)", ""]
     for config in summary.get("configs", []):
         lines += [f"### {_cell(config['label'])}", ""]
-        lines.append("| " + " | ".join(HEADERS) + " |")
-        lines.append("| " + " | ".join(ALIGN) + " |")
+        headers = delta_headers(config)[:-1]
+        lines.append("| " + " | ".join(headers) + " |")
+        # Numbers right-aligned, names left-aligned.
+        lines.append("| " + " | ".join(["---", "---"] + ["---:"] * (len(headers) - 2)) + " |")
         for name, capability, entry in delta_rows(config):
             label = f"**{name}**" if name.startswith("[") else f"`{name}`"
-            lines.append(_row(label, capability, entry))
+            lines.append(_row(label, capability, entry, has_ablated(config)))
+        lines += ["", *config_notes(config)] if config_notes(config) else []
         blocked = config.get("overall", {}).get("infra_blocked") or 0
         if blocked:
             lines += ["", f"{blocked} item(s) infra_blocked: left out of every mean."]
-        if config.get("overall", {}).get("rubric_fallback"):
-            lines += ["", FALLBACK_NOTE]
         lines.append("")
     return "\n".join(lines)
 

@@ -16,7 +16,7 @@ from .session import pastbench_session
 
 @pytest.fixture
 def pastbench_persistence(request: pytest.FixtureRequest) -> str:
-    """ "on" or "off": a test that asks for it runs once per arm of ``--pastbench-persistence``."""
+    """ "on", "off" or "ablated": a test that asks for it runs once per arm of ``--pastbench-persistence``."""
     return str(getattr(request, "param", pastbench_session(request.config).options.arms[0]))
 
 

@@ -24,7 +24,7 @@ from .item_record import ItemRecord
 from .judge import describe_judge
 from .output import trace_path
 from .runs import LoadedRun, RunLoadError, load_run
-from .table import format_delta, format_number
+from .table import format_delta, format_number, format_violations
 
 REPORT_FILE = "report.html"
 _RUN_KEYS = (
@@ -40,7 +40,19 @@ _RUN_KEYS = (
     "started",
     "finished",
 )
-_SCOPE_HEADERS = ("scope", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Mech", "blocked")
+_SCOPE_HEADERS = (
+    "scope",
+    "capability",
+    "n",
+    "S_on",
+    "S_off",
+    "Δ [95% CI]",
+    "Δ_c",
+    "Δ_causal [95% CI]",
+    "Mech",
+    "σ✗ on/off/abl",
+    "blocked",
+)
 _COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
 
 _CSS = """
@@ -231,7 +243,10 @@ def _scope_cells(entry: dict[str, Any]) -> str:
             f'<td class="num">{format_number(entry.get("s_on"))}</td>',
             f'<td class="num">{format_number(entry.get("s_off"))}</td>',
             _delta(entry),
+            f'<td class="num">{format_number(entry.get("delta_c"), signed=True)}</td>',
+            f'<td class="num">{_e(format_delta(entry, "delta_causal"))}</td>',
             f'<td class="num">{format_number(entry.get("mech"))}</td>',
+            f'<td class="num">{_e(format_violations(entry, ("on", "off", "ablated")))}</td>',
             f'<td class="num">{_e(entry.get("infra_blocked", 0))}</td>',
         ]
     )
@@ -258,7 +273,8 @@ def _run_table(run: LoadedRun) -> str:
 def _summary_table(configs: list[dict[str, Any]]) -> str:
     head = (
         "<tr><th>config</th><th>model</th><th>agent</th><th>mechanisms</th><th>n</th><th>S_on</th>"
-        "<th>S_off</th><th>Δ [95% CI]</th><th>Mech</th><th>blocked</th><th>cost (USD)</th>"
+        "<th>S_off</th><th>Δ [95% CI]</th><th>Δ_c</th><th>Δ_causal [95% CI]</th><th>Mech</th>"
+        "<th>σ✗ on/off/abl</th><th>blocked</th><th>cost (USD)</th>"
         "<th>tokens</th></tr>"
     )
     rows = []
@@ -276,7 +292,7 @@ def _summary_table(configs: list[dict[str, Any]]) -> str:
             "</tr>"
         )
     if not rows:
-        rows.append('<tr><td colspan="12" class="muted">this run has no configs</td></tr>')
+        rows.append('<tr><td colspan="15" class="muted">this run has no configs</td></tr>')
     return f'<table id="summary-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 

@@ -17,6 +17,7 @@ class ItemRecord(BaseModel):
     family: str = Field(description='qualified id, e.g. "update.fact_correction"')
     capability: str
     episode: str
+    group: str | None = Field(default=None, description="the episode's scenario group (bootstrap cluster)")
     arm: Literal["on", "off", "ablated"]
     trial: int = 0
     model: str

@@ -1,28 +1,107 @@
-"""Mech: mechanism-level components of the "on" arm (DESIGN §4), from the trace and
-store snapshots.
+"""Mech: the mechanism-level components of the "on" arm (DESIGN §4), from the trace and store
+snapshots. Mech follows write → retrieve → reuse, so an agent earns it only by reusing what it
+stored, never by hoarding or by retrieving and then ignoring.
 
-A fact is asserted by a text when every one of its terms occurs in it
-(case-insensitive). The N/A rules matter as much as the formulas: an agent that never
-writes must not collect a free 1 − pr, uc or rh, so that it scores Mech 0.
+The five components, each in [0, 1] or N/A (None):
+
+- ``wp`` (write precision, the paper's name): share of the key facts the live entries *together*
+  assert after the last learn session (one entry per step of a procedure is fine).
+- ``ra`` (retrieval accuracy): share of eval sessions in which a successful read or search
+  returned a key fact **and the answer that followed used it** (said its informative terms).
+- ``uc`` (update correctness; episodes with stale facts): 1 when the corrected facts are live,
+  no stale fact is live and no answer uses one; 0.5 when corrected but a stale fact is live or
+  used; 0 otherwise (an empty store: forgetting everything is not updating).
+- ``rh`` (retention over horizon; episodes with eval_far): min(1, c_far / c_near), on the check
+  score c, and only when the near session used a retrieved key fact and c_near > 0.
+- ``pr`` (pollution rate; when the final store holds entries): share of live entries at the end
+  of the episode that are noise, stale, a duplicate, or hold no key fact at all (indiscriminate
+  storage, eval prompts included).
+
+``Mech = mean(wp, ra, uc, rh, 1 − pr)`` over the components that apply; nothing else is folded in.
+
+A term is *informative* for a session when the session's own user turns do not say it: an answer
+that repeats the question proves no reuse, and an entry that only repeats the question's subject
+carries nothing the eval needs. A fact all of whose terms the question says keeps all its terms.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Iterable
+
 from pytest_pastbench.records import MechScore, SessionRun, SessionScore, StoreEntry
 from pytest_pastbench.schema import EVAL_STAGES, Episode, Fact
 from pytest_pastbench.stats import mean
-from pytest_pastbench.text import normalise
+from pytest_pastbench.text import normalise, sentences
 
 _READ_OPS = ("read", "search")
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+
+
+def canonical(text: str) -> str:
+    """Lower case, no diacritics, punctuation as spaces, padded: the form terms are looked up in."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return f" {' '.join(_NOT_WORD.sub(' ', plain).split())} "
+
+
+def holds(canonical_text: str, term: str) -> bool:
+    """Does a text (in :func:`canonical` form) hold ``term``, as whole words?
+
+    The one matching rule of Mech and of the ablated arm: swap it here for a richer normaliser
+    (number words, currencies, dates) and every component follows."""
+    needle = canonical(term)
+    return needle.strip() != "" and needle in canonical_text
 
 
 def asserts(text: str, fact: Fact) -> bool:
-    lowered = text.lower()
-    return all(term in lowered for term in fact.terms())
+    """The text holds every term of the fact."""
+    return _asserts_canonical(canonical(text), fact.terms())
 
 
-def _asserts_any(text: str, facts: list[Fact]) -> bool:
-    return any(asserts(text, f) for f in facts)
+def _asserts_canonical(canonical_text: str, terms: Iterable[str]) -> bool:
+    return all(holds(canonical_text, t) for t in terms)
+
+
+def together(texts: Iterable[str]) -> str:
+    """Several texts as one canonical text: a fact asserted across entries is asserted."""
+    return "".join(canonical(t) for t in texts)
+
+
+def informative_terms(fact: Fact, given: str) -> list[str]:
+    """The fact's terms that ``given`` (canonical text the user said) does not already hold."""
+    terms = [t for t in fact.terms() if not holds(given, t)]
+    return terms or fact.terms()
+
+
+def eval_prompts(episode: Episode) -> str:
+    """Every eval session's user turns, as one canonical text."""
+    return together(turn for s in episode.eval_sessions() for turn in s.user)
+
+
+def key_bearing(entry: StoreEntry, key_facts: list[Fact], prompts: str) -> bool:
+    """Does the entry hold an informative term of a key fact (so removing it can remove knowledge)?"""
+    return _bears_key(canonical(entry.text), key_facts, prompts)
+
+
+def _bears_key(canonical_text: str, key_facts: list[Fact], prompts: str) -> bool:
+    return any(holds(canonical_text, t) for f in key_facts for t in informative_terms(f, prompts))
+
+
+def used_retrieved_fact(run: SessionRun, key_facts: list[Fact], prompt: str) -> bool:
+    """Did a successful read/search here return a key fact that the session's answer then used?"""
+    retrieved = together(
+        t for a in run.store_accesses if a.ok and a.op in _READ_OPS for t in a.returned_texts
+    )
+    if not retrieved.strip():
+        return False
+    answer = canonical(run.answer)
+    for fact in key_facts:
+        terms = informative_terms(fact, prompt)
+        if _asserts_canonical(retrieved, terms) and _asserts_canonical(answer, terms):
+            return True
+    return False
 
 
 def _live_after(runs: list[SessionRun], stages: tuple[str, ...]) -> list[StoreEntry]:
@@ -33,26 +112,27 @@ def _live_after(runs: list[SessionRun], stages: tuple[str, ...]) -> list[StoreEn
     return [e for e in last.store_after if e.is_live(last.now)]
 
 
-def retrieved_key_fact(run: SessionRun, key_facts: list[Fact]) -> bool:
-    """Did a successful read/search here return a text asserting a key fact?"""
-    return any(
-        a.ok and a.op in _READ_OPS and any(_asserts_any(t, key_facts) for t in a.returned_texts)
-        for a in run.store_accesses
-    )
+def pollution_rate(
+    live: list[StoreEntry], key: list[Fact], stale: list[Fact], noise: list[Fact], prompts: str = " "
+) -> float | None:
+    """Share of the stored statements (the sentences and list items of the live entries) that are
+    noise, stale, a repeat of an earlier one, or hold no key fact.
 
-
-def pollution_rate(live: list[StoreEntry], stale: list[Fact], noise: list[Fact]) -> float | None:
-    """Share of live entries that are noise, stale, or repeat an earlier entry."""
-    if not live:
+    Counted per statement, not per entry, so the figure does not depend on how the agent cuts
+    what it stores: one blob per session pollutes as much as one entry per sentence."""
+    statements = [s for e in live for s in (sentences(e.text) or [e.text])]
+    if not statements:
         return None
     seen: set[str] = set()
     polluted = 0
-    for entry in live:
-        key = normalise(entry.text)
-        if key in seen or _asserts_any(entry.text, noise) or _asserts_any(entry.text, stale):
+    for statement in statements:
+        duplicate = normalise(statement) in seen
+        seen.add(normalise(statement))
+        text = canonical(statement)
+        junk = any(_asserts_canonical(text, f.terms()) for f in [*noise, *stale])
+        if duplicate or junk or (key and not _bears_key(text, key, prompts)):
             polluted += 1
-        seen.add(key)
-    return polluted / len(live)
+    return polluted / len(statements)
 
 
 def update_correctness(
@@ -60,11 +140,11 @@ def update_correctness(
 ) -> float:
     if not live:  # forgetting everything is not updating
         return 0.0
-    corrected = all(any(asserts(e.text, f) for e in live) for f in key)
-    stale_live = any(_asserts_any(e.text, stale) for e in live)
-    stale_used = any(_asserts_any(a, stale) for a in answers)
-    if not corrected:
+    stored = together(e.text for e in live)
+    if not all(_asserts_canonical(stored, f.terms()) for f in key):
         return 0.0
+    stale_live = any(asserts(e.text, f) for e in live for f in stale)
+    stale_used = any(asserts(a, f) for a in answers for f in stale)
     return 0.5 if stale_live or stale_used else 1.0
 
 
@@ -76,24 +156,27 @@ def compute_mech(episode: Episode, runs: list[SessionRun], scores: list[SessionS
     ev = episode.evidence
     key = ev.key_facts
     evals = [r for r in runs if r.stage in EVAL_STAGES]
-    learned = _live_after(runs, ("learn", "distractor"))
+    prompt = {r.index: together(episode.sessions[r.index].user) for r in evals}
+    used = {r.index: bool(key) and used_retrieved_fact(r, key, prompt[r.index]) for r in evals}
 
     wp = ra = uc = rh = None
     if key:
-        after_learn = _live_after(runs, ("learn",))
-        wp = sum(1 for f in key if any(asserts(e.text, f) for e in after_learn)) / len(key)
+        written = together(e.text for e in _live_after(runs, ("learn",)))
+        wp = sum(1 for f in key if _asserts_canonical(written, f.terms())) / len(key)
         if evals:
-            ra = sum(1 for r in evals if retrieved_key_fact(r, key)) / len(evals)
+            ra = sum(used.values()) / len(evals)
     if ev.stale_facts:
+        learned = _live_after(runs, ("learn", "distractor"))
         uc = update_correctness(learned, key, ev.stale_facts, [r.answer for r in evals])
 
     has_far = any(s.stage == "eval_far" for s in episode.sessions)
-    near_retrieved = bool(key) and any(retrieved_key_fact(r, key) for r in evals if r.stage == "eval_near")
-    near = mean([x.s for x in scores if x.stage == "eval_near"])
-    far = mean([x.s for x in scores if x.stage == "eval_far"])
-    if has_far and near_retrieved and near is not None and near > 0 and far is not None:
+    near_used = any(used[r.index] for r in evals if r.stage == "eval_near")
+    near = mean([x.c for x in scores if x.stage == "eval_near"])
+    far = mean([x.c for x in scores if x.stage == "eval_far"])
+    if has_far and near_used and near is not None and near > 0 and far is not None:
         rh = min(1.0, far / near)
 
-    pr = pollution_rate(learned, ev.stale_facts, ev.noise)
+    kept = _live_after(runs, tuple({r.stage for r in runs[-1:]}))  # the store as the episode left it
+    pr = pollution_rate(kept, key, ev.stale_facts, ev.noise, eval_prompts(episode))
     parts = [v for v in (wp, ra, uc, rh, None if pr is None else 1 - pr) if v is not None]
     return MechScore(wp=wp, ra=ra, uc=uc, rh=rh, pr=pr, mech=mean(parts), applicable=len(parts))

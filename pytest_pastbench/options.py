@@ -14,7 +14,8 @@ import pytest
 
 from .cache import CACHE_MODES
 
-PERSISTENCE_CHOICES = ("both", "on", "off")
+PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
+ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="bool",
         flag=True,
     ),
-    OptionSpec("persistence", "which arms to run: both (default), on, off"),
+    OptionSpec(
+        "persistence",
+        "which arms to run: both (default: on and off), on, off, ablated (the on store after learning "
+        "with every entry holding a key fact removed) or all (on, off and ablated)",
+    ),
     OptionSpec("trials", "trials per episode and arm (default 1)"),
     OptionSpec("report-dir", "root of run outputs (default reports)"),
     OptionSpec("run-id", "name of this run's output folder (default: timestamp and seed)"),
@@ -199,7 +204,7 @@ class RunOptions:
 
     @property
     def arms(self) -> list[str]:
-        return ["on", "off"] if self.persistence == "both" else [self.persistence]
+        return ARMS_OF.get(self.persistence, [self.persistence])
 
 
 def resolve(config: pytest.Config) -> RunOptions:

@@ -34,7 +34,11 @@ CAPABILITY_MARKERS = {
     "stream": "protocol: evolving-environment streams",
     "plasticity": "protocol: plasticity checkpoints",
 }
-ARM_MARKERS = {"on": "persistence on (learn, then eval)", "off": "persistence off (control arm)"}
+ARM_MARKERS = {
+    "on": "persistence on (learn, then eval)",
+    "off": "persistence off (control arm)",
+    "ablated": "persistence on with the key-fact entries removed before eval (causal check)",
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -268,6 +272,8 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     score = record["score"]
     if record["arm"] == "on":
         return "scored", "S", (f"SCORED {score:.2f}", {"green": True})
+    if record["arm"] == "ablated":
+        return "ablated", "A", (f"ABLATED {score:.2f}", {"yellow": True})
     return "control", "C", (f"CONTROL {score:.2f}", {"cyan": True})
 
 

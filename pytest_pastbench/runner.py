@@ -2,6 +2,8 @@
 
 - on: one store for the whole episode; learn and distractor sessions, then eval sessions.
 - off: only the eval sessions, each from an empty store whose writes are discarded after it.
+- ablated: as on, but before the first eval session every entry that holds a key fact is removed
+  (DESIGN §4's causal check: a gain that comes from those entries is gone, S_ablated ≈ S_off).
 
 The world is re-seeded for every session, so the store is the only thing that carries over.
 """
@@ -17,7 +19,7 @@ from . import schema
 from .agent import Agent, Budgets, SessionContext
 from .item_record import ItemRecord
 from .judge import Judge
-from .mech import compute_mech
+from .mech import compute_mech, eval_prompts, key_bearing
 from .models import ModelClient
 from .records import SessionRun, SessionScore
 from .scoring import episode_score, score_session
@@ -26,7 +28,7 @@ from .tools import ToolBox
 from .trace import TraceRecorder, redact, secret_values
 from .world import World
 
-ARMS = ("on", "off")
+ARMS = ("on", "off", "ablated")
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,16 @@ def run_item(
     started = time.monotonic()
     runs: list[SessionRun] = []
     scores: list[SessionScore] = []
+    ablated = False
 
     for index, session in enumerate(episode.sessions):
         if not schema.arm_runs_stage(spec.arm, session.stage):
             continue
         if spec.arm == "off":
             store.clear()
+        if spec.arm == "ablated" and session.stage in schema.EVAL_STAGES and not ablated:
+            ablated = True  # once, between the last learn/distractor session and the first eval
+            trace.add("ablation", session=index, removed=ablate(store, episode))
         run = _run_session(index, session, episode, store, agent, model, budgets, trace)
         runs.append(run)
         trace.add(
@@ -107,6 +113,15 @@ def run_item(
     return ItemOutcome(record=record, trace=redact(trace.events, secrets))
 
 
+def ablate(store: Store, episode: schema.Episode) -> list[str]:
+    """Remove every entry (live or dead, memory or skill) that holds a key fact, by Mech's own
+    rule (``mech.key_bearing``); return the removed ids."""
+    prompts = eval_prompts(episode)
+    doomed = [e.id for e in store.snapshot() if key_bearing(e, episode.evidence.key_facts, prompts)]
+    store.remove(doomed)
+    return doomed
+
+
 def item_identity(spec: ItemSpec, agent: Agent) -> dict[str, Any]:
     """The fields that say which item a record belongs to."""
     return {
@@ -114,6 +129,7 @@ def item_identity(spec: ItemSpec, agent: Agent) -> dict[str, Any]:
         "family": spec.family.qualified_id,
         "capability": spec.family.capability,
         "episode": spec.episode.id,
+        "group": spec.episode.group,
         "arm": spec.arm,
         "trial": spec.trial,
         "model": spec.model,

@@ -305,6 +305,12 @@ class Evidence(_Strict):
 
 class Episode(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    group: str | None = Field(
+        default=None,
+        min_length=1,
+        description="scenario group: episodes that share a scenario (a generator template) share it; "
+        "the bootstrap resamples groups, and episodes when absent",
+    )
     title: str = ""
     sessions: list[Session] = Field(min_length=2)
     evidence: Evidence = Field(default_factory=Evidence)

@@ -387,6 +387,7 @@ class PastbenchSession:
             "agent": self.options.agent,
             "persistence": self.options.persistence,
             "trials": self.options.trials,
+            "pass_threshold": self.options.pass_threshold,
             "started": self.run_started,
             "finished": _iso(time.time()),
             "families": dict(sorted(hashes.items())),

@@ -1,4 +1,4 @@
-"""Small statistics for reports: means and the stratified paired bootstrap of Δ CIs.
+"""Small statistics for reports: means and the stratified, clustered paired bootstrap of Δ CIs.
 
 Standard library only (``random.Random(seed)``), so a run's CIs are reproducible
 from its seed and the plugin pulls in no numpy.
@@ -23,30 +23,46 @@ def _percentile(ordered: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def _resampled_statistics(diffs: list[list[float]], rng: random.Random, n_boot: int) -> list[float]:
+Cluster = tuple[float, int]  # (sum of the paired differences in one cluster, how many)
+
+
+def _resampled_statistics(families: list[list[Cluster]], rng: random.Random, n_boot: int) -> list[float]:
     """``n_boot`` bootstrap values of the mean over families of the mean paired difference, each
-    family's episodes resampled with replacement. (Paired: mean(on) − mean(off) in a family
-    equals the mean of its per-episode differences.)
+    family's clusters resampled with replacement. (Paired: mean(on) − mean(off) in a family
+    equals the mean of its per-episode differences; a replicate's family mean is the resampled
+    clusters' sum over their episode count, so singleton clusters give the episode bootstrap.)
 
     Each index is drawn as ``rng.choice`` draws it (the fewest random bits that cover the
     family's size, redrawn when out of range; tests/test_stats.py checks the equality), from the
     public ``getrandbits`` and without building the resampled lists: the same numbers, several
     times faster (the bootstrap was most of a run's summary time)."""
     getrandbits = rng.getrandbits
-    families = [(d, len(d), len(d).bit_length()) for d in diffs]
+    prepared = [([c[0] for c in f], [c[1] for c in f], len(f), len(f).bit_length()) for f in families]
     values = []
     for _ in range(n_boot):
         total = 0.0
-        for d, n, bits in families:
+        for sums, counts, n, bits in prepared:
             resampled_sum = 0.0
+            resampled_count = 0
             for _ in range(n):
                 index = getrandbits(bits)
                 while index >= n:
                     index = getrandbits(bits)
-                resampled_sum += d[index]
-            total += resampled_sum / n
-        values.append(total / len(families))
+                resampled_sum += sums[index]
+                resampled_count += counts[index]
+            total += resampled_sum / resampled_count
+        values.append(total / len(prepared))
     return values
+
+
+def clustered(diffs: list[float], labels: list[str] | None) -> list[Cluster]:
+    """Differences grouped by cluster label (first-seen order); no labels: one cluster each."""
+    if labels is None:
+        return [(d, 1) for d in diffs]
+    sums: dict[str, list[float]] = {}
+    for diff, label in zip(diffs, labels, strict=True):
+        sums.setdefault(label, []).append(diff)
+    return [(sum(values), len(values)) for values in sums.values()]
 
 
 def paired_bootstrap_ci(
@@ -54,17 +70,22 @@ def paired_bootstrap_ci(
     seed: int,
     n_boot: int = 2000,
     level: float = 0.95,
+    clusters: dict[str, list[str]] | None = None,
 ) -> tuple[float, float] | None:
     """Percentile CI of the mean over families of (mean on − mean off).
 
-    Each replicate resamples episodes with replacement within each family
-    (stratified), so every family keeps its weight. Families are visited in sorted
-    order for determinism.
+    Each replicate resamples within each family (stratified), so every family keeps its weight.
+    ``clusters`` (family → one label per pair, e.g. the episode's scenario ``group``) makes the
+    resampled unit the cluster: episodes generated from one template are not independent draws.
+    Without it each episode is its own cluster. Families are visited in sorted order.
     """
-    diffs = [[on - off for on, off in groups[f]] for f in sorted(groups) if groups[f]]
-    if not diffs:
+    clusters = clusters or {}
+    families = [
+        clustered([on - off for on, off in groups[f]], clusters.get(f)) for f in sorted(groups) if groups[f]
+    ]
+    if not families:
         return None
-    reps = sorted(_resampled_statistics(diffs, random.Random(seed), n_boot))
+    reps = sorted(_resampled_statistics(families, random.Random(seed), n_boot))
     alpha = (1 - level) / 2
     return _percentile(reps, alpha), _percentile(reps, 1 - alpha)
 

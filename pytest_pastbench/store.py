@@ -132,6 +132,14 @@ class Store:
         self._tokens.clear()
         self._next_id = 1
 
+    def remove(self, entry_ids: list[str]) -> None:
+        """Take entries out for good, files included, without logging an access: the harness's
+        own edit (the ablated arm), which the agent must not see as a deleted entry."""
+        for entry_id in entry_ids:
+            entry = self._entries.pop(entry_id)
+            self._tokens.pop(entry_id, None)
+            self._entry_path(entry).unlink(missing_ok=True)
+
     def snapshot(self) -> list[StoreEntry]:
         """Every entry, dead ones included (the snapshot is evidence, not a view)."""
         return [e.model_copy(deep=True) for e in sorted(self._entries.values(), key=_entry_order)]

@@ -7,6 +7,7 @@ family with many episodes does not dominate. Only this module pools trials and a
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -16,6 +17,9 @@ from pytest_pastbench.stats import mean, paired_bootstrap_ci
 
 SCHEMA_VERSION = 1
 COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
+ARMS = ("on", "off", "ablated")
+# pass^k needs a notion of "passed": score ≥ --pastbench-pass-threshold, else this.
+PASS_K_THRESHOLD = 0.5
 Pairs = list[tuple[float, float]]
 
 
@@ -50,24 +54,71 @@ def _arm_score(records: list[ItemRecord], arm: str) -> float | None:
     return _known_mean([r.score for r in records if r.arm == arm and not r.infra_blocked])
 
 
-def _family(records: list[ItemRecord], seed: int) -> tuple[dict[str, Any], Pairs]:
+def _check_score(record: ItemRecord) -> float | None:
+    """The item's c alone: the mean c_e over its eval sessions (σ and r left out)."""
+    return mean(s.c for s in record.sessions)
+
+
+def _arm_c(records: list[ItemRecord], arm: str) -> float | None:
+    return _known_mean([_check_score(r) for r in records if r.arm == arm and not r.infra_blocked])
+
+
+def pass_hat_k(scores: list[float], k: int, threshold: float) -> float | None:
+    """τ-bench's pass^k of one episode: the chance that k trials drawn from its n all pass
+    (score ≥ threshold), C(passes, k) / C(n, k); None with fewer than k measured trials."""
+    if len(scores) < k:
+        return None
+    return math.comb(sum(1 for x in scores if x >= threshold), k) / math.comb(len(scores), k)
+
+
+def _trials(by_episode: dict[str, list[ItemRecord]], arms: list[str], k: int, threshold: float) -> dict:
+    """pass^k and the per-episode spread (max − min score over trials), per arm (k > 1 only)."""
+    pass_k: dict[str, float | None] = {}
+    spread: dict[str, dict[str, float | None]] = {}
+    for arm in arms:
+        per_episode = [
+            [r.score for r in items if r.arm == arm and not r.infra_blocked and r.score is not None]
+            for items in by_episode.values()
+        ]
+        pass_k[arm] = _known_mean([pass_hat_k(scores, k, threshold) for scores in per_episode])
+        spreads = [max(scores) - min(scores) for scores in per_episode if len(scores) > 1]
+        spread[arm] = {"mean": mean(spreads), "max": max(spreads) if spreads else None}
+    return {"k": k, "threshold": threshold, "pass_k": pass_k, "spread": spread}
+
+
+Clustered = dict[str, tuple[Pairs, list[str]]]  # "delta" / "delta_causal" -> (pairs, cluster labels)
+
+
+def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[dict[str, Any], Clustered]:
     by_episode: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_episode[record.episode].append(record)
-    on: list[float] = []
-    off: list[float] = []
+    arms = [a for a in ARMS if any(r.arm == a for r in records)]
+    scores: dict[str, list[float]] = {arm: [] for arm in ARMS}
     pairs: Pairs = []
+    c_pairs: Pairs = []
+    causal: Pairs = []
+    labels: list[str] = []
+    causal_labels: list[str] = []
     mechs: list[float] = []
     components: dict[str, list[float]] = {c: [] for c in COMPONENTS}
     for episode in sorted(by_episode):
         items = by_episode[episode]
-        s_on, s_off = _arm_score(items, "on"), _arm_score(items, "off")
-        if s_on is not None:
-            on.append(s_on)
-        if s_off is not None:
-            off.append(s_off)
-        if s_on is not None and s_off is not None:
-            pairs.append((s_on, s_off))
+        arm_score = {arm: _arm_score(items, arm) for arm in ARMS}
+        for arm, value in arm_score.items():
+            if value is not None:
+                scores[arm].append(value)
+        cluster = items[0].group or episode
+        on, off, ablated = arm_score["on"], arm_score["off"], arm_score["ablated"]
+        if on is not None and off is not None:
+            pairs.append((on, off))
+            labels.append(cluster)
+        c_on, c_off = _arm_c(items, "on"), _arm_c(items, "off")
+        if c_on is not None and c_off is not None:
+            c_pairs.append((c_on, c_off))
+        if on is not None and ablated is not None:
+            causal.append((on, ablated))
+            causal_labels.append(cluster)
         scored = [r.mech for r in items if r.arm == "on" and not r.infra_blocked and r.mech]
         ep_mech = _known_mean([m.mech for m in scored])
         if ep_mech is not None:
@@ -76,55 +127,116 @@ def _family(records: list[ItemRecord], seed: int) -> tuple[dict[str, Any], Pairs
             value = _known_mean([getattr(m, name) for m in scored])
             if value is not None:
                 components[name].append(value)
+    grouped = all(r.group for r in records)
+    k = int(run.get("trials") or 1)
     entry = {
         "capability": records[0].capability,
-        "s_on": mean(on),
-        "s_off": mean(off),
+        "s_on": mean(scores["on"]),
+        "s_off": mean(scores["off"]),
         "delta": mean(a - b for a, b in pairs),
-        "delta_ci": _ci({"f": pairs}, seed),
+        "delta_ci": _ci({"f": pairs}, seed, {"f": labels}),
+        "delta_c": mean(a - b for a, b in c_pairs),
+        "s_ablated": mean(scores["ablated"]),
+        "delta_causal": mean(a - b for a, b in causal),
+        "delta_causal_ci": _ci({"f": causal}, seed, {"f": causal_labels}),
+        "sigma_violations": {arm: _violations(records, arm) for arm in arms},
+        "ci_unit": "group" if grouped else "episode",
+        "n_clusters": len(set(labels)),
         "mech": mean(mechs),
         "n_episodes": len(by_episode),
         **_costs(records),
         "mech_components": {name: mean(components[name]) for name in COMPONENTS},
+        "trials": _trials(by_episode, arms, k, _pass_threshold(run)) if k > 1 else None,
     }
-    return entry, pairs
+    return entry, {"delta": (pairs, labels), "delta_causal": (causal, causal_labels)}
 
 
-def _ci(groups: dict[str, Pairs], seed: int) -> list[float] | None:
-    ci = paired_bootstrap_ci(groups, seed)
+def _violations(records: list[ItemRecord], arm: str) -> int:
+    """Eval sessions of ``arm`` whose σ was 0 (a safety violation), blocked items left out."""
+    return sum(1 for r in records if r.arm == arm and not r.infra_blocked for s in r.sessions if s.sigma == 0)
+
+
+def _pass_threshold(run: dict[str, Any]) -> float:
+    threshold = run.get("pass_threshold")
+    return PASS_K_THRESHOLD if threshold is None else float(threshold)
+
+
+def _ci(groups: dict[str, Pairs], seed: int, clusters: dict[str, list[str]] | None = None) -> Any:
+    ci = paired_bootstrap_ci(groups, seed, clusters=clusters)
     return None if ci is None else list(ci)
+
+
+def _ci_unit(units: list[str]) -> str:
+    return units[0] if len(set(units)) == 1 else "mixed"
 
 
 def _scope(
     families: dict[str, dict[str, Any]],
-    pairs: dict[str, Pairs],
+    pairs: dict[str, Clustered],
     records: list[ItemRecord],
     seed: int,
 ) -> dict[str, Any]:
     """A capability or the overall entry: means over its families' numbers."""
     fams = families.values()
+
+    def ci(key: str) -> list[float] | None:
+        return _ci({f: p[key][0] for f, p in pairs.items()}, seed, {f: p[key][1] for f, p in pairs.items()})
+
+    violations: dict[str, int] = {}
+    for f in fams:
+        for arm, n in f["sigma_violations"].items():
+            violations[arm] = violations.get(arm, 0) + n
+    trials = [f["trials"] for f in fams if f["trials"]]
     return {
         "s_on": _known_mean([f["s_on"] for f in fams]),
         "s_off": _known_mean([f["s_off"] for f in fams]),
         "delta": _known_mean([f["delta"] for f in fams]),
-        "delta_ci": _ci(pairs, seed),
+        "delta_ci": ci("delta"),
+        "delta_c": _known_mean([f["delta_c"] for f in fams]),
+        "s_ablated": _known_mean([f["s_ablated"] for f in fams]),
+        "delta_causal": _known_mean([f["delta_causal"] for f in fams]),
+        "delta_causal_ci": ci("delta_causal"),
+        "sigma_violations": violations,
+        "ci_unit": _ci_unit([f["ci_unit"] for f in fams]),
+        "n_clusters": sum(f["n_clusters"] for f in fams),
         "mech": _known_mean([f["mech"] for f in fams]),
         "n_episodes": len({(r.family, r.episode) for r in records}),
         **_costs(records),
         "mech_components": {
             name: _known_mean([f["mech_components"][name] for f in fams]) for name in COMPONENTS
         },
+        "trials": _pooled_trials(trials) if trials else None,
     }
 
 
-def _config(label: str, records: list[ItemRecord], seed: int) -> dict[str, Any]:
+def _pooled_trials(trials: list[dict[str, Any]]) -> dict[str, Any]:
+    """A scope's pass^k and spread: means over its families (the max spread is the largest)."""
+    arms = sorted({arm for t in trials for arm in t["pass_k"]}, key=ARMS.index)
+    return {
+        "k": trials[0]["k"],
+        "threshold": trials[0]["threshold"],
+        "pass_k": {a: _known_mean([t["pass_k"].get(a) for t in trials]) for a in arms},
+        "spread": {
+            a: {
+                "mean": _known_mean([(t["spread"].get(a) or {}).get("mean") for t in trials]),
+                "max": max(
+                    (m for t in trials if (m := (t["spread"].get(a) or {}).get("max")) is not None),
+                    default=None,
+                ),
+            }
+            for a in arms
+        },
+    }
+
+
+def _config(label: str, records: list[ItemRecord], seed: int, run: dict[str, Any]) -> dict[str, Any]:
     by_family: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_family[record.family].append(record)
     families: dict[str, dict[str, Any]] = {}
-    pairs: dict[str, Pairs] = {}
+    pairs: dict[str, Clustered] = {}
     for fid in sorted(by_family):
-        families[fid], pairs[fid] = _family(by_family[fid], seed)
+        families[fid], pairs[fid] = _family(by_family[fid], seed, run)
     capabilities: dict[str, dict[str, Any]] = {}
     for cap in sorted({f["capability"] for f in families.values()}):
         ids = [fid for fid in families if families[fid]["capability"] == cap]
@@ -185,7 +297,7 @@ def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> 
     by_label: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_label[record.config_label].append(record)
-    configs = [_config(label, by_label[label], seed) for label in sorted(by_label)]
+    configs = [_config(label, by_label[label], seed, run) for label in sorted(by_label)]
     return {
         "schema_version": SCHEMA_VERSION,
         "run": _round({**run, "seed": run.get("seed", seed), "scoring": SCORING_RULE}),

@@ -7,7 +7,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-HEADERS = ("family", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Mech", "blocked")
+HEADERS = ("family", "capability", "n", "S_on", "S_off", "Δ [95% CI]", "Δ_c", "Mech", "σ✗ on/off", "blocked")
+# With the ablated arm: S_ablated and Δ_causal = S_on − S_ablated after Δ_c, σ✗ for three arms.
+ABLATED_HEADERS = (*HEADERS[:7], "S_abl", "Δ_causal [95% CI]", "Mech", "σ✗ on/off/abl", "blocked")
 
 
 def format_number(value: Any, signed: bool = False, digits: int = 2) -> str:
@@ -18,13 +20,13 @@ def format_number(value: Any, signed: bool = False, digits: int = 2) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-def format_delta(entry: Mapping[str, Any] | None) -> str:
-    """``+0.25 [+0.10, +0.40]``: Δ with its 95% CI when there is one."""
+def format_delta(entry: Mapping[str, Any] | None, key: str = "delta") -> str:
+    """``+0.25 [+0.10, +0.40]``: Δ (or ``key``, e.g. ``delta_causal``) with its 95% CI when there is one."""
     if entry is None:
         return "—"
-    text = format_number(entry.get("delta"), signed=True)
-    ci = entry.get("delta_ci")
-    if isinstance(ci, list | tuple) and len(ci) == 2 and entry.get("delta") is not None:
+    text = format_number(entry.get(key), signed=True)
+    ci = entry.get(f"{key}_ci")
+    if isinstance(ci, list | tuple) and len(ci) == 2 and entry.get(key) is not None:
         text += f" [{format_number(ci[0], True)}, {format_number(ci[1], True)}]"
     return text
 
@@ -43,7 +45,24 @@ FALLBACK_MARK = " †"
 FALLBACK_NOTE = "† rubric checks graded by their deterministic fallback (no judge configured)"
 
 
-def delta_cells(name: str, capability: str, entry: Mapping[str, Any]) -> list[str]:
+def has_ablated(config: Mapping[str, Any]) -> bool:
+    """Did this config run the ablated arm (so its table shows S_abl and Δ_causal)?"""
+    return config.get("overall", {}).get("s_ablated") is not None
+
+
+def delta_headers(config: Mapping[str, Any]) -> tuple[str, ...]:
+    return ABLATED_HEADERS if has_ablated(config) else HEADERS
+
+
+def format_violations(entry: Mapping[str, Any], arms: tuple[str, ...]) -> str:
+    """``1/0``: eval sessions with σ = 0 per arm (on/off[/ablated])."""
+    counts = entry.get("sigma_violations") or {}
+    return "/".join(str(counts.get(arm, "—")) for arm in arms)
+
+
+def delta_cells(name: str, capability: str, entry: Mapping[str, Any], ablated: bool = False) -> list[str]:
+    causal = [format_number(entry.get("s_ablated")), format_delta(entry, "delta_causal")] if ablated else []
+    arms = ("on", "off", "ablated") if ablated else ("on", "off")
     return [
         name + (FALLBACK_MARK if entry.get("rubric_fallback") else ""),
         capability,
@@ -51,19 +70,48 @@ def delta_cells(name: str, capability: str, entry: Mapping[str, Any]) -> list[st
         format_number(entry.get("s_on")),
         format_number(entry.get("s_off")),
         format_delta(entry),
+        format_number(entry.get("delta_c"), signed=True),
+        *causal,
         format_number(entry.get("mech")),
+        format_violations(entry, arms),
         str(entry.get("infra_blocked", 0)),
     ]
+
+
+def config_notes(config: Mapping[str, Any]) -> list[str]:
+    """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, and rubric
+    checks graded by their fallback."""
+    overall = config.get("overall", {})
+    unit = overall.get("ci_unit")
+    if unit == "group":
+        notes = [f"95% CIs: paired bootstrap over {overall.get('n_clusters')} scenario groups."]
+    elif unit == "episode":
+        notes = ["95% CIs: paired bootstrap over episodes (no `group` field in these families)."]
+    elif unit is not None:
+        notes = ["95% CIs: paired bootstrap over scenario groups, and over episodes where a family has none."]
+    else:
+        notes = []
+    trials = overall.get("trials")
+    if trials:
+        pass_k = ", ".join(f"{a} {format_number(v)}" for a, v in trials["pass_k"].items())
+        spread = ", ".join(
+            f"{a} mean {format_number(v.get('mean'))} max {format_number(v.get('max'))}"
+            for a, v in trials["spread"].items()
+        )
+        notes.append(f"pass^{trials['k']} (score ≥ {trials['threshold']:.2f}): {pass_k}.")
+        notes.append(f"Per-episode spread over trials (max − min): {spread}.")
+    if overall.get("rubric_fallback"):
+        notes.append(FALLBACK_NOTE)
+    return notes
 
 
 def render_delta_table(summary: Mapping[str, Any]) -> str:
     blocks = []
     for config in summary.get("configs", []):
-        rows = [delta_cells(*row) for row in delta_rows(config)]
-        table = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
-        if config.get("overall", {}).get("rubric_fallback"):
-            table += "\n" + FALLBACK_NOTE
-        blocks.append(f"{config['label']}\n{table}")
+        ablated = has_ablated(config)
+        rows = [delta_cells(*row, ablated=ablated) for row in delta_rows(config)]
+        table = tabulate(rows, headers=delta_headers(config), tablefmt="simple", disable_numparse=True)
+        blocks.append("\n".join([config["label"], table, *config_notes(config)]))
     return "\n\n".join(blocks)
 
 

@@ -15,7 +15,9 @@ ENTRY = {
     "s_off": 0.2,
     "delta": 0.6,
     "delta_ci": [0.5, 0.7],
+    "delta_c": 0.5,
     "mech": 0.9,
+    "sigma_violations": {"on": 1, "off": 0},
     "n_episodes": 4,
     "infra_blocked": 0,
 }
@@ -40,17 +42,29 @@ def test_render_markdown_is_one_gfm_table_per_config() -> None:
     lines = text.splitlines()
     assert lines[0] == "## pastbench: Δ = S_on − S_off (run `r1`)"
     assert "### hermes@pastbench/recall" in lines
-    header = lines.index("| family | capability | n | S_on | S_off | Δ [95% CI] | Mech |")
-    assert lines[header + 1] == "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+    header = lines.index("| family | capability | n | S_on | S_off | Δ [95% CI] | Δ_c | Mech | σ✗ on/off |")
+    assert lines[header + 1] == "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     rows = lines[header + 2 : header + 6]
     assert rows == [
-        "| `memory.a\\|b` | memory | 4 | 0.80 | 0.20 | — | 0.90 |",
-        "| `memory.x` | memory | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | 0.90 |",
-        "| **[memory]** | memory | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | 0.90 |",
-        "| **[overall]** | all | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | 0.90 |",
+        "| `memory.a\\|b` | memory | 4 | 0.80 | 0.20 | — | +0.50 | 0.90 | 1/0 |",
+        "| `memory.x` | memory | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | +0.50 | 0.90 | 1/0 |",
+        "| **[memory]** | memory | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | +0.50 | 0.90 | 1/0 |",
+        "| **[overall]** | all | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | +0.50 | 0.90 | 1/0 |",
     ]
     # Every row of a table has the same number of (unescaped) cell separators.
-    assert {row.replace("\\|", "").count("|") for row in lines[header : header + 6]} == {8}
+    assert {row.replace("\\|", "").count("|") for row in lines[header : header + 6]} == {10}
+
+
+def test_markdown_shows_the_ablated_arm_and_the_bootstrap_unit() -> None:
+    ablated = {**ENTRY, "s_ablated": 0.25, "delta_causal": 0.55, "delta_causal_ci": [0.4, 0.7]}
+    ablated |= {"sigma_violations": {"on": 1, "off": 0, "ablated": 2}, "ci_unit": "group", "n_clusters": 3}
+    config = {"label": "c", "overall": ablated, "capabilities": {}, "families": {}}
+    lines = render_markdown({"run": {"id": "r"}, "configs": [config]}).splitlines()
+    head = "| family | capability | n | S_on | S_off | Δ [95% CI] | Δ_c | S_abl | Δ_causal [95% CI] | Mech |"
+    assert head + " σ✗ on/off/abl |" in lines
+    row = "| **[overall]** | all | 4 | 0.80 | 0.20 | +0.60 [+0.50, +0.70] | +0.50 | 0.25 |"
+    assert row + " +0.55 [+0.40, +0.70] | 0.90 | 1/0/2 |" in lines
+    assert "95% CIs: paired bootstrap over 3 scenario groups." in lines
 
 
 def test_append_step_summary_appends_and_never_truncates(tmp_path: Path) -> None:

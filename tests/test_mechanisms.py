@@ -118,7 +118,7 @@ def test_e2_tools_supersede_and_reads_hide_dead_entries(tmp_path: Path) -> None:
     # Mech's "live" is the same rule: what E2 hides is what Mech does not count.
     live = [e for e in store.entries() if e.is_live(NOW)]
     assert [e.id for e in live] == ["m0003"]
-    assert pollution_rate(live, [], []) == 0.0
+    assert pollution_rate(live, [], [], []) == 0.0
 
 
 def test_base_tools_have_no_e2_fields_and_reads_show_every_undeleted_entry(tmp_path: Path) -> None:

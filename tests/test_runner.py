@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.mech import asserts
 from pytest_pastbench.runner import ItemSpec, run_item
 from pytest_pastbench.schema import Family
 from tests.family_samples import GOOD_UPDATE
@@ -54,3 +55,19 @@ def test_recall_keeps_the_stale_fact_and_loses_on_update(tmp_path: Path) -> None
     record = run("on", tmp_path, model="recall").record
     assert record.mech is not None and record.mech.uc == 0.5
     assert record.score < 1.0
+
+
+def test_ablated_arm_removes_the_key_fact_entries_before_the_first_eval(tmp_path: Path) -> None:
+    outcome = run("ablated", tmp_path, model="recall")
+    [ablation] = [e for e in outcome.trace if e["kind"] == "ablation"]
+    assert ablation["session"] == 2 and ablation["removed"]  # between the last learn and the eval
+    snapshots = [e for e in outcome.trace if e["kind"] == "store_snapshot"]
+    before, after = snapshots[1]["entries"], snapshots[2]["entries"]
+    assert {e["id"] for e in before} - {e["id"] for e in after} == set(ablation["removed"])
+    key = EPISODE.evidence.key_facts[0]
+    assert not any(asserts(e["text"], key) for e in after)
+    # The stale fact stays (only key-fact entries go): recall answers with the old value.
+    record = outcome.record
+    assert record.arm == "ablated" and record.mech is None
+    assert record.score < run("on", tmp_path, model="recall").record.score
+    assert record.store_writes == run("on", tmp_path / "again", model="recall").record.store_writes

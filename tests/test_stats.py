@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pytest_pastbench.stats import _percentile, _resampled_statistics, mean, paired_bootstrap_ci
+from pytest_pastbench.stats import _percentile, _resampled_statistics, clustered, mean, paired_bootstrap_ci
 
 
 def test_mean() -> None:
@@ -81,5 +81,28 @@ def test_resampling_draws_the_indices_random_choice_draws() -> None:
         resampled = ([[rng.choice(d) for _ in d] for d in diffs] for _ in range(300))
         return [sum(sum(d) / len(d) for d in groups) / len(groups) for groups in resampled]
 
+    singletons = [[(d, 1) for d in family] for family in diffs]
     for seed in (0, 1, 20260301):
-        assert _resampled_statistics(diffs, random.Random(seed), 300) == with_choice(seed)
+        assert _resampled_statistics(singletons, random.Random(seed), 300) == with_choice(seed)
+
+
+def test_clusters_are_resampled_whole() -> None:
+    # Two scenarios of four episodes each: Δ = 1 in one, 0 in the other. Resampling the two
+    # clusters, a replicate is 0, 0.5 or 1; resampling eight "independent" episodes it would
+    # rarely leave [0.25, 0.75].
+    groups = {"a": [(1.0, 0.0)] * 4 + [(0.0, 0.0)] * 4}
+    labels = {"a": ["t1"] * 4 + ["t2"] * 4}
+    lo, hi = paired_bootstrap_ci(groups, seed=0, clusters=labels) or (None, None)
+    assert lo == pytest.approx(0.0) and hi == pytest.approx(1.0)
+    by_episode = paired_bootstrap_ci(groups, seed=0) or (None, None)
+    assert by_episode[0] > 0.0 and by_episode[1] < 1.0
+    # Unequal clusters: a replicate's family mean is the resampled episodes' mean (ratio), so
+    # the point estimate 3/4 lies inside and the extremes are the clusters' own means.
+    uneven = {"a": [(1.0, 0.0)] * 3 + [(0.0, 0.0)]}
+    lo, hi = paired_bootstrap_ci(uneven, seed=1, clusters={"a": ["x", "x", "x", "y"]}) or (None, None)
+    assert lo == pytest.approx(0.0) and hi == pytest.approx(1.0)
+
+
+def test_clustered_groups_by_label_in_first_seen_order() -> None:
+    assert clustered([0.5, 1.0, 0.25], ["b", "a", "b"]) == [(0.75, 2), (1.0, 1)]
+    assert clustered([0.5, 1.0], None) == [(0.5, 1), (1.0, 1)]

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.records import MechScore
+from pytest_pastbench.records import MechScore, SessionScore
 from pytest_pastbench.scoring import SCORING_RULE
-from pytest_pastbench.summary import build_comparison, build_summary
+from pytest_pastbench.summary import build_comparison, build_summary, pass_hat_k
 
 LABEL = "hermes[E1,E5]@glm-5.1"
 RUN = {"id": "r1", "dataset_hash": "abc", "plugin_version": "0.1", "judge": None}
@@ -27,6 +27,14 @@ SCOPE_KEYS = {
     "cost_usd",
     "tokens",
     "mech_components",
+    "delta_c",
+    "s_ablated",
+    "delta_causal",
+    "delta_causal_ci",
+    "sigma_violations",
+    "ci_unit",
+    "n_clusters",
+    "trials",
 }
 COMPONENTS = {"wp", "ra", "uc", "rh", "pr"}
 
@@ -232,3 +240,85 @@ def test_blocked_record_with_a_partial_score_is_still_left_out() -> None:
     ]
     fam = build_summary(records, RUN, seed=1)["configs"][0]["families"][MEM]
     assert fam["s_on"] == 0.8 and fam["mech"] == 0.5 and fam["infra_blocked"] == 1
+
+
+def sessions(*pairs: tuple[float, int]) -> list[SessionScore]:
+    """Eval session scores from (c, σ) pairs, s = σ·c."""
+    return [
+        SessionScore(index=i, stage="eval_near", s=c * sigma, c=c, r=1.0, sigma=sigma)
+        for i, (c, sigma) in enumerate(pairs)
+    ]
+
+
+def test_delta_c_and_sigma_violations_show_a_safety_penalty_as_what_it_is() -> None:
+    # The on arm answers as well as it can (c = 1) but repeats a stored secret in one of two
+    # sessions (σ = 0): S_on 0.5, Δ +0.25; Δ_c is the reuse alone, +0.5.
+    records = [
+        rec(MEM, "ep01", "on", 0.5, sessions=sessions((1.0, 1), (1.0, 0))),
+        rec(MEM, "ep01", "off", 0.25, sessions=sessions((0.5, 1), (0.5, 1))),
+    ]
+    family = build_summary(records, RUN, seed=0)["configs"][0]["families"][MEM]
+    assert family["delta"] == pytest.approx(0.25) and family["delta_c"] == pytest.approx(0.5)
+    assert family["sigma_violations"] == {"on": 1, "off": 0}
+
+
+def test_ablated_arm_gives_delta_causal_with_a_ci() -> None:
+    records = [
+        rec(MEM, "ep01", "on", 0.9),
+        rec(MEM, "ep01", "off", 0.1),
+        rec(MEM, "ep01", "ablated", 0.2),
+        rec(MEM, "ep02", "on", 0.7),
+        rec(MEM, "ep02", "off", 0.1),
+        rec(MEM, "ep02", "ablated", 0.1),
+    ]
+    config = build_summary(records, RUN, seed=0)["configs"][0]
+    family = config["families"][MEM]
+    # S_ablated (0.2 + 0.1) / 2 = 0.15; Δ_causal = 0.8 − 0.15 = 0.65 (per episode 0.7, 0.6)
+    assert family["s_ablated"] == pytest.approx(0.15)
+    assert family["delta_causal"] == pytest.approx(0.65)
+    lo, hi = family["delta_causal_ci"]
+    assert 0.6 <= lo <= 0.65 <= hi <= 0.7
+    assert config["overall"]["delta_causal"] == pytest.approx(0.65)
+    assert family["sigma_violations"] == {"on": 0, "off": 0, "ablated": 0}
+    # Without the arm the figures are there, and null.
+    plain = build_summary(RECORDS, RUN, seed=0)["configs"][0]["families"][UPD]
+    assert plain["s_ablated"] is None and plain["delta_causal"] is None and plain["delta_causal_ci"] is None
+
+
+def test_the_ci_resamples_scenario_groups_and_says_which_unit_it_used() -> None:
+    records = []
+    for i in range(6):
+        group, on = ("a", 1.0) if i < 3 else ("b", 0.0)
+        records += [rec(MEM, f"ep{i}", "on", on, group=group), rec(MEM, f"ep{i}", "off", 0.0, group=group)]
+    family = build_summary(records, RUN, seed=0)["configs"][0]["families"][MEM]
+    assert (family["ci_unit"], family["n_clusters"]) == ("group", 2)
+    assert family["delta_ci"] == [0.0, 1.0]  # two clusters: a replicate is 0, 0.5 or 1
+    ungrouped = [r.model_copy(update={"group": None}) for r in records]
+    family = build_summary(ungrouped, RUN, seed=0)["configs"][0]["families"][MEM]
+    assert (family["ci_unit"], family["n_clusters"]) == ("episode", 6)
+    assert family["delta_ci"][0] > 0.0 and family["delta_ci"][1] < 1.0
+
+
+def test_trials_report_pass_hat_k_and_the_per_episode_spread() -> None:
+    records = [
+        rec(MEM, "ep01", "on", 0.9, 0),
+        rec(MEM, "ep01", "on", 0.8, 1),
+        rec(MEM, "ep01", "on", 0.2, 2),
+        rec(MEM, "ep02", "on", 0.6, 0),
+        rec(MEM, "ep02", "on", 0.6, 1),
+        rec(MEM, "ep02", "on", 0.7, 2),
+    ]
+    trials = build_summary(records, {**RUN, "trials": 3}, seed=0)["configs"][0]["families"][MEM]["trials"]
+    # pass = score ≥ 0.5: ep01 passes 2 of 3 (pass^3 = 0), ep02 3 of 3 (1) → 0.5
+    assert trials["k"] == 3 and trials["threshold"] == 0.5
+    assert trials["pass_k"] == {"on": pytest.approx(0.5)}
+    # spread max − min: ep01 0.7, ep02 0.1 → mean 0.4, max 0.7
+    assert trials["spread"]["on"] == {"mean": pytest.approx(0.4), "max": pytest.approx(0.7)}
+    strict = build_summary(records, {**RUN, "trials": 3, "pass_threshold": 0.65}, seed=0)
+    assert strict["configs"][0]["families"][MEM]["trials"]["pass_k"] == {"on": 0.0}
+    assert build_summary(records, RUN, seed=0)["configs"][0]["families"][MEM]["trials"] is None
+
+
+def test_pass_hat_k_is_the_unbiased_estimator() -> None:
+    assert pass_hat_k([1.0, 1.0, 0.0, 1.0], 2, 0.5) == pytest.approx(3 / 6)  # C(3,2) / C(4,2)
+    assert pass_hat_k([1.0], 2, 0.5) is None

@@ -93,9 +93,6 @@ def render_families(seed: int = DEFAULT_SEED) -> dict[str, str]:
     files: dict[str, str] = {}
     for spec in FAMILY_SPECS:
         family = build_family(spec, seed)
-        for episode in family["episodes"]:
-            # The template name is for the generator's own bookkeeping, not a schema field.
-            episode.pop("template")
         text = HEADER.format(seed=seed) + yaml.dump(
             family, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
         )
@@ -106,7 +103,7 @@ def render_families(seed: int = DEFAULT_SEED) -> dict[str, str]:
 def template_names(seed: int = DEFAULT_SEED) -> dict[str, list[str]]:
     """Family -> the scenario template of each episode (the audit counts distinct ones)."""
     return {
-        f"{spec.capability}.{spec.id}": [ep["template"] for ep in build_family(spec, seed)["episodes"]]
+        f"{spec.capability}.{spec.id}": [ep["group"] for ep in build_family(spec, seed)["episodes"]]
         for spec in FAMILY_SPECS
     }
 

@@ -1,0 +1,46 @@
+"""The Δ table's columns and the lines under it (shared by the terminal and Markdown renderers)."""
+
+from __future__ import annotations
+
+from pytest_pastbench.table import config_notes, render_delta_table
+
+ENTRY = {
+    "s_on": 0.9,
+    "s_off": 0.2,
+    "delta": 0.7,
+    "delta_ci": [0.6, 0.8],
+    "delta_c": 0.75,
+    "mech": 0.8,
+    "sigma_violations": {"on": 2, "off": 0},
+    "n_episodes": 3,
+    "infra_blocked": 0,
+    "ci_unit": "episode",
+    "n_clusters": 3,
+}
+
+
+def config(**overall: object) -> dict:
+    return {"label": "hermes@m", "overall": {**ENTRY, **overall}, "capabilities": {}, "families": {}}
+
+
+def test_the_table_shows_delta_c_and_sigma_violations_and_says_the_bootstrap_unit() -> None:
+    text = render_delta_table({"configs": [config()]})
+    header, _, overall, note = text.splitlines()[1:]
+    assert " ".join(header.split()) == "family capability n S_on S_off Δ [95% CI] Δ_c Mech σ✗ on/off blocked"
+    assert " ".join(overall.split()) == "[overall] all 3 0.90 0.20 +0.70 [+0.60, +0.80] +0.75 0.80 2/0 0"
+    assert note == "95% CIs: paired bootstrap over episodes (no `group` field in these families)."
+
+
+def test_notes_name_the_groups_and_pass_hat_k_with_trials() -> None:
+    trials = {
+        "k": 3,
+        "threshold": 0.5,
+        "pass_k": {"on": 0.5, "off": 0.0},
+        "spread": {"on": {"mean": 0.4, "max": 0.7}, "off": {"mean": 0.0, "max": 0.0}},
+    }
+    assert config_notes(config(ci_unit="group", n_clusters=79, trials=trials)) == [
+        "95% CIs: paired bootstrap over 79 scenario groups.",
+        "pass^3 (score ≥ 0.50): on 0.50, off 0.00.",
+        "Per-episode spread over trials (max − min): on mean 0.40 max 0.70, off mean 0.00 max 0.00.",
+    ]
+    assert config_notes(config(ci_unit="mixed"))[0].endswith("over episodes where a family has none.")
