@@ -22,7 +22,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     """Schema of every file, then the dataset audit (counts table and every failure)."""
-    from .dataset.audit import audit, counts_table
+    from .dataset.audit import audit, counts_table, shortcuts_table
 
     paths = [Path(raw) for raw in args.paths]
     for path in paths:
@@ -37,6 +37,9 @@ def _validate(args: argparse.Namespace) -> int:
     print()
     print(counts_table(report))
     print()
+    if report.shortcuts:
+        print(shortcuts_table(report))
+        print()
     for finding in report.findings:
         print(finding)
     if report.ok:

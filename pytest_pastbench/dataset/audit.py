@@ -50,6 +50,8 @@ class AuditReport:
     findings: list[Finding] = field(default_factory=list)
     blind_means: dict[str, float] = field(default_factory=dict)
     oracle_min: float | None = None
+    # What the shortcut audit measured (leave-one-out means, distinct value sets, side effects).
+    shortcuts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -109,6 +111,7 @@ def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = Tru
             report.findings += check_evidence_order(where, family, episode)
     report.findings += check_unique_prompts(report.families)
     report.findings += check_coverage(report.families)
+    report.findings += check_shortcuts(report)
     if run_policies:
         report.findings += check_scores(report)
     return report
@@ -258,6 +261,14 @@ def check_unique_prompts(families: dict[Path, Family]) -> list[Finding]:
     return findings
 
 
+def check_shortcuts(report: AuditReport) -> list[Finding]:
+    """The shortcut rules of ``shortcuts.py`` (scored answers without the store; no agent runs)."""
+    from .shortcuts import audit_shortcuts
+
+    found, report.shortcuts = audit_shortcuts(report.families)
+    return [Finding(f.where, f.rule, f.message) for f in found]
+
+
 # -- evidence order -------------------------------------------------------------------------------
 
 
@@ -400,3 +411,29 @@ def counts_table(report: AuditReport) -> str:
     rows.append(["total", total[0], total[1], "26 / 204", None])
     rows = [[*r[:4], format_number(r[4])] for r in rows]
     return tabulate(rows, headers=["capability", "families", "episodes", "expected", "blind on-arm mean"])
+
+
+def shortcuts_table(report: AuditReport) -> str:
+    """Per family: leave-one-out S_off and where the side effects fall (issue 16's audit table)."""
+    from tabulate import tabulate
+
+    from .shortcuts import LEAVE_ONE_OUT_MAX
+
+    figures = report.shortcuts
+    loo = figures["leave_one_out"]
+    rows = [
+        [fid, n, f"{loo[fid]:.2f}", noise, secret, far]
+        for fid, n, noise, secret, far in figures["side_effects"]
+    ]
+    headers = [
+        "family",
+        "episodes",
+        f"leave-one-out S_off (≤ {LEAVE_ONE_OUT_MAX})",
+        "noise",
+        "secret",
+        "eval_far",
+    ]
+    distinct = (
+        f"distinct check-value sets: {figures['distinct_value_sets']} of {figures['episodes']} episodes"
+    )
+    return tabulate(rows, headers=headers, disable_numparse=True) + "\n" + distinct
