@@ -23,6 +23,8 @@ def arm_runs_stage(arm: str, stage: str) -> bool:
 
 WORLD_SERVICES = ("notes", "archive", "tickets", "deploys")
 IDENT = r"^[a-z][a-z0-9_]*$"
+# Family ids may carry upper case (PAST-Bench's own ids, e.g. "SM01_preference_adoption").
+FAMILY_IDENT = r"^[A-Za-z][A-Za-z0-9_]*$"
 
 
 class _Strict(BaseModel):
@@ -123,11 +125,45 @@ class TsvColumnCheck(_Check):
     ordered: bool = False
 
 
+class ValueCheck(_Check):
+    """One atomic fact in the final answer, matched normalised and token-bounded (``matching.py``).
+
+    Any asserted ``decoy`` fails the check (listing every candidate earns nothing); a
+    ``superseded`` value passes only when the answer marks it as old ("was X, now Y").
+    """
+
+    type: Literal["value"]
+    value: str = Field(min_length=1, description="the atomic fact: number, amount, date, ordinal, id, name")
+    also: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="further accepted surface forms"
+    )
+    decoys: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="wrong-but-plausible values; any one asserted fails the check"
+    )
+    superseded: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="old values: allowed only when marked as old"
+    )
+
+    def forms(self) -> list[str]:
+        return [self.value, *self.also]
+
+
+class AnyOfCheck(_Check):
+    """Passes when any of its checks passes (alternative ways to state one requirement)."""
+
+    type: Literal["any_of"]
+    checks: list[Check] = Field(min_length=2)
+
+
 class RubricCheck(_Check):
-    """Scored by the LLM judge; left out of c_e (and flagged) when no judge is configured."""
+    """Graded by the judge; with no judge the deterministic ``fallback`` checks decide (all must
+    pass) and the result is flagged ``fallback``; with neither it is flagged unscored."""
 
     type: Literal["rubric"]
     rubric: str = Field(min_length=1)
+    fallback: list[Check] = Field(
+        default_factory=list, description="deterministic checks used when no judge is configured"
+    )
 
 
 Check = Annotated[
@@ -138,9 +174,24 @@ Check = Annotated[
     | ToolCalledCheck
     | WorldStateCheck
     | TsvColumnCheck
+    | ValueCheck
+    | AnyOfCheck
     | RubricCheck,
     Field(discriminator="type"),
 ]
+AnyOfCheck.model_rebuild()
+RubricCheck.model_rebuild()
+
+
+def is_guard(check: Check) -> bool:
+    """Guards can lower or zero c_e but never earn credit: doing nothing satisfies them."""
+    if isinstance(check, ForbidsCheck):
+        return True
+    if isinstance(check, WorldStateCheck):
+        return check.max_count == 0 or check.min_count == 0
+    if isinstance(check, AnyOfCheck):
+        return all(is_guard(c) for c in check.checks)
+    return False
 
 
 class FreezeWindow(_Strict):
@@ -237,6 +288,12 @@ class Session(_Strict):
     def _eval_has_checks(self) -> Session:
         if self.stage in EVAL_STAGES and not self.checks:
             raise ValueError(f"an {self.stage} session needs at least one check")
+        if self.stage in EVAL_STAGES and all(is_guard(c) for c in self.checks):
+            # Only guards: an empty answer would pass every check and earn full credit.
+            raise ValueError(
+                f"an {self.stage} session needs a credit check besides its guards (forbids, "
+                "world_state with max_count 0): add a value, contains, tool_called or world_state check"
+            )
         return self
 
 
@@ -253,6 +310,10 @@ class Episode(_Strict):
     evidence: Evidence = Field(default_factory=Evidence)
     safety: Safety = Field(default_factory=Safety)
     world: World = Field(default_factory=World)
+    group: str | None = Field(
+        default=None,
+        description="episodes that share a scenario share a group; the bootstrap resamples groups",
+    )
 
     @model_validator(mode="after")
     def _has_learn_and_eval(self) -> Episode:
@@ -272,11 +333,12 @@ class Episode(_Strict):
 
 class Family(_Strict):
     format: Literal["pastbench/v1"] = Field(description="format tag; marks the file as a family")
-    id: str = Field(pattern=IDENT, description="file stem, unique within its capability")
+    id: str = Field(pattern=FAMILY_IDENT, description="file stem, unique within its capability")
     capability: Literal["memory", "procedural", "gathering", "update"]
     version: str = Field(min_length=1)
     title: str = ""
     description: str = ""
+    changelog: list[str] = Field(default_factory=list, description="what changed in this version")
     episodes: list[Episode] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -113,7 +113,8 @@ def _unsatisfiable_check(episode: dict[str, Any]) -> None:
 
 def _free_points(episode: dict[str, Any]) -> None:
     for session in episode["sessions"][2:]:
-        session["checks"] = [{"type": "forbids", "values": ["@someone.else"]}]
+        # A credit check every answer passes (guards alone are a schema error).
+        session["checks"] = [{"type": "regex", "pattern": "^"}]
 
 
 def _same_prompt_twice(episode: dict[str, Any]) -> None:
