@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.family_samples import builtin_sample
+from tests.family_samples import CURATOR_EDGE_PENDING, builtin_sample
 
 CANARY_CONFTEST = '''
 import json
@@ -63,6 +63,7 @@ def without_run_times(data: dict) -> dict:
     return {**data, "run": run}
 
 
+@CURATOR_EDGE_PENDING
 def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     # Two episodes of each sample family (16 episodes, 96 items) separate the three models: on
     # this slice blind Δ is 0.00, recall Δ +0.14, curator Δ +0.41 (update: curator +0.30, recall 0.00).

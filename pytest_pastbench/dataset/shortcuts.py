@@ -7,7 +7,6 @@ themselves and takes milliseconds per episode:
 - **leave-one-out**: the answer is every value checked in the *other* episodes of the family.
   An agent with memory across episodes (or a model trained on this public data) answers like
   this; its family mean must stay ≤ ``LEAVE_ONE_OUT_MAX``.
-- **empty answer**: an empty answer scores 0 in every eval session (no free credit).
 - **distinct value sets**: no two episodes check the same set of values.
 - **small pools**: a check whose whole value is a member of a small common pool (a weekday, a
   month, a common allergen, ...) can be guessed; it is flagged.
@@ -110,18 +109,22 @@ def episode_values(episode: Episode) -> frozenset[str]:
     )
 
 
-def _answer_score(family: Family, episode: Episode, answer: str) -> float:
-    """Mean s_e of the episode's eval sessions when every session answers ``answer`` off-arm."""
+def answer_scores(episode: Episode, answer: str) -> list[tuple[int, float]]:
+    """s_e of every eval session when it answers ``answer`` and does nothing else (the seed world
+    unchanged, no tool call, no store): what a check gives an agent that did no work."""
     from ..scoring import score_session, session_safety
+    from ..world import World
 
-    scores = []
+    results = []
     for index, session in enumerate(episode.sessions):
         if session.stage not in EVAL_STAGES:
             continue
-        now = session.now or episode.world.now
-        run = SessionRun(index=index, stage=session.stage, now=now, answer=answer)
-        scores.append(score_session(session, run, session_safety(episode, session)).s)
-    return sum(scores) / len(scores)
+        world = World(episode.world, now=session.now)
+        run = SessionRun(
+            index=index, stage=session.stage, now=world.now, answer=answer, world_after=world.snapshot()
+        )
+        results.append((index, score_session(session, run, session_safety(episode, session)).s))
+    return results
 
 
 def leave_one_out(family: Family) -> dict[str, float]:
@@ -130,24 +133,9 @@ def leave_one_out(family: Family) -> dict[str, float]:
     result = {}
     for episode in family.episodes:
         others = [v for e in family.episodes if e.id != episode.id for v in values[e.id]]
-        result[episode.id] = _answer_score(family, episode, "\n".join(others)) if others else 0.0
+        scores = [s for _, s in answer_scores(episode, "\n".join(others))] if others else [0.0]
+        result[episode.id] = sum(scores) / len(scores)
     return result
-
-
-def empty_answer_findings(path: Path, family: Family) -> list[ShortcutFinding]:
-    from ..scoring import score_session, session_safety
-
-    findings = []
-    for episode in family.episodes:
-        for index, session in enumerate(episode.sessions):
-            if session.stage not in EVAL_STAGES:
-                continue
-            run = SessionRun(index=index, stage=session.stage, now=session.now or episode.world.now)
-            s = score_session(session, run, session_safety(episode, session)).s
-            if s > 0:
-                where = f"{path}::{episode.id}[{index}]"
-                findings.append(ShortcutFinding(where, "empty_answer", f"an empty answer scores {s:.2f}"))
-    return findings
 
 
 def pool_of(value: str) -> str | None:
@@ -222,7 +210,6 @@ def audit_shortcuts(families: dict[Path, Family]) -> tuple[list[ShortcutFinding]
                     f"the other episodes' values score S_off {mean:.2f} here (> {LEAVE_ONE_OUT_MAX})",
                 )
             )
-        findings += empty_answer_findings(path, family)
         findings += side_effect_findings(path, family)
         for episode in family.episodes:
             where = f"{path}::{episode.id}"

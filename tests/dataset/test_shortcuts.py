@@ -86,7 +86,9 @@ def test_a_check_an_empty_answer_passes_is_free_credit():
     episodes = copy.deepcopy(CLEAN)
     # A credit check that nothing satisfies vacuously... except an answer that says nothing.
     episodes[0]["sessions"][1]["checks"] = [{"type": "regex", "pattern": r"(?s)\A(?!.*@old\.owner)"}]
-    assert "empty_answer" in _rules(_family(episodes))
+    from pytest_pastbench.dataset.audit import empty_scores
+
+    assert [s for _, s in empty_scores(_family(episodes).episodes[0])] == [1.0, 0.0]
 
 
 def test_small_common_pools_are_flagged():
