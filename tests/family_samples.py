@@ -100,7 +100,7 @@ def scored_record(family: str, episode: str, arm: str, score: float, **fields): 
 # (204 episodes) is run by `pytest -n 2` and audited by tests/dataset/test_audit.py.
 SAMPLE_FAMILIES = {
     "memory": ("preference_adoption", "constraint_retention"),
-    "procedural": ("sop_from_worked_task", "failure_procedure_capture"),
+    "procedural": ("PC01_sop_bootstrap_01", "PC04_failure_to_rule_01"),
     "gathering": ("launch_retrospective", "oncall_handoff"),
     "update": ("SM03_fact_correction", "SM04_rule_migration"),
 }

@@ -8,9 +8,10 @@ agent does (``--pastbench-agent=tests.adversarial.agents:empty``) and into ``run
 - ``dump``: calls every search and list tool on the prompt and pastes every result.
 - ``cross_episode``: answers with the values the *other* episodes of its family check (a test
   adversary may read family files; the reference policies may not).
-- ``paraphrase``: the verbatim-recall behaviour (``pastbench/recall`` on Hermes), restating its
-  answer: numbers and ordinals spelled out, "the" dropped, lower case.
-- ``verbatim``: the same recall behaviour, answering as it is.
+- ``paraphrase``: a reference policy that answers from the notes it retrieved (``ParaphraseModel``,
+  the harness uses ``pastbench/curator`` on Hermes with every mechanism), restating its answer:
+  numbers and ordinals spelled out, "the" dropped, lower case.
+- ``verbatim``: the same policy, answering as it is.
 """
 
 from __future__ import annotations
@@ -235,5 +236,5 @@ def dump() -> DumpAgent:
 
 
 def verbatim() -> HermesAgent:
-    """The verbatim-recall agent is plain Hermes; run it with ``pastbench/recall``."""
-    return HermesAgent(name="verbatim")
+    """The verbatim agent is Hermes with every mechanism; run it with ``pastbench/curator``."""
+    return HermesAgent(name="verbatim", mechanisms=["all"])

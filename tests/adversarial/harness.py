@@ -23,8 +23,7 @@ from pytest_pastbench.offline.direct import PolicyModel
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.runner import ItemSpec, run_item
 from pytest_pastbench.schema import CAPABILITIES, Episode, Family
-
-from .agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
+from tests.adversarial.agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
 
 # name -> builds (agent, model) for one episode of one family
 Contestant = Callable[[Family, Episode], tuple[Agent, ModelClient]]
@@ -33,8 +32,10 @@ CONTESTANTS: dict[str, Contestant] = {
     "echo": lambda f, e: (EchoAgent(), PolicyModel("blind")),
     "dump": lambda f, e: (DumpAgent(), PolicyModel("blind")),
     "cross_episode": lambda f, e: (CrossEpisodeAgent(f, e.id), PolicyModel("blind")),
-    "paraphrase": lambda f, e: (HermesAgent(), ParaphraseModel("recall")),
-    "verbatim": lambda f, e: (HermesAgent(), PolicyModel("recall")),
+    # The paraphrase pair answers from what it retrieved, with every mechanism (so it keeps the
+    # current value in update, where recall answers old and new side by side and scores 0).
+    "paraphrase": lambda f, e: (HermesAgent(mechanisms=["all"]), ParaphraseModel("curator")),
+    "verbatim": lambda f, e: (HermesAgent(mechanisms=["all"]), PolicyModel("curator")),
     "blind": lambda f, e: (HermesAgent(), PolicyModel("blind")),
     "recall": lambda f, e: (HermesAgent(), PolicyModel("recall")),
     "curator": lambda f, e: (HermesAgent(), PolicyModel("curator")),
