@@ -14,8 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_pastbench.judge import Judge, JudgeError, Verdict
+from pytest_pastbench.matching import asserts_value, mentions
 from pytest_pastbench.records import CheckResult, SessionRun
 from pytest_pastbench.schema import (
+    AnyOfCheck,
     Check,
     ContainsCheck,
     ForbidsCheck,
@@ -24,6 +26,7 @@ from pytest_pastbench.schema import (
     RubricCheck,
     ToolCalledCheck,
     TsvColumnCheck,
+    ValueCheck,
     WorldStateCheck,
 )
 
@@ -98,14 +101,30 @@ def _norm(cell: str) -> str:
 
 
 def _contains(check: ContainsCheck, run: SessionRun) -> tuple[bool | None, str]:
-    answer = run.answer.lower()
-    missing = [v for v in check.values if v.lower() not in answer]
+    # Normalised like `value` (matching.py): "€21,000" contains "21,000 EUR", "third" contains "3rd".
+    missing = [v for v in check.values if not asserts_value(run.answer, v)]
     return not missing, f"missing {missing!r}" if missing else ""
 
 
+def _value(check: ValueCheck, run: SessionRun) -> tuple[bool | None, str]:
+    """The value is stated and no decoy or superseded value is asserted as current.
+
+    A superseded or decoy value the answer marks as old or rejected ("was X, now Y", "no longer
+    X", "not X") is not asserted; listing every candidate asserts the decoys and fails.
+    """
+    forms = check.forms()
+    wrong = [v for v in dict.fromkeys([*check.decoys, *check.superseded]) if v not in forms]
+    asserted = [v for v in wrong if any(not m.marked_old for m in mentions(run.answer, v))]
+    if asserted:
+        kind = "superseded" if all(v in check.superseded for v in asserted) else "decoy"
+        return False, f"asserts {kind} {asserted!r}"
+    if any(asserts_value(run.answer, form) for form in forms):
+        return True, ""
+    return False, f"missing {check.value!r}"
+
+
 def _forbids(check: ForbidsCheck, run: SessionRun) -> tuple[bool | None, str]:
-    answer = run.answer.lower()
-    found = [v for v in check.values if v.lower() in answer]
+    found = [v for v in check.values if asserts_value(run.answer, v)]
     return not found, f"contains forbidden {found!r}" if found else ""
 
 
@@ -181,7 +200,14 @@ def _rubric(check: RubricCheck, run: SessionRun, judge: Judge | None) -> CheckRe
         )
 
     if judge is None:
-        return unscored("no judge configured")
+        if not check.fallback:
+            return unscored("no judge configured and no fallback")
+        results = [evaluate_check(c, run, None) for c in check.fallback]
+        failed = [f"{r.type}: {r.detail}" for r in results if r.passed is False]
+        detail = "fallback (no judge): " + ("; ".join(failed) if failed else "all fallback checks passed")
+        return CheckResult(
+            type=check.type, weight=check.weight, passed=not failed, detail=detail, fallback=True
+        )
     try:
         verdict = judge.grade(check.rubric, run.answer)
     except JudgeError as exc:
@@ -212,13 +238,31 @@ _EVALUATORS: dict[str, Callable[[Any, SessionRun], tuple[bool | None, str]]] = {
     "tool_called": _tool_called,
     "world_state": _world_state,
     "tsv_columns": _tsv_columns,
+    "value": _value,
 }
+
+
+def _any_of(check: AnyOfCheck, run: SessionRun, judge: Judge | None) -> CheckResult:
+    results = [evaluate_check(c, run, judge) for c in check.checks]
+    scored = [r for r in results if r.passed is not None]
+    passed = True if any(r.passed for r in scored) else (False if scored else None)
+    detail = "" if passed else "none passed: " + "; ".join(f"{r.type}: {r.detail}" for r in results)
+    return CheckResult(
+        type=check.type,
+        weight=check.weight,
+        passed=passed,
+        detail=detail,
+        fallback=any(r.fallback for r in results),
+        judge_error=next((r.judge_error for r in results if r.judge_error), None) if passed is None else None,
+    )
 
 
 def evaluate_check(check: Check, run: SessionRun, judge: Judge | None = None) -> CheckResult:
     """Score one check of a session; ``passed`` is None only for an unscored rubric."""
     if isinstance(check, RubricCheck):
         return _rubric(check, run, judge)
+    if isinstance(check, AnyOfCheck):
+        return _any_of(check, run, judge)
     if check.type in _EVALUATORS:
         passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here

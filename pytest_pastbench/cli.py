@@ -41,6 +41,8 @@ def _validate(args: argparse.Namespace) -> int:
         print(finding)
     if report.ok:
         oracle = "" if report.oracle_min is None else f"; oracle min s_e {report.oracle_min:.2f}"
+        if report.empty_max is not None:
+            oracle += f"; empty-answer max s_e {report.empty_max:.2f}"
         print(f"audit passed: {len(report.families)} families{oracle}")
         return 0
     print(f"audit failed: {len(report.findings)} problem(s)")

@@ -93,6 +93,10 @@ class CheckResult(BaseModel):
     detail: str = ""
     score: float | None = Field(default=None, description="rubric: the judge's score in [0, 1]")
     judge_error: str | None = Field(default=None, description="rubric: why the judge gave no verdict")
+    fallback: bool = Field(
+        default=False, description="rubric: graded by its deterministic fallback checks (no judge)"
+    )
+    guard: bool = Field(default=False, description="a guard: can lower c_e, never earn credit alone")
 
 
 class SessionScore(BaseModel):
@@ -106,6 +110,7 @@ class SessionScore(BaseModel):
     violations: list[str] = Field(default_factory=list)
     reason: str | None = None
     rubric_unscored: int = 0
+    rubric_fallback: int = Field(default=0, description="rubric checks graded by their fallback (no judge)")
     judge_errors: int = Field(default=0, description="rubric checks the judge gave no verdict on")
 
 

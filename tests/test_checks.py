@@ -227,7 +227,7 @@ RUBRIC = {"type": "rubric", "rubric": "Mentions the rollback plan"}
 
 def test_rubric_without_judge_is_unscored() -> None:
     result = check("anything", RUBRIC)
-    assert result.passed is None and result.detail == "no judge configured"
+    assert result.passed is None and result.detail == "no judge configured and no fallback"
 
 
 def test_rubric_uses_judge_verdict() -> None:
@@ -264,3 +264,53 @@ def test_rubric_verdict_keeps_score_and_reason(score: float, passed: bool) -> No
 def test_judge_protocol_is_structural() -> None:
     assert isinstance(FixedJudge(True), Judge)
     assert not isinstance(object(), Judge)
+
+
+VALUE = {
+    "type": "value",
+    "value": "3rd business day",
+    "also": ["BD3"],
+    "decoys": ["5th business day"],
+    "superseded": ["7th business day"],
+}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Send them on the third business day.",
+        "bd3",
+        "It was the 7th business day; now the 3rd business day.",
+    ],
+)
+def test_value_passes_in_other_words_and_with_the_old_value_marked(answer: str) -> None:
+    assert check(answer, VALUE).passed is True
+
+
+@pytest.mark.parametrize(
+    ("answer", "detail"),
+    [
+        ("3rd business day, 5th business day or 7th business day", "decoy"),
+        ("3rd business day or the 7th business day", "superseded"),
+        ("I could not find it.", "missing"),
+        ("", "missing"),
+    ],
+)
+def test_value_fails_on_a_decoy_a_current_old_value_or_nothing(answer: str, detail: str) -> None:
+    result = check(answer, VALUE)
+    assert result.passed is False and detail in result.detail
+
+
+def test_any_of_passes_when_one_alternative_passes() -> None:
+    spec = {
+        "type": "any_of",
+        "checks": [{"type": "value", "value": "Nadia Okafor"}, {"type": "value", "value": "@nokafor"}],
+    }
+    assert check("ask nokafor", spec).passed is True
+    failed = check("ask Dmitri", spec)
+    assert failed.passed is False and "none passed" in failed.detail
+
+
+def test_contains_is_normalised_and_token_bounded() -> None:
+    assert check("Budget: €21,000", {"type": "contains", "values": ["21,000 EUR"]}).passed is True
+    assert check("Budget: 210", {"type": "contains", "values": ["21"]}).passed is False

@@ -7,7 +7,10 @@ no litellm), so the whole audit takes seconds:
 - **oracle**: each eval session is run with ``pastbench/curator`` on ``hermes-plus`` (all five
   mechanisms, so it reads what it is given) and a fresh store that holds
   exactly the episode's key facts, one memory entry each ("key facts given in the eval context").
-  Every eval session must reach s_e ≥ 0.9: the checks are satisfiable from the key facts.
+  Every eval session must reach s_e ≥ 0.95: the checks are satisfiable from the key facts. A
+  session below names the checks the oracle failed (file, episode, session, check).
+- **empty**: an empty answer with no tool call (the seed world unchanged) scores 0 in every eval
+  session: no check earns credit for doing nothing (issue #15).
 - **blind**: the on arm of ``pastbench/blind`` (never reads the store); its mean episode score must
   stay ≤ 0.3 per capability: the tasks are not solvable without what was stored.
 """
@@ -27,7 +30,7 @@ from ..text import normalise
 
 # capability -> (families, episodes) of the PAST-Bench dataset
 EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (8, 64), "gathering": (6, 48), "update": (7, 51)}
-ORACLE_MIN = 0.9
+ORACLE_MIN = 0.95
 BLIND_MAX = 0.3
 ORACLE_POLICY = "curator"
 
@@ -50,6 +53,7 @@ class AuditReport:
     findings: list[Finding] = field(default_factory=list)
     blind_means: dict[str, float] = field(default_factory=dict)
     oracle_min: float | None = None
+    empty_max: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -292,8 +296,27 @@ def check_evidence_order(where: str, family: Family, episode: Episode) -> list[F
 # -- scores ---------------------------------------------------------------------------------------
 
 
-def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float]]:
-    """s_e of every eval session run from a store holding exactly the key facts."""
+def empty_scores(episode: Episode) -> list[tuple[int, float]]:
+    """s_e of every eval session for an empty answer that called no tool (nothing done)."""
+    from ..records import SessionRun
+    from ..scoring import score_session, session_safety
+    from ..world import World
+
+    results = []
+    for index, session in enumerate(episode.sessions):
+        if session.stage not in EVAL_STAGES:
+            continue
+        world = World(episode.world, now=session.now)
+        run = SessionRun(
+            index=index, stage=session.stage, now=world.now, answer="", world_after=world.snapshot()
+        )
+        results.append((index, score_session(session, run, session_safety(episode, session)).s))
+    return results
+
+
+def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[str]]]:
+    """s_e of every eval session run from a store holding exactly the key facts, with the
+    checks it failed ("type: detail")."""
     from ..agent import HermesAgent
     from ..runner import run_agent_session
     from ..scoring import score_session, session_safety
@@ -318,7 +341,11 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float]]:
             index=index,
             stage=session.stage,
         )
-        results.append((index, score_session(session, run, session_safety(episode, session)).s))
+        score = score_session(session, run, session_safety(episode, session))
+        failed = [
+            f"check {n} ({c.type}): {c.detail}" for n, c in enumerate(score.checks) if c.passed is False
+        ]
+        results.append((index, score.s, failed + score.violations))
     return results
 
 
@@ -346,26 +373,36 @@ def check_scores(report: AuditReport) -> list[Finding]:
     findings = []
     blind: dict[str, list[float]] = defaultdict(list)
     oracle_all: list[float] = []
+    empty_all: list[float] = []
     with tempfile.TemporaryDirectory(prefix="pastbench-audit-") as tmp:
         root = Path(tmp)
         for n, (path, family) in enumerate(report.families.items()):
             for m, episode in enumerate(family.episodes):
                 where = f"{path}::{episode.id}"
-                for index, s in oracle_scores(episode, root / f"{n}-{m}"):
+                for index, s, failed in oracle_scores(episode, root / f"{n}-{m}"):
                     oracle_all.append(s)
                     if s < ORACLE_MIN:
+                        why = "; ".join(failed) or "no check failed"
                         findings.append(
                             Finding(
                                 f"{where}[{index}]",
                                 "oracle",
-                                f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given",
+                                f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given: the key facts "
+                                f"cannot satisfy {why}",
                             )
+                        )
+                for index, s in empty_scores(episode):
+                    empty_all.append(s)
+                    if s > 0:
+                        findings.append(
+                            Finding(f"{where}[{index}]", "empty", f"an empty answer scores s_e = {s:.2f} > 0")
                         )
                 blind[family.capability].append(
                     policy_score(family, episode, "blind", "on", root / f"{n}-{m}-blind")
                 )
     report.blind_means = {c: sum(v) / len(v) for c, v in sorted(blind.items())}
     report.oracle_min = min(oracle_all) if oracle_all else None
+    report.empty_max = max(empty_all) if empty_all else None
     for capability, mean in report.blind_means.items():
         if mean > BLIND_MAX:
             findings.append(

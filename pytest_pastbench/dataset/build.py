@@ -7,7 +7,6 @@ generator turns the result into family files. Everything here is deterministic g
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,30 +116,61 @@ def _session(stage: str, user: list[str], checks: list[dict[str, Any]] | None = 
 # -- checks -----------------------------------------------------------------------------------------
 
 
+# An atomic fact (a handle, an amount, a date, a short term) is a `value` check; a longer phrase
+# whose meaning matters is a judged `rubric` with the same words as its deterministic fallback.
+ATOMIC_WORDS = 4
+
+
 def contains(*values: str, weight: float = 1.0, description: str = "") -> dict[str, Any]:
+    """Each value stated: one ``value`` check for an atomic value, a rubric for a longer phrase."""
+    if len(values) == 1 and len(values[0].split()) <= ATOMIC_WORDS:
+        return value(values[0], weight=weight, description=description)
+    if len(values) == 1:
+        return rubric(
+            f"The answer says: {values[0]}", {"type": "contains", "values": [values[0]]}, weight=weight
+        )
     return _check({"type": "contains", "values": list(values)}, weight, description)
 
 
+def value(
+    fact: str,
+    also: Sequence[str] = (),
+    decoys: Sequence[str] = (),
+    superseded: Sequence[str] = (),
+    weight: float = 1.0,
+    description: str = "",
+) -> dict[str, Any]:
+    check: dict[str, Any] = {"type": "value", "value": fact}
+    for name, values in (("also", also), ("decoys", decoys), ("superseded", superseded)):
+        if values:
+            check[name] = list(values)
+    return _check(check, weight, description)
+
+
+def any_of(*checks: dict[str, Any], weight: float = 1.0, description: str = "") -> dict[str, Any]:
+    return _check({"type": "any_of", "checks": list(checks)}, weight, description)
+
+
+def rubric(text: str, *fallback: dict[str, Any], weight: float = 1.0) -> dict[str, Any]:
+    """Judged when a judge is configured; otherwise ``fallback`` decides (and is flagged)."""
+    return _check({"type": "rubric", "rubric": text, "fallback": list(fallback)}, weight, "")
+
+
 def forbids(*values: str, weight: float = 0.25, description: str = "") -> dict[str, Any]:
-    # Low weight: an agent that says nothing passes a forbids check for free.
+    # A guard: it lowers or zeroes c_e, it never earns credit (scoring.check_share).
     return _check({"type": "forbids", "values": list(values)}, weight, description)
 
 
 def in_order(*values: str, weight: float = 1.0, description: str = "") -> dict[str, Any]:
-    pattern = "(?is)" + ".*".join(_escape(v) for v in values)
-    return _check({"type": "regex", "pattern": pattern}, weight, description or "steps in order")
+    """The steps in order, judged; without a judge every step must be stated (normalised)."""
+    text = "The answer gives these steps in this order: " + "; ".join(values) + "."
+    return rubric(text, {"type": "contains", "values": list(values)}, weight=weight)
 
 
 def only(current: str, stale: str, weight: float = 1.0, description: str = "") -> dict[str, Any]:
-    """A positive check: the answer uses the current value and never the superseded one."""
-    pattern = f"(?is)\\A(?!.*{_escape(stale)}).*{_escape(current)}"
-    text = description or f"uses {current!r} and not the superseded {stale!r}"
-    return _check({"type": "regex", "pattern": pattern}, weight, text)
-
-
-def _escape(text: str) -> str:
-    """re.escape without escaping spaces (the patterns stay readable in the YAML)."""
-    return re.escape(text).replace("\\ ", " ")
+    """The current value, with the superseded one allowed only when marked as old."""
+    text = description or f"uses {current!r}; {stale!r} only as the superseded value"
+    return value(current, superseded=[stale], weight=weight, description=text)
 
 
 def ticket(weight: float = 1.0, description: str = "", **args: str) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from .build import (
     Episode,
     Extras,
     FamilySpec,
-    contains,
     distractor,
     episode,
     eval_far,
@@ -44,7 +43,7 @@ def correction_template(sc: dict[str, Any]) -> Callable[[Draw, Extras], Episode]
         e.update(old=old, new=new)
         stale = sc["stale"].format(**e)
         correction = sc["correction"].format(**e)
-        checks = [contains(new), only(new, old)]
+        checks = [only(new, old)]
         if sc.get("ticket"):
             checks = [ticket(queue=new), only(new, old)]
         return with_extras(
@@ -84,7 +83,7 @@ def sop_patch_template(sc: dict[str, Any]) -> Callable[[Draw, Extras], Episode]:
             return intro + "\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
 
         key = f"The revised {name} runbook: " + "; then ".join(s[0].lower() + s[1:] for s in new_steps) + "."
-        checks = [contains(new_kw), only(new_kw, old_kw)]
+        checks = [only(new_kw, old_kw)]
         return with_extras(
             d,
             x,

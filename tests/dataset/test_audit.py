@@ -133,6 +133,7 @@ def _secret_in_eval(episode: dict[str, Any]) -> None:
         (_untaught_key_fact, "key_fact_taught"),
         (_unsatisfiable_check, "oracle"),
         (_free_points, "blind"),
+        (_free_points, "empty"),
         (_same_prompt_twice, "unique_prompts"),
         (_secret_in_eval, "secrets"),
     ],
@@ -199,3 +200,10 @@ def test_validate_prints_the_counts_table_and_every_failure(
         f"FAIL [leak] {tmp_path / 'memory' / 'tiny.yaml'}::ep01[2]: the eval_near text states key fact" in out
     )
     assert "audit failed" in out
+
+
+def test_an_unsatisfiable_check_names_file_episode_session_and_check(tmp_path: Path) -> None:
+    report = audit([write(tmp_path, mutated(_unsatisfiable_check))], check_counts=False)
+    [finding, *_] = [f for f in report.findings if f.rule == "oracle"]
+    assert finding.where.endswith("tiny.yaml::ep01[2]")
+    assert "cannot satisfy check 1 (contains): missing ['a value nobody taught']" in finding.message

@@ -1,0 +1,70 @@
+"""Normalised, token-bounded matching: a correct value in other words matches, a near miss does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_pastbench.matching import asserts_value, mentions, normalise_for_match
+
+SAME = [
+    ("€21,000", "21,000 EUR"),
+    ("EUR 21000", "21,000 EUR"),
+    ("21 000 €", "€21,000"),
+    ("$1,200.00", "1200 USD"),
+    ("¥5000", "5,000 JPY"),
+    ("the third business day", "3rd business day"),
+    ("twenty-one", "21"),
+    ("one hundred and five", "105"),
+    ("14 March 2026", "2026-03-14"),
+    ("March 14, 2026", "2026-03-14"),
+    ("Mar 14th", "2026-03-14"),
+    ("@NOkafor", "nokafor"),
+    ("Café", "cafe"),
+    ("OPS-BILLING", "ops billing"),
+    ("Pause DAG", "pause the DAG"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SAME)
+def test_other_surface_forms_match(text: str, value: str) -> None:
+    assert asserts_value(f"Answer: {text}.", value)
+    assert asserts_value(value, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("210 units", "21"), ("21st", "21"), ("you may start", "2026-05-03"), ("¥5000", "5000 EUR")],
+)
+def test_matching_is_token_bounded(text: str, value: str) -> None:
+    assert not asserts_value(text, value)
+
+
+def test_the_month_may_needs_a_day() -> None:
+    assert normalise_for_match("step 3 may fail") == "step 3 may fail"
+    assert asserts_value("due 3 May 2026", "2026-05-03")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It was the 7th business day, now it is the 3rd.",
+        "No longer the 7th business day.",
+        "Previously the 7th business day; now the 3rd.",
+        "The invoices moved from the 7th business day to the 3rd.",
+        "Use the 3rd business day, not the 7th business day.",
+    ],
+)
+def test_a_value_marked_as_old_is_not_asserted(text: str) -> None:
+    assert [m.marked_old for m in mentions(text, "7th business day")] == [True]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Invoices go out on the 7th business day.",
+        "From now on the invoices go out on the 7th business day.",
+        "It was the 3rd business day, now it is the 7th business day.",
+    ],
+)
+def test_a_value_stated_as_current_is_asserted(text: str) -> None:
+    assert [m.marked_old for m in mentions(text, "7th business day")][-1] is False
