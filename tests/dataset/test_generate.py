@@ -54,3 +54,16 @@ def test_every_family_uses_at_least_three_scenario_templates() -> None:
         assert len(counts) >= 3, f"{family}: {sorted(counts)}"
         # round-robin: no template carries a family
         assert max(counts.values()) - min(counts.values()) <= 1, f"{family}: {counts}"
+
+
+def test_a_capability_with_authored_files_is_left_to_its_authors(tmp_path: Path) -> None:
+    out = tmp_path / "families"
+    assert main(["generate-families", "--out", str(out)]) == 0
+    for generated in (out / "update").glob("*.yaml"):
+        generated.unlink()
+    authored = out / "update" / "SM03_fact_correction.yaml"
+    authored.write_text("# Authored for v3; reviewed against shortcuts (issue 16)\nformat: pastbench/v1\n")
+    assert differences(out) == []  # the generated update files are not "missing"
+    assert main(["generate-families", "--out", str(out)]) == 0
+    assert sorted(p.name for p in (out / "update").iterdir()) == ["SM03_fact_correction.yaml"]
+    assert differences(out) == []
