@@ -273,3 +273,8 @@ def mentions(text: str, value: str) -> list[Mention]:
     """Every occurrence of ``value`` in ``text`` with whether the answer marks it as old."""
     have = _tokens(text)
     return [Mention(s, e, _marked_old(have, s, e)) for s, e in spans(text, value)]
+
+
+def asserts_all(text: str, terms: list[str]) -> bool:
+    """Every term stated in ``text`` (an evidence fact's ``match`` terms; for mech.py and the audit)."""
+    return all(asserts_value(text, term) for term in terms)

@@ -11,6 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.scoring import SCORING_RULE
 from pytest_pastbench.stats import mean, paired_bootstrap_ci
 
 SCHEMA_VERSION = 1
@@ -39,6 +40,8 @@ def _costs(records: list[ItemRecord]) -> dict[str, Any]:
         "cost_usd": sum(known) if known else None,
         "tokens": sum(r.prompt_tokens + r.completion_tokens for r in records),
         "judge_errors": sum(r.judge_errors for r in records),
+        # Rubric checks graded by their deterministic fallback (no judge): flagged in the Δ table.
+        "rubric_fallback": sum(s.rubric_fallback for r in records for s in r.sessions),
     }
 
 
@@ -185,7 +188,7 @@ def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> 
     configs = [_config(label, by_label[label], seed) for label in sorted(by_label)]
     return {
         "schema_version": SCHEMA_VERSION,
-        "run": _round({**run, "seed": run.get("seed", seed)}),
+        "run": _round({**run, "seed": run.get("seed", seed), "scoring": SCORING_RULE}),
         "configs": _round(configs),
     }
 

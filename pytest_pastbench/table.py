@@ -38,9 +38,14 @@ def delta_rows(config: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, A
     return rows
 
 
+# Marks a row whose rubric checks were graded by their deterministic fallback (no judge configured).
+FALLBACK_MARK = " †"
+FALLBACK_NOTE = "† rubric checks graded by their deterministic fallback (no judge configured)"
+
+
 def delta_cells(name: str, capability: str, entry: Mapping[str, Any]) -> list[str]:
     return [
-        name,
+        name + (FALLBACK_MARK if entry.get("rubric_fallback") else ""),
         capability,
         str(entry.get("n_episodes", 0)),
         format_number(entry.get("s_on")),
@@ -56,6 +61,8 @@ def render_delta_table(summary: Mapping[str, Any]) -> str:
     for config in summary.get("configs", []):
         rows = [delta_cells(*row) for row in delta_rows(config)]
         table = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
+        if config.get("overall", {}).get("rubric_fallback"):
+            table += "\n" + FALLBACK_NOTE
         blocks.append(f"{config['label']}\n{table}")
     return "\n\n".join(blocks)
 

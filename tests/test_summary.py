@@ -9,6 +9,7 @@ import pytest
 
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore
+from pytest_pastbench.scoring import SCORING_RULE
 from pytest_pastbench.summary import build_comparison, build_summary
 
 LABEL = "hermes[E1,E5]@glm-5.1"
@@ -22,6 +23,7 @@ SCOPE_KEYS = {
     "n_episodes",
     "infra_blocked",
     "judge_errors",
+    "rubric_fallback",
     "cost_usd",
     "tokens",
     "mech_components",
@@ -100,7 +102,8 @@ def summary() -> dict[str, Any]:
 
 def test_contract_shape(summary: dict[str, Any]) -> None:
     assert summary["schema_version"] == 1
-    assert summary["run"] == {**RUN, "seed": 42}
+    assert summary["run"] == {**RUN, "seed": 42, "scoring": SCORING_RULE}
+    assert "only when some tool call failed" in summary["run"]["scoring"]["s_e"]
     (config,) = summary["configs"]
     assert set(config) == {
         "label",

@@ -43,6 +43,7 @@ def build_family(spec: FamilySpec, seed: int) -> dict[str, Any]:
         template = spec.templates[index % len(spec.templates)]
         body = template.build(draw, extras_for(index, spec))
         episodes.append({"id": f"ep{index + 1:02d}", "template": template.name, **body})
+    add_sibling_decoys(episodes)
     return {
         "format": "pastbench/v1",
         "id": spec.id,
@@ -52,6 +53,42 @@ def build_family(spec: FamilySpec, seed: int) -> dict[str, Any]:
         "description": spec.description,
         "episodes": episodes,
     }
+
+
+def _value_checks(episode: dict[str, Any]) -> list[tuple[tuple[str, int], dict[str, Any]]]:
+    """((stage, position), check) of every top-level value check of the eval sessions."""
+    found = []
+    for session in episode["sessions"]:
+        for position, check in enumerate(session.get("checks", [])):
+            if check["type"] == "value":
+                found.append(((session["stage"], position), check))
+    return found
+
+
+def add_sibling_decoys(episodes: list[dict[str, Any]]) -> None:
+    """The values the other episodes of a family check in the same place become decoys.
+
+    Episodes of one family share templates, so an agent that answers with every value it has seen
+    in the family (a cross-episode shotgun) would otherwise pass; a decoy asserted fails the check.
+    A sibling value the episode's own key facts or world state, or its value, could assert is left out.
+    """
+    from ..matching import asserts_value
+
+    by_place: dict[tuple[str, int], list[str]] = {}
+    for episode in episodes:
+        for place, check in _value_checks(episode):
+            by_place.setdefault(place, []).append(check["value"])
+    for episode in episodes:
+        own = yaml.safe_dump([episode["evidence"], episode.get("world", {})], allow_unicode=True)
+        for place, check in _value_checks(episode):
+            known = [check["value"], *check.get("also", []), *check.get("superseded", [])]
+            decoys = list(check.get("decoys", []))
+            for sibling in by_place[place]:
+                clash = any(asserts_value(k, sibling) or asserts_value(sibling, k) for k in known)
+                if not clash and sibling not in decoys and not asserts_value(own, sibling):
+                    decoys.append(sibling)
+            if decoys:
+                check["decoys"] = decoys
 
 
 def render_families(seed: int = DEFAULT_SEED) -> dict[str, str]:

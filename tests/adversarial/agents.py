@@ -1,0 +1,240 @@
+"""Agents that try to earn S without reusing what they stored (issue #15, item 8: the S part).
+
+Each is an ``Agent`` (``run_session(ctx) -> AgentResult``), so it plugs into the plugin the way any
+agent does (``--pastbench-agent=tests.adversarial.agents:empty``) and into ``run_item`` directly.
+
+- ``empty``: answers nothing, does nothing.
+- ``echo``: answers with the user's own words.
+- ``dump``: calls every search and list tool on the prompt and pastes every result.
+- ``cross_episode``: answers with the values the *other* episodes of its family check (a test
+  adversary may read family files; the reference policies may not).
+- ``paraphrase``: a reference policy that answers from the notes it retrieved (``ParaphraseModel``,
+  the harness uses ``pastbench/curator`` on Hermes with every mechanism), restating its answer:
+  numbers and ordinals spelled out, "the" dropped, lower case.
+- ``verbatim``: the same policy, answering as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pytest_pastbench.agent import AgentResult, HermesAgent, SessionContext
+from pytest_pastbench.models import ModelReply
+from pytest_pastbench.offline.direct import PolicyModel
+from pytest_pastbench.schema import AnyOfCheck, Check, ContainsCheck, Family, RubricCheck, ValueCheck
+from pytest_pastbench.text import content_words
+
+
+class _Scripted:
+    """An agent that needs no model: it decides from the user turns and tool results alone."""
+
+    name = "adversary"
+    mechanisms: list[str] = []
+
+    def run_session(self, ctx: SessionContext) -> AgentResult:
+        return AgentResult(answer=self.answer(ctx))
+
+    def answer(self, ctx: SessionContext) -> str:
+        raise NotImplementedError
+
+
+class EmptyAgent(_Scripted):
+    name = "empty"
+
+    def answer(self, ctx: SessionContext) -> str:
+        return ""
+
+
+class EchoAgent(_Scripted):
+    name = "echo"
+
+    def answer(self, ctx: SessionContext) -> str:
+        return "\n".join(ctx.user_turns)
+
+
+# Every read-only tool that lists or searches, with the argument it takes (None: no argument).
+_SEARCHES = {"memory_search": "query", "skill_search": "query", "archive_search": "query"}
+_LISTS = ("notes_list", "tickets_list", "deploys_list")
+
+
+class DumpAgent(_Scripted):
+    """Never writes; searches everything for every content word of the prompt and pastes it all."""
+
+    name = "dump"
+
+    def answer(self, ctx: SessionContext) -> str:
+        outputs: list[str] = []
+        prompt = " ".join(ctx.user_turns)
+        for tool, arg in _SEARCHES.items():
+            _, text = ctx.run_tool(tool, {arg: prompt})
+            outputs.append(text)
+            for word in content_words(prompt):
+                _, text = ctx.run_tool(tool, {arg: word})
+                outputs.append(text)
+        for tool in _LISTS:
+            _, text = ctx.run_tool(tool, {})
+            outputs.append(text)
+        for doc_id in sorted(set(re.findall(r'"id": "(DOC-[^"]+)"', "\n".join(outputs)))):
+            _, text = ctx.run_tool("archive_read", {"id": doc_id})
+            outputs.append(text)
+        for title in sorted(set(re.findall(r'"title": "([^"]+)"', "\n".join(outputs)))):
+            call, text = ctx.run_tool("notes_read", {"title": title})
+            if call.ok:
+                outputs.append(text)
+        return "\n".join(_plain(o) for o in dict.fromkeys(outputs))
+
+
+def _plain(output: str) -> str:
+    """Tool output as readable text (the strings of its JSON), as a dumping agent would paste it."""
+    try:
+        value = json.loads(output)
+    except json.JSONDecodeError:
+        return output
+    return "\n".join(_strings(value))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def checked_values(check: Check) -> list[str]:
+    """The answer values a check looks for (what a cross-episode agent would copy)."""
+    if isinstance(check, ValueCheck):
+        return check.forms()
+    if isinstance(check, ContainsCheck):
+        return list(check.values)
+    if isinstance(check, AnyOfCheck):
+        return [v for c in check.checks for v in checked_values(c)]
+    if isinstance(check, RubricCheck):
+        return [v for c in check.fallback for v in checked_values(c)]
+    return []
+
+
+class CrossEpisodeAgent(_Scripted):
+    """Answers with every value the other episodes of its family check (one agent per episode)."""
+
+    name = "cross_episode"
+
+    def __init__(self, family: Family, episode_id: str) -> None:
+        values = [
+            value
+            for episode in family.episodes
+            if episode.id != episode_id
+            for session in episode.eval_sessions()
+            for check in session.checks
+            for value in checked_values(check)
+        ]
+        self.values = list(dict.fromkeys(values))
+
+    def answer(self, ctx: SessionContext) -> str:
+        return "Based on what we did before: " + "; ".join(self.values) + "."
+
+
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ORDINAL = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+            "nine": "ninth", "twelve": "twelfth"}  # fmt: skip
+
+
+def spell(number: int) -> str:
+    """0 <= number < 1,000,000 in words ("twenty-one", "two thousand twenty-six")."""
+    if number < 20:
+        return _UNITS[number]
+    if number < 100:
+        tens, unit = divmod(number, 10)
+        return _TENS[tens] + (f"-{_UNITS[unit]}" if unit else "")
+    if number < 1000:
+        hundreds, rest = divmod(number, 100)
+        return f"{_UNITS[hundreds]} hundred" + (f" {spell(rest)}" if rest else "")
+    thousands, rest = divmod(number, 1000)
+    return f"{spell(thousands)} thousand" + (f" {spell(rest)}" if rest else "")
+
+
+def spell_ordinal(number: int) -> str:
+    words = spell(number)
+    head, sep, last = words.rpartition("-") if "-" in words else words.rpartition(" ")
+    if last in _ORDINAL:
+        last = _ORDINAL[last]
+    elif last.endswith("y"):
+        last = last[:-1] + "ieth"
+    else:
+        last += "th"
+    return f"{head}{sep}{last}"
+
+
+# A standalone integer (not part of an id, a version, a decimal, a handle or a path).
+_INTEGER = re.compile(r"(?<![\w.@/-])(\d{1,3}(?:,\d{3})+|\d+)(st|nd|rd|th)?(?![\w./-]|,\d)")
+
+
+def paraphrase(text: str) -> str:
+    """Restate ``text``: integers and ordinals spelled out, "the" dropped, lower case."""
+
+    def words(match: re.Match[str]) -> str:
+        number = int(match[1].replace(",", ""))
+        if number >= 1_000_000:
+            return match[0]
+        return spell_ordinal(number) if match[2] else spell(number)
+
+    text = _INTEGER.sub(words, text)
+    text = re.sub(r"\bthe\s+", "", text, flags=re.IGNORECASE)
+    return text.lower()
+
+
+class ParaphraseModel:
+    """A reference policy whose final answers are restated by ``paraphrase`` (tool calls unchanged)."""
+
+    def __init__(self, policy: str = "recall") -> None:
+        self.inner = PolicyModel(policy)
+        self.model = f"{self.inner.model}+paraphrase"
+
+    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
+        reply = self.inner.complete(messages, tools, **params)
+        if reply.tool_calls or reply.content is None:
+            return reply
+        return ModelReply(content=paraphrase(reply.content))
+
+
+def empty() -> EmptyAgent:
+    return EmptyAgent()
+
+
+def echo() -> EchoAgent:
+    return EchoAgent()
+
+
+def dump() -> DumpAgent:
+    return DumpAgent()
+
+
+def verbatim() -> HermesAgent:
+    """The verbatim agent is Hermes with every mechanism; run it with ``pastbench/curator``."""
+    return HermesAgent(name="verbatim", mechanisms=["all"])
