@@ -99,9 +99,9 @@ def scored_record(family: str, episode: str, arm: str, score: float, **fields): 
 # capability, episodes 1-4 (32 episodes, as many as the first starter set). The whole dataset
 # (204 episodes) is run by `pytest -n 2` and audited by tests/dataset/test_audit.py.
 SAMPLE_FAMILIES = {
-    "memory": ("preference_adoption", "constraint_retention"),
+    "memory": ("SM01_preference_adoption", "SM02_constraint_retention"),
     "procedural": ("PC01_sop_bootstrap_01", "PC04_failure_to_rule_01"),
-    "gathering": ("launch_retrospective", "oncall_handoff"),
+    "gathering": ("PG01_release_decision_followup", "PG03_oncall_handoff_lookup"),
     "update": ("SM03_fact_correction", "SM04_rule_migration"),
 }
 SAMPLE_EPISODES = ("ep01", "ep02", "ep03", "ep04")
