@@ -30,6 +30,8 @@ LEAVE_ONE_OUT_MAX = 0.10
 # Keys of a check whose strings are what the answer must contain. Decoys and superseded values
 # are what it must *not* assert, so they are left out on purpose.
 _EXPECTED_KEYS = ("value", "values", "also")
+# World-state and tool checks expect field values: they tell episodes apart as well.
+_EXPECTED_FIELDS = ("match", "args")
 _GUARD_TYPES = ("forbids",)
 
 SMALL_POOLS: dict[str, frozenset[str]] = {
@@ -94,6 +96,9 @@ def _walk_expected(value: Any, key: str | None = None) -> Iterator[str]:
         for k, v in value.items():
             if k in ("decoys", "superseded") or (k == "type" and v in _GUARD_TYPES):
                 continue
+            if k in _EXPECTED_FIELDS and isinstance(v, dict):
+                yield from (str(field) for field in v.values() if isinstance(field, str | int | float))
+                continue
             yield from _walk_expected(v, k)
     elif isinstance(value, list):
         for item in value:
@@ -147,16 +152,17 @@ def pool_of(value: str) -> str | None:
 
 
 def _locked(flags: list[bool], keys: list[str]) -> bool:
-    """Is a side effect a function of ``keys`` with ≥ 2 classes of ≥ 2 episodes each (and not constant)?"""
+    """Is a side effect a function of ``keys`` (same value within every class, not constant), with
+    ≥ 2 classes of ≥ 3 episodes? Classes of two agree by chance too often to mean anything."""
     by_key: dict[str, set[bool]] = defaultdict(set)
     sizes: dict[str, int] = defaultdict(int)
     for flag, key in zip(flags, keys, strict=True):
         by_key[key].add(flag)
         sizes[key] += 1
-    big = [k for k in by_key if sizes[k] >= 2]
+    big = [k for k in by_key if sizes[k] >= 3]
     if len(big) < 2 or len(set(flags)) < 2:
         return False
-    return all(len(by_key[k]) == 1 for k in big) and len({next(iter(by_key[k])) for k in big}) > 1
+    return all(len(v) == 1 for v in by_key.values()) and len({next(iter(by_key[k])) for k in big}) > 1
 
 
 def side_effects(family: Family) -> dict[str, list[bool]]:
@@ -176,7 +182,7 @@ def side_effect_findings(path: Path, family: Family) -> list[ShortcutFinding]:
             findings.append(
                 ShortcutFinding(str(path), "side_effects", f"{name} is locked to the scenario group")
             )
-        for period in (2, 3, 4):
+        for period in (2, 3):
             positions = [str(i % period) for i in range(len(flags))]
             if len(flags) >= 2 * period and _locked(flags, positions):
                 findings.append(
@@ -214,16 +220,22 @@ def audit_shortcuts(families: dict[Path, Family]) -> tuple[list[ShortcutFinding]
         for episode in family.episodes:
             where = f"{path}::{episode.id}"
             values = episode_values(episode)
+            if not values:
+                continue  # nothing but rubrics without fallback: distinctness cannot be measured
             if values in seen:
                 findings.append(
                     ShortcutFinding(where, "distinct_values", f"checks the same values as {seen[values]}")
                 )
             seen.setdefault(values, where)
-            for value in sorted(values):
-                pool = pool_of(value)
-                if pool:
-                    message = f"{value!r} comes from a small common pool ({pool}): guessable"
-                    findings.append(ShortcutFinding(where, "small_pool", message))
+            for index, session in enumerate(episode.sessions):
+                expected = [v for c in session.checks for v in expected_values(c)]
+                pools = {pool_of(v) for v in expected}
+                if expected and None not in pools:
+                    message = (
+                        f"every value checked ({', '.join(sorted(set(expected)))}) comes from a small "
+                        f"common pool ({', '.join(sorted(p for p in pools if p))}): guessable"
+                    )
+                    findings.append(ShortcutFinding(f"{where}[{index}]", "small_pool", message))
         effects = side_effects(family)
         table.append([family.qualified_id, len(family.episodes), *(sum(v) for v in effects.values())])
     figures = {
