@@ -22,7 +22,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     """Schema of every file, then the dataset audit (counts table and every failure)."""
-    from .dataset.audit import audit, counts_table
+    from .dataset.audit import audit, counts_table, shortcuts_table
 
     paths = [Path(raw) for raw in args.paths]
     for path in paths:
@@ -37,6 +37,9 @@ def _validate(args: argparse.Namespace) -> int:
     print()
     print(counts_table(report))
     print()
+    if report.shortcuts:
+        print(shortcuts_table(report))
+        print()
     for finding in report.findings:
         print(finding)
     if report.ok:
@@ -47,24 +50,6 @@ def _validate(args: argparse.Namespace) -> int:
         return 0
     print(f"audit failed: {len(report.findings)} problem(s)")
     return 1
-
-
-def _generate(args: argparse.Namespace) -> int:
-    from .dataset.generate import differences, write_families
-
-    out = Path(args.out)
-    if args.check:
-        problems = differences(out, args.seed)
-        for problem in problems:
-            print(problem)
-        if problems:
-            print(f"{out} differs from the generator (seed {args.seed}); run: pastbench generate-families")
-            return 1
-        print(f"{out} matches the generator (seed {args.seed})")
-        return 0
-    written = write_families(out, args.seed)
-    print(f"wrote {len(written)} family files to {out} (seed {args.seed})")
-    return 0
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -132,19 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     validate.set_defaults(func=_validate)
     from .dataset.export import DEFAULT_EXPORT
-    from .dataset.generate import DEFAULT_SEED
 
-    generate = commands.add_parser(
-        "generate-families", help="write the built-in families from the seeded generator"
-    )
-    generate.add_argument("--out", default="families", help="folder to write (default: families)")
-    generate.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"generator seed (default: {DEFAULT_SEED})"
-    )
-    generate.add_argument(
-        "--check", action="store_true", help="fail if the folder differs from a fresh generation"
-    )
-    generate.set_defaults(func=_generate)
     export = commands.add_parser("export", help="write the whole dataset as one JSON file")
     export.add_argument("--out", default=DEFAULT_EXPORT, help=f"output file (default: {DEFAULT_EXPORT})")
     export.add_argument("--families", help="family folder (default: the built-in families)")

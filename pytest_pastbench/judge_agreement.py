@@ -1,12 +1,12 @@
 """``pastbench judge-agreement``: how often the judge agrees with human labels.
 
-Input is JSON Lines, one sample a line: ``{"rubric": ..., "answer": ..., "human": <score>}`` and
-an optional ``"id"``; human scores are on ``0..--scale`` (default 0..1). The judge's score (0..1)
-is put on the same scale; a sample agrees when |judge − human| ≤ tolerance. Reported: n, the
-share that agrees, the mean absolute difference, and a pass/fail confusion matrix (pass = at
-least half the scale, the judge's own pass mark). Exit 0 when every sample was judged, 1 when a
-sample got no verdict (judge_error, provider failure) or agreement fell below ``--min-agreement``,
-2 on bad input.
+Input is one or more JSON Lines files, one sample a line: ``{"rubric": ..., "answer": ...,
+"human": <score>}`` and an optional ``"id"``; human scores are on ``0..--scale`` (default 0..1).
+The judge's score (0..1) is put on the same scale; a sample agrees when |judge − human| ≤
+tolerance. Reported: n, the share that agrees, the mean absolute difference, and a pass/fail
+confusion matrix (pass = at least half the scale, the judge's own pass mark). Exit 0 when every
+sample was judged, 1 when a sample got no verdict (judge_error, provider failure) or agreement
+fell below ``--min-agreement``, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -45,6 +45,12 @@ class LabelledSample(BaseModel):
 class Sample:
     line: int
     label: LabelledSample
+    path: str = ""
+
+    @property
+    def where(self) -> str:
+        """``file:line``, so a sample of several label files is found again."""
+        return f"{Path(self.path).name}:{self.line}" if self.path else str(self.line)
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,7 @@ def read_labels(path: Path, scale: float) -> list[Sample]:
             ) from None
         if not 0.0 <= label.human <= scale:
             raise LabelError(f"{path}:{number}: human: {label.human} is outside 0..{scale:g} (see --scale)")
-        samples.append(Sample(number, label))
+        samples.append(Sample(number, label, str(path)))
     if not samples:
         raise LabelError(f"{path}: no samples (one JSON object per line)")
     return samples
@@ -139,7 +145,7 @@ def render(results: list[Judged], result: Agreement, judge_name: str, tolerance:
         within = "—" if diff is None else ("yes" if agrees(diff, tolerance) else "no")
         rows.append(
             [
-                r.sample.line,
+                r.sample.where,
                 label.id or "",
                 format_number(label.human),
                 format_number(r.judge) if r.error is None else r.error[:60],
@@ -148,7 +154,7 @@ def render(results: list[Judged], result: Agreement, judge_name: str, tolerance:
             ]
         )
     samples = tabulate(
-        rows, headers=("line", "id", "human", "judge", "|diff|", "agrees"), disable_numparse=True
+        rows, headers=("sample", "id", "human", "judge", "|diff|", "agrees"), disable_numparse=True
     )
     share = "—" if result.share is None else f"{result.share:.1%}"
     totals = tabulate(
@@ -186,7 +192,7 @@ def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     try:
         use_alias_file(args.model_aliases)
         check_judge_model(args.judge_model)
-        samples = read_labels(Path(args.labels), args.scale)
+        samples = [s for labels in args.labels for s in read_labels(Path(labels), args.scale)]
         missing = missing_keys(args.judge_model)
         if missing:
             raise ValueError(
@@ -206,7 +212,7 @@ def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     )
     for r in results:
         if r.error is not None:
-            print(f"{args.labels}:{r.sample.line}: no verdict: {r.error}", file=err)
+            print(f"{r.sample.path}:{r.sample.line}: no verdict: {r.error}", file=err)
     if result.failed:
         return 1
     if args.min_agreement is not None and (result.share or 0.0) < args.min_agreement:
@@ -222,7 +228,9 @@ def register_cli(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command.add_argument("labels", help="JSON Lines file: one {rubric, answer, human[, id]} per line")
+    command.add_argument(
+        "labels", nargs="+", help="JSON Lines files: one {rubric, answer, human[, id]} per line"
+    )
     command.add_argument(
         "--judge-model",
         default=REFERENCE_JUDGE,

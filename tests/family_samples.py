@@ -1,5 +1,7 @@
 """Small family files for plugin tests (the built-in data is tested on its own)."""
 
+import pytest
+
 # The PAST items of the built-in set, by capability marker: the packaged families also hold the
 # DESIGN §8 protocols' files (families/streams/, ...), which tests of the PAST runs leave out.
 PAST_ITEMS = ("-m", "memory or procedural or gathering or update")
@@ -97,12 +99,20 @@ def scored_record(family: str, episode: str, arm: str, score: float, **fields): 
 # capability, episodes 1-4 (32 episodes, as many as the first starter set). The whole dataset
 # (204 episodes) is run by `pytest -n 2` and audited by tests/dataset/test_audit.py.
 SAMPLE_FAMILIES = {
-    "memory": ("preference_adoption", "constraint_retention"),
-    "procedural": ("sop_from_worked_task", "failure_procedure_capture"),
-    "gathering": ("launch_retrospective", "oncall_handoff"),
-    "update": ("fact_correction", "rule_migration"),
+    "memory": ("SM01_preference_adoption", "SM02_constraint_retention"),
+    "procedural": ("PC01_sop_bootstrap_01", "PC04_failure_to_rule_01"),
+    "gathering": ("PG01_release_decision_followup", "PG03_oncall_handoff_lookup"),
+    "update": ("SM03_fact_correction", "SM04_rule_migration"),
 }
 SAMPLE_EPISODES = ("ep01", "ep02", "ep03", "ep04")
+
+# The v3 update families (issue 16) bring corrections the way they arrive at work (a quoted reply,
+# a bounced mail, a digest), mostly without the cue words the offline curator looks for, so on the
+# update slice its E2/E5 retirements no longer beat recall (curator Δ 0.12, recall 0.38). Strict:
+# once generic policy work (issue 16, item 6) restores the edge, these tests must pass again.
+CURATOR_EDGE_PENDING = pytest.mark.xfail(
+    strict=True, reason="offline curator misses natural corrections in v3 update data (issue 16 item 6)"
+)
 
 
 def builtin_sample(*capabilities: str, episodes: tuple[str, ...] = SAMPLE_EPISODES) -> list[str]:

@@ -29,12 +29,12 @@ def test_longest_first_puts_unknown_lengths_first_then_longest_with_ties_in_coll
 def test_an_item_s_work_is_its_user_turns_and_the_control_arm_runs_only_the_eval_sessions(
     pytester: pytest.Pytester,
 ) -> None:
-    # fact_correction ep01: learn (2 turns), learn (2), distractor (1), eval_near (1), eval_far (1).
+    # SM03_fact_correction ep01: learn (2 turns), learn (1), distractor (1), eval_near (1), eval_far (1).
     selection = ["-k", "fact_correction and ep01", "--collect-only", "-p", "no:cacheprovider"]
     reprec = pytester.inline_run("--pastbench-families=builtin", *selection)
     items = reprec.getcalls("pytest_collection_finish")[0].session.items
     work = {item.name: item.work_estimate() for item in items}
-    assert work == {"ep01[off-t0]": 2, "ep01[on-t0]": 7}
+    assert work == {"ep01[off-t0]": 2, "ep01[on-t0]": 6}
 
 
 def test_xdist_workers_run_the_longest_items_first(pytester: pytest.Pytester) -> None:

@@ -20,7 +20,7 @@ from pytest_pastbench.gates import (
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.summary import build_summary, episode_scores
-from tests.family_samples import builtin_sample, scored_record
+from tests.family_samples import CURATOR_EDGE_PENDING, builtin_sample, scored_record
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 Spec = dict[str, dict[str, tuple[float | None, float | None]]]
@@ -299,6 +299,7 @@ def test_cli_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str
 PLUS = "hermes-plus[E1,E2,E3,E4,E5]"
 
 
+@CURATOR_EDGE_PENDING
 def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -164,3 +164,24 @@ def test_samples_without_a_verdict_are_listed_and_exit_1(tmp_path: Path, reset_a
         f"{labels}:2: no verdict: infra_blocked: judge {ALIAS}: gave up after 1 attempts"
     )
     assert lines[1].startswith(f"{labels}:3: no verdict: judge_error: {ALIAS}: no valid verdict in 3 replies")
+
+
+V3_LABELS = sorted((ROOT / "examples" / "judge-agreement").glob("labels-v3-*.jsonl"))
+
+
+def test_the_v3_label_set_covers_every_capability_and_the_readme_quotes_its_totals() -> None:
+    """Issue 16: ≥ 60 labelled answers across the families, read as one set from several files."""
+    assert {p.stem.removeprefix("labels-v3-") for p in V3_LABELS} == {
+        "memory",
+        "gathering",
+        "procedural",
+        "update",
+    }
+    samples = [s for p in V3_LABELS for s in read_labels(p, 1.0)]
+    assert len(samples) >= 60
+    assert {s.where.split(":")[0] for s in samples} == {p.name for p in V3_LABELS}
+    code, out, _ = run_cli(*map(str, V3_LABELS))
+    assert code == 0
+    totals = out[out.index("judge                     pastbench/judge") :]
+    readme = (ROOT / "README.md").read_text()
+    assert "$ pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl\n…\n" + totals in readme

@@ -1,1 +1,1 @@
-"""The PAST dataset: seeded generator, audit and export of the built-in families."""
+"""The PAST dataset tooling: the audit (with its shortcut rules) and the export of the built-in families."""

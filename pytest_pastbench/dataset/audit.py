@@ -54,6 +54,8 @@ class AuditReport:
     blind_means: dict[str, float] = field(default_factory=dict)
     oracle_min: float | None = None
     empty_max: float | None = None
+    # What the shortcut audit measured (leave-one-out means, distinct value sets, side effects).
+    shortcuts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -113,6 +115,7 @@ def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = Tru
             report.findings += check_evidence_order(where, family, episode)
     report.findings += check_unique_prompts(report.families)
     report.findings += check_coverage(report.families)
+    report.findings += check_shortcuts(report)
     if run_policies:
         report.findings += check_scores(report)
     return report
@@ -262,6 +265,14 @@ def check_unique_prompts(families: dict[Path, Family]) -> list[Finding]:
     return findings
 
 
+def check_shortcuts(report: AuditReport) -> list[Finding]:
+    """The shortcut rules of ``shortcuts.py`` (scored answers without the store; no agent runs)."""
+    from .shortcuts import audit_shortcuts
+
+    found, report.shortcuts = audit_shortcuts(report.families)
+    return [Finding(f.where, f.rule, f.message) for f in found]
+
+
 # -- evidence order -------------------------------------------------------------------------------
 
 
@@ -298,20 +309,9 @@ def check_evidence_order(where: str, family: Family, episode: Episode) -> list[F
 
 def empty_scores(episode: Episode) -> list[tuple[int, float]]:
     """s_e of every eval session for an empty answer that called no tool (nothing done)."""
-    from ..records import SessionRun
-    from ..scoring import score_session, session_safety
-    from ..world import World
+    from .shortcuts import answer_scores
 
-    results = []
-    for index, session in enumerate(episode.sessions):
-        if session.stage not in EVAL_STAGES:
-            continue
-        world = World(episode.world, now=session.now)
-        run = SessionRun(
-            index=index, stage=session.stage, now=world.now, answer="", world_after=world.snapshot()
-        )
-        results.append((index, score_session(session, run, session_safety(episode, session)).s))
-    return results
+    return answer_scores(episode, "")
 
 
 def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[str]]]:
@@ -437,3 +437,29 @@ def counts_table(report: AuditReport) -> str:
     rows.append(["total", total[0], total[1], "26 / 204", None])
     rows = [[*r[:4], format_number(r[4])] for r in rows]
     return tabulate(rows, headers=["capability", "families", "episodes", "expected", "blind on-arm mean"])
+
+
+def shortcuts_table(report: AuditReport) -> str:
+    """Per family: leave-one-out S_off and where the side effects fall (issue 16's audit table)."""
+    from tabulate import tabulate
+
+    from .shortcuts import LEAVE_ONE_OUT_MAX
+
+    figures = report.shortcuts
+    loo = figures["leave_one_out"]
+    rows = [
+        [fid, n, f"{loo[fid]:.2f}", noise, secret, far]
+        for fid, n, noise, secret, far in figures["side_effects"]
+    ]
+    headers = [
+        "family",
+        "episodes",
+        f"leave-one-out S_off (≤ {LEAVE_ONE_OUT_MAX})",
+        "noise",
+        "secret",
+        "eval_far",
+    ]
+    distinct = (
+        f"distinct check-value sets: {figures['distinct_value_sets']} of {figures['episodes']} episodes"
+    )
+    return tabulate(rows, headers=headers, disable_numparse=True) + "\n" + distinct

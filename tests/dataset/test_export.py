@@ -10,14 +10,13 @@ import pytest
 from pytest_pastbench.cli import main
 from pytest_pastbench.dataset.audit import EXPECTED_SHAPE
 from pytest_pastbench.dataset.export import DEFAULT_EXPORT
-from pytest_pastbench.dataset.generate import DEFAULT_SEED
 from pytest_pastbench.detect import is_past_family_file
 from pytest_pastbench.loader import dataset_hash, load_family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.schema import Family
 
 
-def test_export_writes_every_family_with_its_hash_and_seed(
+def test_export_writes_every_family_with_its_hash_and_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -25,7 +24,7 @@ def test_export_writes_every_family_with_its_hash_and_seed(
     assert DEFAULT_EXPORT == "204_episodes_full.json"
     document = json.loads((tmp_path / DEFAULT_EXPORT).read_text())
     assert (document["n_families"], document["n_episodes"]) == (26, 204)
-    assert document["generator"]["seed"] == DEFAULT_SEED
+    assert document["dataset_versions"] == ["3.0"]
     hashes = {}
     for path in sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p)):
         family, file_hash = load_family(path)
