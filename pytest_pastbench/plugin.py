@@ -264,11 +264,18 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     record = payload["record"]
     if "protocol" in payload:
         headline = f"{payload['protocol'].upper()} {record.get('headline', '')}"
-        return "measured", "M", (headline, {"green": True})
+        return "measured", PROGRESS_LETTERS["measured"], (headline, {"green": True})
     score = record["score"]
     if record["arm"] == "on":
-        return "scored", "S", (f"SCORED {score:.2f}", {"green": True})
-    return "control", "C", (f"CONTROL {score:.2f}", {"cyan": True})
+        return "scored", PROGRESS_LETTERS["scored"], (f"SCORED {score:.2f}", {"green": True})
+    return "control", PROGRESS_LETTERS["control"], (f"CONTROL {score:.2f}", {"cyan": True})
+
+
+# Lowercase letters pytest and its common plugins do not use (S would read as pytest's "s"kipped).
+PROGRESS_LETTERS = {"scored": "o", "control": "c", "measured": "m"}
+PROGRESS_LEGEND = (
+    "progress letters: o = on arm scored, c = control (off arm) scored, m = protocol item measured"
+)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -323,11 +330,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for name, section in sorted(pastbench.summary["protocols"].items()):
             terminalreporter.section(f"pastbench: {name}")
             terminalreporter.write_line(load_protocol(name).render(section))
-    terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
-    if pastbench.regression is not None and pastbench.regression.lines:
-        terminalreporter.section("pastbench: comparison with the baseline")
-        for line in pastbench.regression.lines:
+    terminalreporter.write_line("")
+    if terminalreporter.verbosity < 1:  # -v prints words (SCORED 0.82), not letters
+        terminalreporter.write_line(PROGRESS_LEGEND)
+    terminalreporter.write_line(f"run files: {pastbench.run_dir}")
+    regression = pastbench.regression
+    if regression is not None and regression.lines:
+        compared = regression.baseline is not None
+        terminalreporter.section(f"pastbench: {'comparison with the baseline' if compared else 'baseline'}")
+        for line in regression.lines:
             terminalreporter.write_line(line)
+        from .regression import add_gate_verdict
+
+        add_gate_verdict(terminalreporter, regression.results)
 
 
 def pytest_pastbench_register_agents(register: Any) -> None:

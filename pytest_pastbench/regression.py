@@ -15,7 +15,7 @@ import pytest
 
 from .baseline import Baseline, BaselineError, check_name, load_baseline, save_baseline
 from .compare import render_comparison
-from .gates import Gate, GateSyntaxError, check_against, match_configs, parse_gates
+from .gates import Gate, GateResult, GateSyntaxError, gate_exit_code, match_configs, parse_gates, report_gates
 from .item_record import ItemRecord
 from .summary import episode_scores
 
@@ -28,6 +28,7 @@ class RegressionCheck:
     gates: list[Gate] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     failed: bool = False
+    results: list[GateResult] = field(default_factory=list)
     comparison: dict[str, Any] | None = None  # the baseline section of sequence_comparison.json
 
     @classmethod
@@ -64,13 +65,13 @@ class RegressionCheck:
             if self.gates:
                 out, err = io.StringIO(), io.StringIO()
                 current = Baseline(name="current run", summary=summary, episodes=episodes)
-                code = check_against(self.gates, current, self.baseline, seed, out=out, err=err)
+                self.results = report_gates(self.gates, current, self.baseline, seed, out=out, err=err)
                 self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
                 # the comparison already carries the notes on which configs were paired
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
                 # An unevaluable gate (a scope missing from the run) fails the session too.
-                self.failed = code != 0
+                self.failed = gate_exit_code(self.results) != 0
         if self.save_name:
             path = save_baseline(self.storage, self.save_name, summary, records)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
@@ -101,3 +102,25 @@ def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dic
                 }
             )
     return rows
+
+
+def add_gate_verdict(terminalreporter: Any, results: list[GateResult]) -> None:
+    """Put the gates' verdict into pytest's final summary line ("1 gate failed", red).
+
+    The gates decide the exit code, so their verdict belongs where a reader looks last; pytest
+    has no hook for that line, so this wraps the reporter's (public) builder of its parts.
+    """
+    from .gates import verdict_parts
+
+    parts = verdict_parts(results)
+    if not parts:
+        return
+    build = terminalreporter.build_summary_stats_line
+
+    def with_verdict() -> tuple[list[tuple[str, dict[str, bool]]], str]:
+        line, color = build()
+        line = [part for part in line if part[0] != "no tests ran"]
+        line += [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]
+        return line, "red" if any(bad for _, bad in parts) else color
+
+    terminalreporter.build_summary_stats_line = with_verdict

@@ -261,3 +261,16 @@ def test_a_cached_rerun_makes_no_model_call_and_replay_fails_on_a_miss(pytester:
     miss = run(pytester, "families", "--pastbench-cache=replay", "--pastbench-model=pastbench/blind")
     assert outcomes(miss) == {"errors": 4}
     miss.stdout.fnmatch_lines(["*infra_blocked: no cached response*replay mode*"])
+
+
+def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families")
+    assert result.ret == 0
+    [progress] = [line for line in result.stdout.lines if line.startswith("families/memory/tiny_prefs.yaml ")]
+    # Collection order: ep01 on, ep01 off, ep02 on, ep02 off; "S" would read as pytest's skipped.
+    assert progress.split()[1] == "ococ"
+    result.stdout.fnmatch_lines(
+        ["progress letters: o = on arm scored, c = control (off arm) scored, m = protocol item measured"]
+    )
+    assert "progress letters" not in run(pytester, "families", "-v").stdout.str()
