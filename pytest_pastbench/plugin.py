@@ -150,8 +150,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if pastbench is None:
         return
     if pastbench.options.shard is not None:
-        from .shard import select_shard
+        from .shard import select_shard, selection_hash
 
+        pastbench.selection = selection_hash(items)
         kept, deselected = select_shard(items, *pastbench.options.shard)
         if deselected:
             config.hook.pytest_deselected(items=deselected)
@@ -247,7 +248,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     ):
         from .junit import item_properties
 
-        payload = item.payload()
+        payload = pastbench_session(item.config).stamped(item.payload())
         setattr(report, PAYLOAD_ATTR, payload)
         properties = item_properties(payload["record"])
         report.user_properties.extend(properties)
