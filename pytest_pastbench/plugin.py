@@ -132,15 +132,18 @@ def _parametrized(metafunc: pytest.Metafunc, argname: str) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     tag = family_format(file_path)
+    if tag is None:
+        return None
+    from .resources import packaged_nodeid
+
+    nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)
     if tag == FORMAT_TAG:
         from .collect import FamilyFile
 
-        return FamilyFile.from_parent(parent, path=file_path)
-    if tag is not None:
-        from .protocols.base import ProtocolFile
+        return FamilyFile.from_parent(parent, path=file_path, nodeid=nodeid)
+    from .protocols.base import ProtocolFile
 
-        return ProtocolFile.from_parent(parent, path=file_path)
-    return None
+    return ProtocolFile.from_parent(parent, path=file_path, nodeid=nodeid)
 
 
 @pytest.hookimpl(trylast=True)
