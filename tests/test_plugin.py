@@ -173,7 +173,8 @@ def test_a_real_model_without_its_key_stops_before_running(
     [
         ("--pastbench-persistence=maybe", "choose one of both, on, off"),
         ("--pastbench-trials=0", "must be at least 1"),
-        ("--pastbench-trials=two", "expected a int"),
+        ("--pastbench-trials=two", "--pastbench-trials='two': expected an integer"),
+        ("--pastbench-pass-threshold=high", "--pastbench-pass-threshold='high': expected a number"),
         ("--pastbench-pass-threshold=1.5", "between 0.0 and 1.0"),
         ("--pastbench-agent=nobody", "unknown agent 'nobody'; choose one of hermes"),
         ("--pastbench-agent=nomodule:factory", "cannot load agent factory"),
