@@ -35,7 +35,7 @@ def _validate(args: argparse.Namespace) -> int:
     for path, described in report.protocol_families.items():
         print(f"ok   {path} ({described})")
     print()
-    print(counts_table(report))
+    print(counts_table(report, with_expected=not args.any_shape))
     print()
     for finding in report.findings:
         print(finding)

@@ -316,7 +316,12 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if pastbench.summary.get("configs"):
         from .judge import judge_lines
 
+        # A file's progress line leaves a newline pending that the first line writes as a blank
+        # line; under xdist no progress line names a file, so write that blank line here.
+        pending_newline = getattr(terminalreporter, "currentfspath", None) is not None
         terminalreporter.section("pastbench: Δ = S_on − S_off per family")
+        if not pending_newline:
+            terminalreporter.write_line("")
         terminalreporter.write_line(render_delta_table(pastbench.summary))
         for line in judge_lines(pastbench.summary):
             terminalreporter.write_line(line)

@@ -275,3 +275,13 @@ def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytes
         ["progress letters: o = on arm scored, c = control (off arm) scored, m = protocol item measured"]
     )
     assert "progress letters" not in run(pytester, "families", "-v").stdout.str()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_blank_line_follows_the_delta_header_with_and_without_xdist(
+    pytester: pytest.Pytester, workers: str
+) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    lines = run(pytester, "families", "-n", workers).stdout.lines
+    header = next(i for i, line in enumerate(lines) if "pastbench: Δ = S_on − S_off per family" in line)
+    assert lines[header + 1 : header + 3] == ["", "hermes@pastbench/recall"]
