@@ -105,22 +105,10 @@ def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dic
 
 
 def add_gate_verdict(terminalreporter: Any, results: list[GateResult]) -> None:
-    """Put the gates' verdict into pytest's final summary line ("1 gate failed", red).
-
-    The gates decide the exit code, so their verdict belongs where a reader looks last; pytest
-    has no hook for that line, so this wraps the reporter's (public) builder of its parts.
-    """
+    """The gates' verdict in pytest's final line: "1 gate failed" in red, "2 gates passed"."""
     from .gates import verdict_parts
+    from .summary_line import add_parts
 
     parts = verdict_parts(results)
-    if not parts:
-        return
-    build = terminalreporter.build_summary_stats_line
-
-    def with_verdict() -> tuple[list[tuple[str, dict[str, bool]]], str]:
-        line, color = build()
-        line = [part for part in line if part[0] != "no tests ran"]
-        line += [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]
-        return line, "red" if any(bad for _, bad in parts) else color
-
-    terminalreporter.build_summary_stats_line = with_verdict
+    markup = [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]
+    add_parts(terminalreporter, markup, failed=any(bad for _, bad in parts))
