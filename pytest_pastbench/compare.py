@@ -93,11 +93,14 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
 
 
 def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
-    """Δ [CI] and Mech per scope with one column per run × config (models, agents, mechanism sets)."""
+    """Δ [CI] and Mech per scope with one column per run × config (models, agents, mechanism sets);
+    a run named "" is the only one (the configs of one run: its columns are the config labels)."""
     columns = [(name, config) for name, summary in summaries for config in summary.get("configs", [])]
     if not columns:
         return "no configurations to compare"
-    headers = ["scope"] + [f"{name}\n{config['label']}" for name, config in columns]
+    headers = ["scope"] + [
+        f"{name}\n{config['label']}" if name else config["label"] for name, config in columns
+    ]
     scopes = _scopes(*(config for _, config in columns))
     delta_rows = [
         [_scope_name(scope)] + [format_delta(_entry(config, scope)) for _, config in columns]

@@ -325,6 +325,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(render_delta_table(pastbench.summary))
         for line in judge_lines(pastbench.summary):
             terminalreporter.write_line(line)
+        if len(pastbench.summary["configs"]) > 1:
+            from .compare import render_side_by_side
+
+            terminalreporter.section("pastbench: configs side by side")
+            terminalreporter.write_line(render_side_by_side([("", pastbench.summary)]))
     from .summary import ablation_rows
 
     ablation = ablation_rows(pastbench.summary, pastbench.records)

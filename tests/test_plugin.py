@@ -85,6 +85,16 @@ def test_several_models_make_one_comparison_run(pytester: pytest.Pytester) -> No
     assert outcomes(result) == {"scored": 4, "control": 4}
     labels = [c["label"] for c in summary_of(pytester, "cmp")["configs"]]
     assert labels == ["hermes@pastbench/blind", "hermes@pastbench/recall"]
+    # Besides one Δ table per model, one view with a column per model.
+    result.stdout.fnmatch_lines(
+        [
+            "*pastbench: configs side by side*",
+            "Δ = S_on − S_off [95% CI]",
+            "scope * hermes@pastbench/blind * hermes@pastbench/recall",
+            "memory.tiny_prefs *",
+            "Mech",
+        ]
+    )
     comparison = json.loads((pytester.path / "reports/cmp/sequence_comparison.json").read_text())
     assert {row["label"] for row in comparison["rows"]} == set(labels)
 
