@@ -21,6 +21,7 @@ from .gates import (
     check_against,
     compatibility_warnings,
     match_configs,
+    pair_families,
     parse_gates,
 )
 from .table import format_delta, format_number
@@ -68,9 +69,14 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
     pairs, notes = match_configs(current, baseline)
     blocks = []
     for cur, base in pairs:
+        # Capability and overall rows over the families both measured, as the gates compare them.
+        paired_cur, paired_base, note = pair_families(cur, base)
+        notes += [note] if note else []
         rows = []
         for scope in _scopes(base, cur):
-            before, now = _entry(base, scope), _entry(cur, scope)
+            family = scope[0] == "families"
+            before = _entry(base if family else paired_base, scope)
+            now = _entry(cur if family else paired_cur, scope)
             b_delta, c_delta = _get(before, "delta"), _get(now, "delta")
             change = None if b_delta is None or c_delta is None else c_delta - b_delta
             rows.append(

@@ -15,7 +15,16 @@ import pytest
 
 from .baseline import Baseline, BaselineError, check_name, load_baseline, save_baseline
 from .compare import render_comparison
-from .gates import Gate, GateResult, GateSyntaxError, gate_exit_code, match_configs, parse_gates, report_gates
+from .gates import (
+    Gate,
+    GateResult,
+    GateSyntaxError,
+    gate_exit_code,
+    match_configs,
+    pair_families,
+    parse_gates,
+    report_gates,
+)
 from .item_record import ItemRecord
 from .summary import episode_scores
 
@@ -80,12 +89,18 @@ class RegressionCheck:
 def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
     """Per matched config and scope: baseline and current Δ and Mech, and the change of Δ."""
     rows = []
-    for now, before in match_configs(current, baseline)[0]:
+    for full_now, full_before in match_configs(current, baseline)[0]:
+        # Capability and overall values over the families both runs measured (as gates compare).
+        now, before, _ = pair_families(full_now, full_before)
         scopes = [("overall", now["overall"], before.get("overall"))]
-        for kind in ("capabilities", "families"):
-            scopes += [
-                (key, entry, before.get(kind, {}).get(key)) for key, entry in sorted(now[kind].items())
-            ]
+        scopes += [
+            (key, now["capabilities"].get(key, entry), before["capabilities"].get(key))
+            for key, entry in sorted(full_now["capabilities"].items())
+        ]
+        scopes += [
+            (key, entry, full_before.get("families", {}).get(key))
+            for key, entry in sorted(full_now["families"].items())
+        ]
         for scope, entry, old in scopes:
             old = old or {}
             delta, old_delta = entry.get("delta"), old.get("delta")
