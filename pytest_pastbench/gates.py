@@ -465,7 +465,9 @@ def compatibility_warnings(current_run: dict[str, Any], baseline_run: dict[str, 
         cur_fams, base_fams = current_run.get("families") or {}, baseline_run.get("families") or {}
         changed = sorted(f for f in set(cur_fams) & set(base_fams) if cur_fams[f] != base_fams[f])
         detail = f"; changed families: {', '.join(changed)}" if changed else ""
-        warnings.append(f"dataset differs: current dataset_hash {now}, baseline {before}{detail}")
+        # Only another selection of the same files: pair_families' note says which were left out.
+        if changed or not cur_fams or not base_fams:
+            warnings.append(f"dataset differs: current dataset_hash {now}, baseline {before}{detail}")
     if current_run.get("judge") != baseline_run.get("judge"):
         warnings.append(
             f"judge differs: current {describe_judge(current_run.get('judge'))}, "

@@ -268,6 +268,9 @@ def test_compatibility_warnings_name_what_differs() -> None:
     assert "changed families: update.a" in dataset and "update.b" not in dataset
     assert judge.startswith("judge differs: current none, baseline openai/gpt-4o")
     assert models == "models differ: current m, baseline n"
+    # The same files, another selection (-k): not a different dataset; the gates' note says more.
+    subset = {**RUN, "dataset_hash": "d3", "families": {"update.b": "same"}}
+    assert compatibility_warnings(subset, {**RUN, "families": {"update.a": "h1", "update.b": "same"}}) == []
     [missing] = compatibility_warnings({**RUN, "dataset_hash": ""}, RUN)
     assert "current run records no dataset_hash" in missing
     # Model order does not matter.
