@@ -269,10 +269,11 @@ def merge_runs(paths: list[Path], out: Path) -> Path:
         traces.update({n: _trace(origin, n) for n, origin in sorted(protocol_origin.items())})
         summary["protocols"] = summarize_protocols(protocol_records, seed)
     comparison = build_comparison(summary, records)
-    run_dir = write_run(out.parent, rid, run, records, traces, summary, comparison, protocol_records)
+    # Resolved: the parent of "." or "runs/.." is not the folder that holds it.
+    write_run(out.resolve().parent, rid, run, records, traces, summary, comparison, protocol_records)
     if protocol_records:
-        write_protocol_files(summary["protocols"], run_dir)
-    return run_dir
+        write_protocol_files(summary["protocols"], out)
+    return out
 
 
 def _merge(args: argparse.Namespace) -> int:

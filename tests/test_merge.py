@@ -191,6 +191,16 @@ def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: 
     assert len(list((out / "traces").rglob("*.jsonl"))) == 4
 
 
+def test_the_merged_run_is_the_folder_given_even_as_dot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = make_run(tmp_path, "a", EP1), make_run(tmp_path, "b", EP2, (2, 2))
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert merge_runs([a, b], Path(".")) == Path(".")
+    assert read(tmp_path / "here", "sequence_summary.json")["run"]["id"] == "here"
+
+
 def test_different_seeds_are_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     b = make_run(tmp_path, "b", EP2, (2, 2), seed=7)
