@@ -1,4 +1,4 @@
-"""The ``pastbench`` command: schema export, family validation, and run summaries."""
+"""The ``pastbench`` command: family-file tools and tools for finished runs (subcommands)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _validate(args: argparse.Namespace) -> int:
     for path, described in report.protocol_families.items():
         print(f"ok   {path} ({described})")
     print()
-    print(counts_table(report))
+    print(counts_table(report, with_expected=not args.any_shape))
     print()
     if report.shortcuts:
         print(shortcuts_table(report))
@@ -73,13 +73,22 @@ def _summarize(args: argparse.Namespace) -> int:
     from .output import SUMMARY_FILE
     from .table import render_delta_table
 
-    path = Path(args.run)
-    if path.is_dir():
-        path = path / SUMMARY_FILE
-    try:
-        summary = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        print(f"{path}: cannot read a run summary: {exc}", file=sys.stderr)
+    given = Path(args.run)
+    path = given / SUMMARY_FILE if given.is_dir() else given
+    summary: object = None
+    if not path.exists():
+        problem = f"not a run folder (no {SUMMARY_FILE})" if given.is_dir() else "no such file or folder"
+    else:
+        try:
+            summary = json.loads(path.read_text())
+            problem = None if isinstance(summary, dict) and "configs" in summary else "not a run summary"
+        except OSError as exc:
+            problem = f"cannot read {path}: {exc.strerror or exc}"
+        except json.JSONDecodeError as exc:
+            problem = f"not a run summary (not JSON: {exc.msg}, line {exc.lineno})"
+    if problem is not None:
+        fix = f"pass a run folder (reports/<run id>) or its {SUMMARY_FILE}"
+        print(f"pastbench summarize: {given}: {problem}; {fix}", file=sys.stderr)
         return 2
     print(render_delta_table(summary))
     return 0
@@ -97,8 +106,16 @@ COMMAND_MODULES = (
 )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pastbench", description=__doc__)
+DESCRIPTION = (
+    "Tools of pytest-pastbench. The benchmark itself runs under pytest (pytest --pastbench-...); "
+    "these commands work on finished runs (summarize, compare, gate, merge, plot, html, "
+    "judge-agreement) and on family files (validate, schema, generate-families, generate-streams, "
+    "export). 'pastbench COMMAND --help' describes each."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pastbench", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
         import_module(f"{__package__}.{module}").register_cli(commands)
@@ -125,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     summarize = commands.add_parser("summarize", help="print the Δ table of a run")
     summarize.add_argument("run", help="a run folder or its sequence_summary.json")
     summarize.set_defaults(func=_summarize)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return int(args.func(args))
 
 

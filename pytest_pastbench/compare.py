@@ -21,6 +21,7 @@ from .gates import (
     check_against,
     compatibility_warnings,
     match_configs,
+    pair_families,
     parse_gates,
 )
 from .table import format_delta, format_number
@@ -68,9 +69,14 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
     pairs, notes = match_configs(current, baseline)
     blocks = []
     for cur, base in pairs:
+        # Capability and overall rows over the families both measured, as the gates compare them.
+        paired_cur, paired_base, note = pair_families(cur, base)
+        notes += [note] if note else []
         rows = []
         for scope in _scopes(base, cur):
-            before, now = _entry(base, scope), _entry(cur, scope)
+            family = scope[0] == "families"
+            before = _entry(base if family else paired_base, scope)
+            now = _entry(cur if family else paired_cur, scope)
             b_delta, c_delta = _get(before, "delta"), _get(now, "delta")
             change = None if b_delta is None or c_delta is None else c_delta - b_delta
             rows.append(
@@ -93,11 +99,14 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
 
 
 def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
-    """Δ [CI] and Mech per scope with one column per run × config (models, agents, mechanism sets)."""
+    """Δ [CI] and Mech per scope with one column per run × config (models, agents, mechanism sets);
+    a run named "" is the only one (the configs of one run: its columns are the config labels)."""
     columns = [(name, config) for name, summary in summaries for config in summary.get("configs", [])]
     if not columns:
         return "no configurations to compare"
-    headers = ["scope"] + [f"{name}\n{config['label']}" for name, config in columns]
+    headers = ["scope"] + [
+        f"{name}\n{config['label']}" if name else config["label"] for name, config in columns
+    ]
     scopes = _scopes(*(config for _, config in columns))
     delta_rows = [
         [_scope_name(scope)] + [format_delta(_entry(config, scope)) for _, config in columns]

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from .baseline import DEFAULT_STORAGE, Baseline, BaselineError, Episodes, load_baseline
 from .judge import describe_judge
-from .stats import paired_bootstrap_ci
+from .stats import mean, paired_bootstrap_ci
 
 METRICS = ("delta", "mech", "s_on", "s_off", "wp", "ra", "uc", "rh", "pr")
 COMPONENT_METRICS = frozenset({"wp", "ra", "uc", "rh", "pr"})
@@ -181,6 +181,64 @@ def match_configs(
     return [], notes
 
 
+# Capability and overall values are means over families (summary.py); these are the ones gated.
+_MEANS = ("s_on", "s_off", "delta", "mech")
+
+
+def _means_over(families: list[dict[str, Any]]) -> dict[str, Any]:
+    def known_mean(values: list[Any]) -> float | None:
+        return mean(v for v in values if v is not None)
+
+    components = sorted({name for f in families for name in f.get("mech_components") or {}})
+    return {
+        **{key: known_mean([f.get(key) for f in families]) for key in _MEANS},
+        "mech_components": {
+            name: known_mean([(f.get("mech_components") or {}).get(name) for f in families])
+            for name in components
+        },
+    }
+
+
+def _restricted(config: dict[str, Any], families: set[str]) -> dict[str, Any]:
+    """``config`` as if it had measured only ``families``: capability and overall rebuilt."""
+    kept = {fid: entry for fid, entry in config.get("families", {}).items() if fid in families}
+    capabilities = {}
+    for fid, entry in kept.items():
+        capabilities.setdefault(entry.get("capability") or fid.partition(".")[0], []).append(entry)
+    return {
+        **config,
+        "families": kept,
+        "capabilities": {cap: _means_over(entries) for cap, entries in sorted(capabilities.items())},
+        "overall": _means_over(list(kept.values())),
+    }
+
+
+def pair_families(
+    current_config: dict[str, Any], baseline_config: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """Both configs restricted to the families both measured, and a note naming the rest.
+
+    A capability or overall value is a mean over families, so a baseline of seven families and
+    a run of one would otherwise compare different selections (and a CI over the one shared
+    family would not describe the change printed beside it).
+    """
+    now, before = set(current_config.get("families", {})), set(baseline_config.get("families", {}))
+    if now == before:
+        return current_config, baseline_config, None
+    common = now & before
+    left_out = []
+    if before - now:
+        left_out.append(f"only in the baseline: {', '.join(sorted(before - now))}")
+    if now - before:
+        left_out.append(f"only in the current run: {', '.join(sorted(now - before))}")
+    counted = f"{len(common)} {'family' if len(common) == 1 else 'families'}"
+    note = (
+        f"comparing the {counted} in both runs; left out {'; '.join(left_out)} "
+        f"{_tag(current_config['label'], baseline_config['label'])}"
+    )
+    return _restricted(current_config, common), _restricted(baseline_config, common), note
+
+
 def _scope_entry(config: dict[str, Any], scope: str) -> tuple[dict[str, Any] | None, str]:
     """The summary entry of ``scope`` and, when missing, why (listing what exists)."""
     if scope == "overall":
@@ -306,6 +364,8 @@ def _evaluate(
 ) -> GateResult:
     c_label, b_label = current_config["label"], baseline_config["label"]
     tag = _tag(c_label, b_label)
+    if "." not in gate.scope:
+        current_config, baseline_config, _ = pair_families(current_config, baseline_config)
     now, now_problem = _value(current_config, gate)
     before, before_problem = _value(baseline_config, gate)
     if now is None or before is None:
@@ -405,7 +465,9 @@ def compatibility_warnings(current_run: dict[str, Any], baseline_run: dict[str, 
         cur_fams, base_fams = current_run.get("families") or {}, baseline_run.get("families") or {}
         changed = sorted(f for f in set(cur_fams) & set(base_fams) if cur_fams[f] != base_fams[f])
         detail = f"; changed families: {', '.join(changed)}" if changed else ""
-        warnings.append(f"dataset differs: current dataset_hash {now}, baseline {before}{detail}")
+        # Only another selection of the same files: pair_families' note says which were left out.
+        if changed or not cur_fams or not base_fams:
+            warnings.append(f"dataset differs: current dataset_hash {now}, baseline {before}{detail}")
     if current_run.get("judge") != baseline_run.get("judge"):
         warnings.append(
             f"judge differs: current {describe_judge(current_run.get('judge'))}, "
@@ -429,10 +491,23 @@ def check_against(
     err: TextIO | None = None,
 ) -> int:
     """Evaluate, print warnings and notes (err) and one line per result (out); the exit code."""
+    return gate_exit_code(report_gates(gates, current, baseline, seed, out, err))
+
+
+def report_gates(
+    gates: list[Gate],
+    current: Baseline,
+    baseline: Baseline,
+    seed: int | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> list[GateResult]:
+    """``check_against`` that returns the results (for a verdict that counts them)."""
     out, err = out or sys.stdout, err or sys.stderr
     for warning in compatibility_warnings(current.run, baseline.run):
         print(f"warning: {warning}", file=err)
-    _, notes = match_configs(current.summary, baseline.summary)
+    pairs, notes = match_configs(current.summary, baseline.summary)
+    notes += [note for cur, base in pairs if (note := pair_families(cur, base)[2])]
     for note in notes:
         print(f"note: {note}", file=err)
     if seed is None:
@@ -440,7 +515,17 @@ def check_against(
     results = evaluate_gates(gates, current.summary, current.episodes, baseline, seed)
     for result in results:
         print(f"{result.status:<5} {result.message}", file=out)
-    return gate_exit_code(results)
+    return results
+
+
+def verdict_parts(results: list[GateResult]) -> list[tuple[str, bool]]:
+    """``("1 gate failed", True)``-style parts for a summary line; True marks a failure."""
+    counts = [
+        (sum(1 for r in results if r.failed), "failed", True),
+        (sum(1 for r in results if r.error is not None), "not evaluated", True),
+        (sum(1 for r in results if r.passed), "passed", False),
+    ]
+    return [(f"{n} gate{'' if n == 1 else 's'} {word}", bad) for n, word, bad in counts if n]
 
 
 def _gate_command(args: argparse.Namespace) -> int:

@@ -60,6 +60,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;
   max-width:1500px;color:#1d1d1f;background:#fff}
 h1{font-size:1.5em;margin:.2em 0}h1 code{font-size:inherit}
 h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
+figure{display:inline-block;margin:0 1em 1em 0}figure img{max-width:100%;height:auto}
 table{border-collapse:collapse;margin:.4em 0 1em}th,td{border:1px solid #ddd;padding:3px 7px;
   text-align:left;vertical-align:top}th{background:#f3f3f6;position:sticky;top:0}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -382,6 +383,32 @@ def _trace_data(run: LoadedRun, records: list[ItemRecord]) -> str:
     return f'<div id="trace-data" hidden>{"".join(blocks)}</div>'
 
 
+def _figures(run: LoadedRun) -> str:
+    """The report figures (``pastbench plot``), drawn now, and the PNGs the run already holds in
+    ``plots/`` (the protocols' own), embedded as data URIs so the page stays one file."""
+    import base64
+    import tempfile
+
+    from .plots import PlotError, make_plots
+
+    images: dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            drawn = make_plots(run, Path(scratch)).written
+        except PlotError:
+            drawn = []
+        images.update({path.name: path.read_bytes() for path in drawn})
+    for path in sorted((run.path / "plots").glob("*.png")):
+        images.setdefault(path.name, path.read_bytes())
+    if not images:
+        return '<p class="muted">no figures: the run has no Δ or Mech to draw</p>'
+    return "".join(
+        f'<figure><img alt="{_e(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+        f"<figcaption>{_e(name)}</figcaption></figure>"
+        for name, data in sorted(images.items())
+    )
+
+
 def render_html(run: LoadedRun) -> str:
     """The whole report page as one string (deterministic: the same run gives the same page)."""
     configs = _configs(run)
@@ -403,6 +430,8 @@ def render_html(run: LoadedRun) -> str:
             _run_table(run),
             '<h2 id="summary">Summary per config</h2>',
             _summary_table(configs),
+            '<h2 id="figures">Figures</h2>',
+            _figures(run),
             '<h2 id="scopes">Families and capabilities</h2>',
             "".join(_config_table(c) for c in configs) or '<p class="muted">no configs</p>',
             '<h2 id="items">Items</h2>',
@@ -419,8 +448,9 @@ def render_html(run: LoadedRun) -> str:
 
 
 def write_html(run: LoadedRun, out: Path) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(run), encoding="utf-8")
+    from .output import write_text_atomic
+
+    write_text_atomic(out, render_html(run))
     return out
 
 

@@ -14,11 +14,21 @@ from typing import Any
 import pytest
 
 MECH_COMPONENTS = ("wp", "ra", "uc", "rh", "pr", "mech")
+# As in sequence_summary.json: 0.6, not the float sum's 0.6000000000000001.
+DIGITS = 4
+
+
+def rounded(props: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    return [(name, round(value, DIGITS) if isinstance(value, float) else value) for name, value in props]
 
 
 def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
-    if "protocol" in record:
-        return _protocol_item_properties(record)
+    return rounded(
+        _protocol_item_properties(record) if "protocol" in record else _past_item_properties(record)
+    )
+
+
+def _past_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
     props: list[tuple[str, Any]] = [
         ("pastbench.family", record["family"]),
         ("pastbench.capability", record["capability"]),
@@ -58,14 +68,16 @@ def add_summary_properties(config: pytest.Config, summary: dict[str, Any], run_d
     xml = config.stash.get(xml_key, None)
     if xml is None:
         return
-    xml.add_global_property("pastbench.run_dir", str(run_dir))
+    props: list[tuple[str, Any]] = [("pastbench.run_dir", str(run_dir))]
     for config_entry in summary.get("configs", []):
         label = config_entry["label"]
         overall = config_entry["overall"]
         for key in ("s_on", "s_off", "delta", "mech", "n_episodes", "infra_blocked"):
-            xml.add_global_property(f"pastbench.{label}.overall.{key}", overall.get(key))
+            props.append((f"pastbench.{label}.overall.{key}", overall.get(key)))
         for name, entry in sorted(config_entry["capabilities"].items()):
-            xml.add_global_property(f"pastbench.{label}.{name}.delta", entry.get("delta"))
+            props.append((f"pastbench.{label}.{name}.delta", entry.get("delta")))
+    for name, value in rounded(props):
+        xml.add_global_property(name, value)
 
 
 SUMMARY_CLASSNAME = "pastbench.summary"
@@ -78,7 +90,7 @@ def family_testcase_properties(entry: dict[str, Any]) -> list[tuple[str, Any]]:
     props: list[tuple[str, Any]] = [(f"pastbench.{key}", entry.get(key)) for key in FAMILY_KEYS]
     props[1:1] = [("pastbench.delta_ci.low", ci[0]), ("pastbench.delta_ci.high", ci[1])]
     props.append(("pastbench.capability", entry.get("capability")))
-    return props
+    return rounded(props)
 
 
 def add_family_testcases(config: pytest.Config, summary: dict[str, Any]) -> int:

@@ -38,6 +38,11 @@ def read_family_mapping(path: Path) -> tuple[dict[str, Any], bytes]:
         _check_depth(path, raw)
         data = yaml.load(raw, Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
+        # PyYAML names bytes input "<byte string>" in its marks (libyaml's are read-only).
+        for attribute in ("context_mark", "problem_mark"):
+            mark = getattr(exc, attribute, None)
+            if mark is not None:
+                setattr(exc, attribute, yaml.Mark(str(path), mark.index, mark.line, mark.column, None, None))
         raise FamilyFileError(f"{path}: not valid YAML: {exc}") from exc
     except (ValueError, OverflowError, RecursionError) as exc:
         # A plain scalar that looks like a date but is not one (2001-13-01), and friends.

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +28,59 @@ def _load(paths: list[Path]) -> list[LoadedRun]:
     if not paths:
         raise MergeError("no runs given: pass the run folders of the shards to merge")
     runs: list[LoadedRun] = []
-    seen: set[Path] = set()
+    seen: dict[Path, Path] = {}
     for path in paths:
         try:
             loaded = load_run(path)
         except RunLoadError as exc:
             raise MergeError(str(exc)) from None
-        # The same folder named twice adds nothing (and is not an overlap).
-        if loaded.path.resolve() not in seen:
-            seen.add(loaded.path.resolve())
-            runs.append(loaded)
+        where = loaded.path.resolve()
+        if where in seen:
+            raise MergeError(
+                f"{seen[where]} is given twice: a run cannot be merged with itself; "
+                "pass each shard's run folder once"
+            )
+        seen[where] = loaded.path
+        runs.append(loaded)
     return runs
+
+
+def _shard(loaded: LoadedRun) -> tuple[int, int, str | None]:
+    shard = loaded.run.get("shard")
+    if not isinstance(shard, dict):
+        raise MergeError(
+            f"{loaded.path} is not a shard: it ran without --pastbench-shard=K/N; "
+            "merge joins the shard runs of one command"
+        )
+    return int(shard["k"]), int(shard["n"]), shard.get("selection")
+
+
+def _check_shards(runs: list[LoadedRun]) -> None:
+    """The runs are the N distinct shards of one command: same selection, every K once."""
+    first = runs[0]
+    _, n, selection = _shard(first)
+    by_k: dict[int, LoadedRun] = {}
+    for loaded in runs:
+        k, other_n, other_selection = _shard(loaded)
+        if other_n != n:
+            raise MergeError(
+                f"{first.path} is one of {n} shards but {loaded.path} one of {other_n}: "
+                "merge only the shards of one command"
+            )
+        if other_selection is None or other_selection != selection:
+            raise MergeError(
+                f"{first.path} and {loaded.path} are shards of different selections (other family "
+                "folders, dataset or -k/-m): merge only the shards of one command"
+            )
+        if k in by_k:
+            raise MergeError(f"{by_k[k].path} and {loaded.path} are both shard {k}/{n}: pass each shard once")
+        by_k[k] = loaded
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in by_k]
+    if missing:
+        raise MergeError(
+            f"shard {', '.join(missing)} missing: the merged run would not be the command's run; "
+            "pass all its shards"
+        )
 
 
 def _check_protocol(runs: list[LoadedRun]) -> None:
@@ -76,7 +117,7 @@ def _families(runs: list[LoadedRun]) -> dict[str, str]:
 
 
 # Set per merge from the shards' records and families, never taken from one shard.
-COMPUTED_KEYS = ("id", "seed", "dataset_hash", "started", "finished", "families")
+COMPUTED_KEYS = ("id", "seed", "dataset_hash", "started", "finished", "families", "shard")
 
 
 def _add(values: list[Any]) -> Any:
@@ -178,14 +219,14 @@ def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
         raise MergeError(f"{path}: cannot read the trace of {nodeid}: {exc}") from None
 
 
-def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> Path:
-    """Merge shard runs into ``out_dir / run_id`` and return that folder."""
+def merge_runs(paths: list[Path], out: Path) -> Path:
+    """Merge the shard runs of one command into the run folder ``out`` (its run id is its name)."""
     from .loader import dataset_hash
-    from .output import write_run
-    from .session import default_run_id
+    from .output import RESULTS_FILE, write_run
     from .summary import build_comparison, build_summary
 
     runs = _load([Path(p) for p in paths])
+    _check_shards(runs)
     _check_protocol(runs)
     families = _families(runs)
     merged = _records(runs)
@@ -194,9 +235,12 @@ def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> P
         raise MergeError("the runs hold no records")
     seed = int(runs[0].run.get("seed", 0))
     data_hash = dataset_hash(families)
-    rid = run_id or f"{default_run_id(time.time(), seed)}-merged"
-    if (Path(out_dir) / rid).resolve() in {r.path.resolve() for r in runs}:
-        raise MergeError(f"{Path(out_dir) / rid} is one of the runs being merged: choose another --run-id")
+    out = Path(out)
+    if out.resolve() in {r.path.resolve() for r in runs}:
+        raise MergeError(f"{out} is one of the runs being merged: choose another -o")
+    if (out / RESULTS_FILE).exists():
+        raise MergeError(f"{out} already holds a run: remove it or choose another -o")
+    rid = out.resolve().name
 
     records = [merged[n][0].model_copy(update={"dataset_hash": data_hash}) for n in sorted(merged)]
     traces = {nodeid: _trace(origin, nodeid) for nodeid, (_, origin) in merged.items()}
@@ -204,7 +248,8 @@ def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> P
     finished = [r.run["finished"] for r in runs if r.run.get("finished")]
     # The first shard's key order is an unsharded run's; the values are the merged ones.
     run = {
-        **runs[0].run,
+        # The merged run is the command's whole run, not a shard.
+        **{key: value for key, value in runs[0].run.items() if key != "shard"},
         **_run_values(runs),
         "id": rid,
         "seed": seed,
@@ -224,10 +269,11 @@ def merge_runs(paths: list[Path], out_dir: Path, run_id: str | None = None) -> P
         traces.update({n: _trace(origin, n) for n, origin in sorted(protocol_origin.items())})
         summary["protocols"] = summarize_protocols(protocol_records, seed)
     comparison = build_comparison(summary, records)
-    run_dir = write_run(Path(out_dir), rid, run, records, traces, summary, comparison, protocol_records)
+    # Resolved: the parent of "." or "runs/.." is not the folder that holds it.
+    write_run(out.resolve().parent, rid, run, records, traces, summary, comparison, protocol_records)
     if protocol_records:
-        write_protocol_files(summary["protocols"], run_dir)
-    return run_dir
+        write_protocol_files(summary["protocols"], out)
+    return out
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -235,12 +281,12 @@ def _merge(args: argparse.Namespace) -> int:
     from .table import render_delta_table
 
     try:
-        run_dir = merge_runs([Path(p) for p in args.runs], Path(args.output), args.run_id)
+        run_dir = merge_runs([Path(p) for p in args.runs], Path(args.output))
     except MergeError as exc:
         print(f"pastbench merge: {exc}", file=sys.stderr)
         return 2
     print(render_delta_table(json.loads((run_dir / SUMMARY_FILE).read_text())))
-    print(f"\nmerged {len(args.runs)} runs into {run_dir}")
+    print(f"\nmerged {len(args.runs)} shards into {run_dir} (pastbench summarize {run_dir})")
     return 0
 
 
@@ -248,17 +294,15 @@ def register_cli(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "merge",
         help="join the runs of --pastbench-shard jobs into one run",
-        description="Join shard runs into one run folder (records, traces, rebuilt summary).",
+        description="Join the shard runs of one command (--pastbench-shard=K/N, every K once) into "
+        "one run folder: records, traces, rebuilt summary.",
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run folders of the shards")
     parser.add_argument(
         "-o",
         "--output",
         required=True,
-        metavar="DIR",
-        help="report folder to write into; the merged run is DIR/<run id>",
-    )
-    parser.add_argument(
-        "--run-id", help="name of the merged run's folder (default: timestamp, seed, -merged)"
+        metavar="RUN",
+        help="the merged run's folder (its name is the run id); it must not hold a run yet",
     )
     parser.set_defaults(func=_merge)

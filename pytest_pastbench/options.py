@@ -217,7 +217,8 @@ def resolve(config: pytest.Config) -> RunOptions:
         try:
             parsed = kind(value)
         except ValueError:
-            raise pytest.UsageError(f"--pastbench-{name}={value!r}: expected a {kind.__name__}") from None
+            noun = {int: "an integer", float: "a number"}.get(kind, f"a {kind.__name__}")
+            raise pytest.UsageError(f"--pastbench-{name}={value!r}: expected {noun}") from None
         if parsed < low or (high is not None and parsed > high):
             bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
             raise pytest.UsageError(f"--pastbench-{name}={value}: must be {bounds}")

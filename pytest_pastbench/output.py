@@ -30,12 +30,19 @@ def write_json_atomic(path: Path, value: Any, *, indent: int | None = 2, durable
 
     ``durable`` also fsyncs the file before the rename, so the rename never lands before the
     bytes (matters on power loss, not on a killed process); used for per-item files."""
+    # One string, one write: json.dump would write each of its many chunks separately.
+    text = json.dumps(value, indent=indent, sort_keys=False, ensure_ascii=False) + "\n"
+    write_text_atomic(path, text, durable=durable)
+
+
+def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
+    """``write_json_atomic`` for text. Like every run file, readable by its owner only (0600,
+    from mkstemp): traces and the report quote the agent's conversations."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     try:
-        with os.fdopen(fd, "w") as handle:
-            # One string, one write: json.dump would write each of its many chunks separately.
-            handle.write(json.dumps(value, indent=indent, sort_keys=False, ensure_ascii=False) + "\n")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -95,11 +102,9 @@ def write_run(
     # Reusing a run id replaces that run: no trace of an earlier run may sit beside the new ones.
     shutil.rmtree(run_dir / TRACES_DIR, ignore_errors=True)
     for nodeid, events in sorted(traces.items()):
-        path = trace_path(run_dir, nodeid)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events))
-        os.replace(tmp, path)
+        write_text_atomic(
+            trace_path(run_dir, nodeid), "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+        )
     write_json_atomic(
         run_dir / RESULTS_FILE,
         {"schema_version": 1, "run": run, "records": [r.model_dump(mode="json") for r in records]},

@@ -136,15 +136,18 @@ def _parametrized(metafunc: pytest.Metafunc, argname: str) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     tag = family_format(file_path)
+    if tag is None:
+        return None
+    from .resources import packaged_nodeid
+
+    nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)
     if tag == FORMAT_TAG:
         from .collect import FamilyFile
 
-        return FamilyFile.from_parent(parent, path=file_path)
-    if tag is not None:
-        from .protocols.base import ProtocolFile
+        return FamilyFile.from_parent(parent, path=file_path, nodeid=nodeid)
+    from .protocols.base import ProtocolFile
 
-        return ProtocolFile.from_parent(parent, path=file_path)
-    return None
+    return ProtocolFile.from_parent(parent, path=file_path, nodeid=nodeid)
 
 
 @pytest.hookimpl(trylast=True)
@@ -154,8 +157,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if pastbench is None:
         return
     if pastbench.options.shard is not None:
-        from .shard import select_shard
+        from .shard import select_shard, selection_hash
 
+        pastbench.selection = selection_hash(items)
         kept, deselected = select_shard(items, *pastbench.options.shard)
         if deselected:
             config.hook.pytest_deselected(items=deselected)
@@ -251,7 +255,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     ):
         from .junit import item_properties
 
-        payload = item.payload()
+        payload = pastbench_session(item.config).stamped(item.payload())
         setattr(report, PAYLOAD_ATTR, payload)
         properties = item_properties(payload["record"])
         report.user_properties.extend(properties)
@@ -268,13 +272,21 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     record = payload["record"]
     if "protocol" in payload:
         headline = f"{payload['protocol'].upper()} {record.get('headline', '')}"
-        return "measured", "M", (headline, {"green": True})
+        return "measured", PROGRESS_LETTERS["measured"], (headline, {"green": True})
     score = record["score"]
     if record["arm"] == "on":
-        return "scored", "S", (f"SCORED {score:.2f}", {"green": True})
+        return "scored", PROGRESS_LETTERS["scored"], (f"SCORED {score:.2f}", {"green": True})
     if record["arm"] == "ablated":
-        return "ablated", "A", (f"ABLATED {score:.2f}", {"yellow": True})
-    return "control", "C", (f"CONTROL {score:.2f}", {"cyan": True})
+        return "ablated", PROGRESS_LETTERS["ablated"], (f"ABLATED {score:.2f}", {"yellow": True})
+    return "control", PROGRESS_LETTERS["control"], (f"CONTROL {score:.2f}", {"cyan": True})
+
+
+# Lowercase letters pytest and its common plugins do not use (S would read as pytest's "s"kipped).
+PROGRESS_LETTERS = {"scored": "o", "control": "c", "ablated": "a", "measured": "m"}
+PROGRESS_LEGEND = (
+    "progress letters: o = on arm scored, c = control (off arm) scored, a = ablated arm scored, "
+    "m = protocol item measured"
+)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -311,10 +323,20 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if pastbench.summary.get("configs"):
         from .judge import judge_lines
 
+        # A file's progress line leaves a newline pending that the first line writes as a blank
+        # line; under xdist no progress line names a file, so write that blank line here.
+        pending_newline = getattr(terminalreporter, "currentfspath", None) is not None
         terminalreporter.section("pastbench: Δ = S_on − S_off per family")
+        if not pending_newline:
+            terminalreporter.write_line("")
         terminalreporter.write_line(render_delta_table(pastbench.summary))
         for line in judge_lines(pastbench.summary):
             terminalreporter.write_line(line)
+        if len(pastbench.summary["configs"]) > 1:
+            from .compare import render_side_by_side
+
+            terminalreporter.section("pastbench: configs side by side")
+            terminalreporter.write_line(render_side_by_side([("", pastbench.summary)]))
     from .summary import ablation_rows
 
     ablation = ablation_rows(pastbench.summary, pastbench.records)
@@ -329,11 +351,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for name, section in sorted(pastbench.summary["protocols"].items()):
             terminalreporter.section(f"pastbench: {name}")
             terminalreporter.write_line(load_protocol(name).render(section))
-    terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
-    if pastbench.regression is not None and pastbench.regression.lines:
-        terminalreporter.section("pastbench: comparison with the baseline")
-        for line in pastbench.regression.lines:
+    terminalreporter.write_line("")
+    if terminalreporter.verbosity < 1:  # -v prints words (SCORED 0.82), not letters
+        terminalreporter.write_line(PROGRESS_LEGEND)
+    terminalreporter.write_line(f"run files: {pastbench.run_dir}")
+    regression = pastbench.regression
+    if regression is not None and regression.lines:
+        compared = regression.baseline is not None
+        terminalreporter.section(f"pastbench: {'comparison with the baseline' if compared else 'baseline'}")
+        for line in regression.lines:
             terminalreporter.write_line(line)
+        from .regression import add_gate_verdict
+
+        add_gate_verdict(terminalreporter, regression.results)
 
 
 def pytest_pastbench_register_agents(register: Any) -> None:

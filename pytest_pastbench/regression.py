@@ -15,7 +15,16 @@ import pytest
 
 from .baseline import Baseline, BaselineError, check_name, load_baseline, save_baseline
 from .compare import render_comparison
-from .gates import Gate, GateSyntaxError, check_against, match_configs, parse_gates
+from .gates import (
+    Gate,
+    GateResult,
+    GateSyntaxError,
+    gate_exit_code,
+    match_configs,
+    pair_families,
+    parse_gates,
+    report_gates,
+)
 from .item_record import ItemRecord
 from .summary import episode_scores
 
@@ -28,6 +37,7 @@ class RegressionCheck:
     gates: list[Gate] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     failed: bool = False
+    results: list[GateResult] = field(default_factory=list)
     comparison: dict[str, Any] | None = None  # the baseline section of sequence_comparison.json
 
     @classmethod
@@ -64,13 +74,13 @@ class RegressionCheck:
             if self.gates:
                 out, err = io.StringIO(), io.StringIO()
                 current = Baseline(name="current run", summary=summary, episodes=episodes)
-                code = check_against(self.gates, current, self.baseline, seed, out=out, err=err)
+                self.results = report_gates(self.gates, current, self.baseline, seed, out=out, err=err)
                 self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
                 # the comparison already carries the notes on which configs were paired
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
                 # An unevaluable gate (a scope missing from the run) fails the session too.
-                self.failed = code != 0
+                self.failed = gate_exit_code(self.results) != 0
         if self.save_name:
             path = save_baseline(self.storage, self.save_name, summary, records)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
@@ -79,12 +89,18 @@ class RegressionCheck:
 def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
     """Per matched config and scope: baseline and current Δ and Mech, and the change of Δ."""
     rows = []
-    for now, before in match_configs(current, baseline)[0]:
+    for full_now, full_before in match_configs(current, baseline)[0]:
+        # Capability and overall values over the families both runs measured (as gates compare).
+        now, before, _ = pair_families(full_now, full_before)
         scopes = [("overall", now["overall"], before.get("overall"))]
-        for kind in ("capabilities", "families"):
-            scopes += [
-                (key, entry, before.get(kind, {}).get(key)) for key, entry in sorted(now[kind].items())
-            ]
+        scopes += [
+            (key, now["capabilities"].get(key, entry), before["capabilities"].get(key))
+            for key, entry in sorted(full_now["capabilities"].items())
+        ]
+        scopes += [
+            (key, entry, full_before.get("families", {}).get(key))
+            for key, entry in sorted(full_now["families"].items())
+        ]
         for scope, entry, old in scopes:
             old = old or {}
             delta, old_delta = entry.get("delta"), old.get("delta")
@@ -101,3 +117,13 @@ def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dic
                 }
             )
     return rows
+
+
+def add_gate_verdict(terminalreporter: Any, results: list[GateResult]) -> None:
+    """The gates' verdict in pytest's final line: "1 gate failed" in red, "2 gates passed"."""
+    from .gates import verdict_parts
+    from .summary_line import add_parts
+
+    parts = verdict_parts(results)
+    markup = [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]
+    add_parts(terminalreporter, markup, failed=any(bad for _, bad in parts))

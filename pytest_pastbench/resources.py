@@ -20,3 +20,22 @@ def families_dir() -> Path:
 
 def agents_dir() -> Path:
     return _data_dir("agents")
+
+
+# Node ids of the packaged families start here instead of at their install path.
+PACKAGED_ID_ROOT = "pastbench"
+
+
+def packaged_nodeid(path: Path) -> str | None:
+    """``pastbench/update/rule_migration.yaml`` for a family file of the installed package.
+
+    pytest would name it by its path from the rootdir (``.venv/lib/python3.11/site-packages/…``),
+    which differs per machine and virtualenv; ids relative to the families root are stable, so
+    ``-k``, ``--deselect``, ``--lf`` and JUnit classnames read the same everywhere. A checkout's
+    own ``families/`` keeps pytest's ids (``families/update/…``).
+    """
+    try:
+        relative = path.resolve().relative_to(_PACKAGE / "_data" / "families")
+    except ValueError:
+        return None
+    return f"{PACKAGED_ID_ROOT}/{relative.as_posix()}"

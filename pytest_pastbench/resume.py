@@ -268,6 +268,17 @@ class ResumeHooks:
         if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.session.summary is not None:
             session.exitstatus = pytest.ExitCode.OK
 
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.session.payloads and self.session.resumed == set(self.session.payloads):
+            from .summary_line import add_parts
+
+            text = f"nothing left to run in {self.run_dir}"
+            terminalreporter.write_line(
+                f"pastbench: {text}: all {len(self.session.payloads)} items had finished; "
+                "its files were written again from them"
+            )
+            add_parts(terminalreporter, [(text, {"green": True})])
+
     def pytest_report_header(self) -> list[str]:
         line = (
             f"pastbench: resuming {self.run_dir}: {len(self.session.finished_nodeids)} finished items "

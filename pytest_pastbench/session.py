@@ -50,6 +50,9 @@ class PastbenchSession:
         # the finished node ids every process deselects at collection.
         self.resumed: set[str] = set()
         self.finished_nodeids: frozenset[str] = frozenset()
+        # --pastbench-shard: shard.selection_hash of what was selected before sharding; it
+        # travels with each payload because under xdist only the workers collect.
+        self.selection: str | None = None
         if self.is_worker:
             from .resume import WORKERINPUT_KEY
 
@@ -266,6 +269,12 @@ class PastbenchSession:
         payload = {"record": record.model_dump(mode="json"), "trace": trace, "family_hash": item.file_hash}
         return redact(payload, episode_secret_values(item.episode))
 
+    def stamped(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Any item's payload (PAST or protocol) with the shard selection it was measured under."""
+        if self.selection is not None:
+            payload["selection"] = self.selection
+        return payload
+
     # -- controller only --------------------------------------------------------------------------
 
     def receive(self, nodeid: str, payload: dict[str, Any]) -> None:
@@ -392,6 +401,12 @@ class PastbenchSession:
             "finished": _iso(time.time()),
             "families": dict(sorted(hashes.items())),
         }
+        if self.options.shard is not None:
+            k, n = self.options.shard
+            selections = sorted({str(p["selection"]) for p in payloads.values() if "selection" in p})
+            # Two values would mean items of two selections in one run (a resume across a change).
+            selection = selections[0] if len(selections) == 1 else None
+            run["shard"] = {"k": k, "n": n, "selection": selection}
         return records, traces, run, protocol_records
 
 

@@ -7,6 +7,7 @@ runs can be joined with ``pastbench merge`` into the run an unsharded ``pytest``
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,3 +58,13 @@ def select_shard(items: Sequence[Any], k: int, n: int) -> tuple[list[Any], list[
         else:
             kept.append(item)
     return kept, deselected
+
+
+def selection_hash(items: Sequence[Any]) -> str:
+    """What the command selected before sharding (its episodes), as a short hash.
+
+    Every shard of one command records the same value, so ``pastbench merge`` can tell the
+    shards of one command from runs of other selections (another folder, ``-k``, dataset).
+    """
+    keys = sorted({episode_key(item) for item in items if getattr(item, "is_pastbench_item", False)})
+    return hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]

@@ -56,6 +56,39 @@ def test_summarize_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "memory.x" in out and "+0.60 [+0.50, +0.70]" in out
 
 
-def test_summarize_a_missing_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_summarize_a_non_run_says_so_in_one_prefixed_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fix = "pass a run folder (reports/<run id>) or its sequence_summary.json"
     assert main(["summarize", str(tmp_path)]) == 2
-    assert "cannot read a run summary" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"pastbench summarize: {tmp_path}: not a run folder (no sequence_summary.json); {fix}\n"
+    )
+    assert main(["summarize", str(tmp_path / "merged")]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"pastbench summarize: {tmp_path / 'merged'}: no such file or folder; {fix}\n"
+    )
+    (tmp_path / "notes.json").write_text('{"a": 1}')
+    (tmp_path / "notes.txt").write_text("hello")
+    for name in ("notes.json", "notes.txt"):
+        assert main(["summarize", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert (
+            err.startswith(f"pastbench summarize: {tmp_path / name}: not a run summary")
+            and "Errno" not in err
+        )
+
+
+def test_help_describes_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from pytest_pastbench.cli import DESCRIPTION, build_parser
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "The benchmark itself runs under pytest" in " ".join(out.split()) and "``" not in out
+    # Every subcommand is named in the description, so it cannot fall behind the commands again.
+    [commands] = [a.choices for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert sorted(c for c in commands if c not in DESCRIPTION) == []

@@ -54,3 +54,46 @@ def test_xdist_workers_run_the_longest_items_first(pytester: pytest.Pytester) ->
     orders = [json.loads((pytester.path / f"order-gw{i}.json").read_text()) for i in (0, 1)]
     assert orders[0] == orders[1]  # xdist requires the same order on every worker
     assert [name.split("[")[1] for name in orders[0]] == ["on-t0]", "on-t0]", "off-t0]", "off-t0]"]
+
+
+def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pytester) -> None:
+    """An installed wheel's families: ids ``pastbench/<capability>/<file>::…``, not the path into
+    site-packages; ``-k``, ``--deselect`` and JUnit classnames use them."""
+    import xml.etree.ElementTree as ET
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent.parent / "families" / "update" / "rule_migration.yaml"
+    package = pytester.path / ".venv/lib/python3.11/site-packages/pytest_pastbench"
+    (package / "_data/families/update").mkdir(parents=True)
+    (package / "_data/families/update/rule_migration.yaml").write_text(source.read_text())
+    # The plugin as a wheel installs it: its data inside the package, in the project's .venv.
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "import pytest_pastbench.resources as resources\n"
+        f"resources._PACKAGE = Path({str(package)!r})\n"
+    )
+    listed = pytester.runpytest_subprocess("--pastbench-families=builtin", "--collect-only", "-q")
+    ids = [line for line in listed.stdout.lines if "::" in line]
+    assert ids[:2] == [
+        "pastbench/update/rule_migration.yaml::ep01[on-t0]",
+        "pastbench/update/rule_migration.yaml::ep01[off-t0]",
+    ]
+    result = pytester.runpytest_subprocess(
+        "--pastbench-families=builtin",
+        "-k",
+        "rule_migration and (ep01 or ep02)",
+        "--deselect",
+        "pastbench/update/rule_migration.yaml::ep02[off-t0]",
+        "--junitxml=out.xml",
+        "-q",
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    outcomes = result.parseoutcomes()
+    assert (outcomes["scored"], outcomes["control"], outcomes["deselected"]) == (2, 1, len(ids) - 3)
+    suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
+    assert suite is not None
+    classnames = sorted({case.get("classname") for case in suite.iter("testcase")})
+    assert classnames == ["pastbench.summary", "pastbench.update.rule_migration.yaml"]
+    # Three items and one summary test case for the one family.
+    assert suite.get("tests") == "4"
+    assert "site-packages" not in (pytester.path / "out.xml").read_text()

@@ -21,3 +21,23 @@ def test_agent_ci_example_runs_the_builtin_benchmark(pytester: pytest.Pytester) 
     assert config["label"] == "notetaker@pastbench/curator"
     assert set(config["capabilities"]) == {"memory", "update"}
     assert config["overall"]["delta"] > 0
+
+
+def test_agent_ci_readme_commands_run_in_order_from_the_checkout_root() -> None:
+    """Each command runs where the one before it left the shell: ``cd`` first, then the paths."""
+    lines = [
+        line.strip() for line in (EXAMPLE / "README.md").read_text().splitlines() if line.startswith("    ")
+    ]
+    root = EXAMPLE.parent.parent
+    cwd = root
+    for line in lines:
+        command = line.split("#")[0].strip()
+        if command.startswith("cd "):
+            cwd = (cwd / command[3:]).resolve()
+            assert cwd == EXAMPLE
+        if "pip install -e" in line:
+            target = line.split("pip install -e", 1)[1].split()[0]
+            assert cwd == EXAMPLE, f"{line!r} runs before 'cd examples/agent-ci'"
+            assert (cwd / target).resolve() == root and (root / "pyproject.toml").is_file()
+        if command.startswith("pytest"):
+            assert cwd == EXAMPLE, f"{line!r} runs outside the example"

@@ -268,6 +268,9 @@ def test_compatibility_warnings_name_what_differs() -> None:
     assert "changed families: update.a" in dataset and "update.b" not in dataset
     assert judge.startswith("judge differs: current none, baseline openai/gpt-4o")
     assert models == "models differ: current m, baseline n"
+    # The same files, another selection (-k): not a different dataset; the gates' note says more.
+    subset = {**RUN, "dataset_hash": "d3", "families": {"update.b": "same"}}
+    assert compatibility_warnings(subset, {**RUN, "families": {"update.a": "h1", "update.b": "same"}}) == []
     [missing] = compatibility_warnings({**RUN, "dataset_hash": ""}, RUN)
     assert "current run records no dataset_hash" in missing
     # Model order does not matter.
@@ -344,3 +347,33 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
         == 1
     )
     assert "update.delta dropped by" in capsys.readouterr().out
+
+
+# --- different family selections ------------------------------------------------------------
+
+
+def test_gates_compare_only_the_families_both_runs_measured() -> None:
+    import io
+
+    from pytest_pastbench.gates import check_against
+
+    # The baseline measured two update families; this run only one of them, unchanged.
+    two = {**BASE, "update.rule_migration": {"ep1": (0.5, 0.5), "ep2": (0.4, 0.4)}}
+    summary, episodes = side(BASE)
+    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, episodes, baseline_of(two), seed=0)
+    # Not "rose by 0.200" (0.4 against the mean of 0.4 and 0.0): the paired family did not move.
+    assert result.passed and result.change == pytest.approx(0.0)
+    assert result.message.startswith("update.delta unchanged (0.400 → 0.400;")
+    assert "95% CI of change [+0.00, +0.00]" in result.message
+    out, err = io.StringIO(), io.StringIO()
+    current = Baseline("current run", summary, episodes, RUN)
+    assert check_against(parse_gates(["delta:0.05"]), current, baseline_of(two), 0, out=out, err=err) == 0
+    assert (
+        "note: comparing the 1 family in both runs; left out only in the baseline: update.rule_migration "
+        "[hermes@m]"
+    ) in err.getvalue().splitlines()
+    # A family the current run did not measure is still an error, not a pass.
+    [orphan] = evaluate_gates(
+        parse_gates(["update.rule_migration.delta:0.05"]), summary, episodes, baseline_of(two), seed=0
+    )
+    assert orphan.error is not None and "current run: no family 'update.rule_migration'" in orphan.error

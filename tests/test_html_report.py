@@ -93,6 +93,14 @@ def make_run(tmp_path: Path, *, trace_missing_for: str | None = None) -> tuple[P
     return run_dir, records
 
 
+def only_figure_images(page: str) -> bool:
+    """Every <img> is one of the report's embedded figures (a hostile one would not be)."""
+    return all(
+        re.fullmatch(r'<img alt="[a-z_]+\.png" src="data:image/png;base64,[A-Za-z0-9+/=]+">', tag)
+        for tag in re.findall(r"<img\b[^>]*>", page)
+    )
+
+
 def embedded_traces(page: str) -> dict[str, Any]:
     found = re.findall(r'<script type="application/json" id="trace-(\d+)"[^>]*>(.*?)</script>', page, re.S)
     return {index: json.loads(text) for index, text in found}
@@ -121,7 +129,7 @@ def test_hostile_strings_are_escaped_and_traces_round_trip(tmp_path: Path) -> No
     run_dir, records = make_run(tmp_path)
     page = render_html(load_run(run_dir))
     assert HOSTILE not in page
-    assert "<img" not in page
+    assert "<img src=x" not in page and only_figure_images(page)
     assert "<b>it</b>" not in page
     assert html.escape(HOSTILE) in page  # the reason, shown as text in the items table
     assert "hand&lt;run&gt;" in page  # the run id
@@ -139,7 +147,7 @@ def test_page_is_self_contained(tmp_path: Path) -> None:
     run_dir, _ = make_run(tmp_path)
     page = render_html(load_run(run_dir))
     assert "http://" not in page and "https://" not in page and "//cdn" not in page
-    assert not re.search(r"<(script|img|link|iframe)\b[^>]*\s(src|href)=", page)
+    assert not re.search(r"<(script|img|link|iframe)\b[^>]*\s(src|href)=(?!\"data:image/png;base64,)", page)
     assert "<style>" in page and "Content-Security-Policy" in page
 
 
@@ -212,7 +220,7 @@ def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
     assert "tool memory_write" in viewer and "store snapshot after:learn:0" in viewer
     assert 'class="ev tool failed"' in viewer
     # ... as text: the hostile string became no element in a real browser either.
-    assert "<img" not in dom
+    assert "<img src=x" not in dom and only_figure_images(dom)
     assert html.escape(HOSTILE, quote=False) in viewer
 
 
@@ -226,3 +234,27 @@ def test_report_of_a_real_run_has_every_trace(pytester: pytest.Pytester) -> None
     assert len(traces) == 8 and all(traces.values())  # every item's trace file was found
     kinds = {event["kind"] for events in traces.values() for event in events}
     assert {"message", "tool_call", "store_snapshot", "score"} <= kinds
+
+
+def test_the_page_embeds_the_figures_and_is_private_like_the_run_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import base64
+
+    run_dir, _ = make_run(tmp_path)
+    (run_dir / "plots").mkdir()
+    (run_dir / "plots" / "plasticity_rules_a.png").write_bytes(b"\x89PNG\r\n\x1a\nprotocol figure")
+    assert main(["html", str(run_dir)]) == 0
+    page = (run_dir / "report.html").read_text()
+    figures = dict(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)">', page))
+    assert sorted(figures) == [
+        "ablation_heatmap.png",
+        "capability_delta.png",
+        "frontier.png",
+        "plasticity_rules_a.png",
+    ]
+    assert all(base64.b64decode(data).startswith(b"\x89PNG") for data in figures.values())
+    # Like the JSON files and traces of the run: readable by the owner only.
+    modes = {path.name: path.stat().st_mode & 0o777 for path in run_dir.rglob("*") if path.is_file()}
+    assert modes["report.html"] == 0o600
+    assert {mode for name, mode in modes.items() if name != "plasticity_rules_a.png"} == {0o600}

@@ -136,3 +136,23 @@ def test_family_testcases_keep_their_names_under_xunit2_and_a_prefix(pytester: p
     # xunit2 keeps only schema attributes: no stray attribute on the summary testcases.
     summary_case = next(c for c in suite.findall("testcase") if c.get("classname") == "pastbench.summary")
     assert set(summary_case.attrib) <= {"classname", "name", "time", "file", "line"}
+
+
+def test_property_values_are_rounded_as_in_the_summary() -> None:
+    record = {
+        "family": "update.x",
+        "capability": "update",
+        "episode": "ep01",
+        "arm": "on",
+        "trial": 0,
+        "model": "pastbench/recall",
+        "score": 0.1 + 0.2 + 0.3,  # 0.6000000000000001
+        "infra_blocked": False,
+        "sessions": [{"stage": "eval_far", "index": 3, "s": 2 / 3}],
+        "mech": {"wp": 0.1 * 3, "mech": 0.7},
+    }
+    props = dict(item_properties(record))
+    assert props["pastbench.score"] == 0.6 and repr(props["pastbench.score"]) == "0.6"
+    assert props["pastbench.s.eval_far.3"] == 0.6667 and props["pastbench.mech.wp"] == 0.3
+    family = dict(family_testcase_properties({"delta": 0.1 + 0.2, "delta_ci": [1 / 3, 0.5], "s_on": 0.7}))
+    assert family["pastbench.delta"] == 0.3 and family["pastbench.delta_ci.low"] == 0.3333

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections import defaultdict
 from pathlib import Path
 
@@ -25,7 +26,19 @@ def without_run_times(data: dict) -> dict:
     return {**data, "run": run}
 
 
-def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) -> None:
+def readme_lines(start: str) -> list[list[str]]:
+    """The README's indented command lines that start with ``start``, split like a shell."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    return [
+        shlex.split(line.strip(), comments=True)
+        for line in readme.splitlines()
+        if line.startswith(f"    {start}")
+    ]
+
+
+def test_three_shards_merge_into_the_unsharded_run(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Two episodes of each sample family: 16 episodes still spread over all three shards.
     common = [
         *builtin_sample(episodes=("ep01", "ep02")),
@@ -36,14 +49,18 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
     ]
     full = pytester.runpytest_subprocess(*common, "--pastbench-run-id=full")
     assert full.ret == 0, full.stdout.str()[-3000:]
+    # The README's commands: its shard job line for each K, then its merge and summarize lines.
+    [[_, *shard_job]] = readme_lines("pytest --pastbench-shard=1/3")
     for k in (1, 2, 3):
-        shard = pytester.runpytest_subprocess(*common, f"--pastbench-shard={k}/3", f"--pastbench-run-id=s{k}")
+        job = [arg.replace("1/3", f"{k}/3").replace("shard-1", f"shard-{k}") for arg in shard_job]
+        shard = pytester.runpytest_subprocess(*common, *job)
         assert shard.ret == 0, shard.stdout.str()[-3000:]
     reports = pytester.path / "reports"
 
     # The shards partition the items and keep each episode's arms together.
     shard_ids = [
-        {r["nodeid"] for r in read(reports / f"s{k}", "sequence_results.json")["records"]} for k in (1, 2, 3)
+        {r["nodeid"] for r in read(reports / f"shard-{k}", "sequence_results.json")["records"]}
+        for k in (1, 2, 3)
     ]
     full_records = read(reports / "full", "sequence_results.json")["records"]
     assert sum(len(ids) for ids in shard_ids) == len(full_records) == 32
@@ -55,12 +72,17 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
             owner[nodeid.split("[")[0]].add(index)
     assert len(owner) == 16 and all(len(s) == 1 for s in owner.values())
 
+    [[_, *merge_command]] = readme_lines("pastbench merge reports/shard-1")
+    [[_, *summarize_command]] = readme_lines("pastbench summarize reports/merged")
+    capsys.readouterr()
+    assert main(merge_command) == 0
     assert (
-        main(["merge", *(str(reports / f"s{k}") for k in (1, 2, 3)), "-o", str(reports), "--run-id", "m"])
-        == 0
+        "merged 3 shards into reports/merged (pastbench summarize reports/merged)" in capsys.readouterr().out
     )
-    merged = reports / "m"
-    assert read(merged, "sequence_summary.json")["run"]["id"] == "m"
+    assert main(summarize_command) == 0
+    assert "update.rule_migration" in capsys.readouterr().out
+    merged = reports / "merged"
+    assert read(merged, "sequence_summary.json")["run"]["id"] == "merged"
     assert without_run_times(read(merged, "sequence_summary.json")) == without_run_times(
         read(reports / "full", "sequence_summary.json")
     )
@@ -77,9 +99,19 @@ def test_three_shards_merge_into_the_unsharded_run(pytester: pytest.Pytester) ->
     assert traces == sorted(
         p.relative_to(reports / "full") for p in (reports / "full" / "traces").rglob("*.jsonl")
     )
+    # A shard of another selection (here -k update) is not one of this command's shards.
+    other = pytester.runpytest_subprocess(
+        *common, "-k", "update", "--pastbench-shard=2/3", "--pastbench-run-id=k2"
+    )
+    assert other.ret == 0, other.stdout.str()[-3000:]
+    mixed = ["merge", "reports/shard-1", "reports/k2", "reports/shard-3", "-o", "reports/mixed"]
+    assert main(mixed) == 2
+    assert "are shards of different selections" in capsys.readouterr().err
     some = traces[0]
     assert (merged / some).read_text() == next(
-        (reports / f"s{k}" / some).read_text() for k in (1, 2, 3) if (reports / f"s{k}" / some).exists()
+        (reports / f"shard-{k}" / some).read_text()
+        for k in (1, 2, 3)
+        if (reports / f"shard-{k}" / some).exists()
     )
 
 
@@ -102,8 +134,18 @@ def record(nodeid: str, arm: str, score: float, **extra: object) -> ItemRecord:
     )
 
 
-def make_run(root: Path, run_id: str, records: list[ItemRecord], **run_extra: object) -> Path:
+def make_run(
+    root: Path,
+    run_id: str,
+    records: list[ItemRecord],
+    shard: tuple[int, int] | None = (1, 2),
+    selection: str = "sel-1",
+    **run_extra: object,
+) -> Path:
+    """A finished run; by default shard 1/2 of the command whose selection hash is ``selection``."""
     families = {r.family: "h-" + r.family for r in records}
+    if shard is not None:
+        run_extra = {"shard": {"k": shard[0], "n": shard[1], "selection": selection}, **run_extra}
     run = {
         "id": run_id,
         "seed": 0,
@@ -136,11 +178,12 @@ EP2 = [
 
 def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1, model_calls={"pastbench/recall": {"calls": 3, "cost_usd": 0.0}})
-    b = make_run(tmp_path, "b", EP2, model_calls={"pastbench/recall": {"calls": 4, "cost_usd": 0.0}})
-    # The same folder twice adds nothing; a default run id is made up.
-    out = merge_runs([a, b, a], tmp_path / "out")
-    assert out.parent == tmp_path / "out" and out.name.endswith("-merged")
+    b = make_run(tmp_path, "b", EP2, (2, 2), model_calls={"pastbench/recall": {"calls": 4, "cost_usd": 0.0}})
+    # The path given is the merged run's folder; its name is the run id.
+    out = merge_runs([a, b], tmp_path / "out")
+    assert out == tmp_path / "out"
     summary = read(out, "sequence_summary.json")
+    assert summary["run"]["id"] == "out" and "shard" not in summary["run"]
     family = summary["configs"][0]["families"]["memory.prefs"]
     assert family["n_episodes"] == 2 and family["delta"] == pytest.approx(0.5)
     assert summary["run"]["model_calls"] == {"pastbench/recall": {"calls": 7, "cost_usd": 0.0}}
@@ -148,50 +191,92 @@ def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: 
     assert len(list((out / "traces").rglob("*.jsonl"))) == 4
 
 
+def test_the_merged_run_is_the_folder_given_even_as_dot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = make_run(tmp_path, "a", EP1), make_run(tmp_path, "b", EP2, (2, 2))
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert merge_runs([a, b], Path(".")) == Path(".")
+    assert read(tmp_path / "here", "sequence_summary.json")["run"]["id"] == "here"
+
+
 def test_different_seeds_are_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2, seed=7)
+    b = make_run(tmp_path, "b", EP2, (2, 2), seed=7)
     with pytest.raises(MergeError, match="differ in seed"):
-        merge_runs([a, b], tmp_path, "m")
+        merge_runs([a, b], tmp_path / "m")
 
 
 def test_different_family_files_are_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2, families={"memory.prefs": "another-file-hash"})
+    b = make_run(tmp_path, "b", EP2, (2, 2), families={"memory.prefs": "another-file-hash"})
     with pytest.raises(MergeError, match="dataset hashes differ: family memory.prefs"):
-        merge_runs([a, b], tmp_path, "m")
+        merge_runs([a, b], tmp_path / "m")
 
 
 def test_the_same_item_with_different_results_is_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", [EP1[0].model_copy(update={"score": 0.1}), *EP2])
+    b = make_run(tmp_path, "b", [EP1[0].model_copy(update={"score": 0.1}), *EP2], (2, 2))
     with pytest.raises(MergeError, match=r"ep01\[on-t0\] is in .* with different results"):
-        merge_runs([a, b], tmp_path, "m")
+        merge_runs([a, b], tmp_path / "m")
 
 
 def test_merging_into_one_of_the_inputs_is_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2)
+    b = make_run(tmp_path, "b", EP2, (2, 2))
     with pytest.raises(MergeError, match="is one of the runs being merged"):
-        merge_runs([a, b], tmp_path, "a")
+        merge_runs([a, b], tmp_path / "a")
+    merge_runs([a, b], tmp_path / "m")
+    with pytest.raises(MergeError, match="m already holds a run: remove it or choose another -o"):
+        merge_runs([a, b], tmp_path / "m")
+
+
+def test_a_run_merged_with_itself_is_refused(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    with pytest.raises(MergeError, match="a is given twice: a run cannot be merged with itself"):
+        merge_runs([a, a], tmp_path / "m")
+    # A copy of the same shard is no better.
+    copy = make_run(tmp_path, "copy", EP1)
+    with pytest.raises(MergeError, match="are both shard 1/2: pass each shard once"):
+        merge_runs([a, copy], tmp_path / "m")
+
+
+def test_only_the_shards_of_one_command_merge(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1)
+    unsharded = make_run(tmp_path, "whole", EP2, shard=None)
+    with pytest.raises(MergeError, match="whole is not a shard: it ran without --pastbench-shard=K/N"):
+        merge_runs([a, unsharded], tmp_path / "m")
+    # Shard 2/2 of another selection (another family folder, dataset or -k).
+    elsewhere = make_run(tmp_path, "elsewhere", EP2, (2, 2), selection="sel-2")
+    with pytest.raises(MergeError, match="are shards of different selections"):
+        merge_runs([a, elsewhere], tmp_path / "m")
+    with pytest.raises(MergeError, match="one of 2 shards but .* one of 3"):
+        merge_runs([a, make_run(tmp_path, "b3", EP2, (2, 3))], tmp_path / "m")
+    with pytest.raises(MergeError, match="shard 2/2 missing"):
+        merge_runs([a], tmp_path / "m")
+    assert not (tmp_path / "m").exists()
 
 
 def test_cli_bad_input_exits_2_with_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2, seed=3)
-    assert main(["merge", str(a), str(b), "-o", str(tmp_path)]) == 2
+    b = make_run(tmp_path, "b", EP2, (2, 2), seed=3)
+    assert main(["merge", str(a), str(b), "-o", str(tmp_path / "m")]) == 2
     assert capsys.readouterr().err.startswith("pastbench merge: ")
-    assert main(["merge", str(a), str(tmp_path / "nothing"), "-o", str(tmp_path)]) == 2
+    assert main(["merge", str(a), str(tmp_path / "nothing"), "-o", str(tmp_path / "m")]) == 2
     assert "nothing/sequence_results.json: missing" in capsys.readouterr().err
     assert not list(tmp_path.glob("*-merged"))
 
 
 def test_cli_merge_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2)
-    assert main(["merge", str(a), str(b), "-o", str(tmp_path / "out"), "--run-id", "joined"]) == 0
+    b = make_run(tmp_path, "b", EP2, (2, 2))
+    joined = tmp_path / "out" / "joined"
+    assert main(["merge", str(a), str(b), "-o", str(joined)]) == 0
     out = capsys.readouterr().out
-    assert "memory.prefs" in out and f"merged 2 runs into {tmp_path / 'out' / 'joined'}" in out
+    assert "memory.prefs" in out and f"merged 2 shards into {joined} (pastbench summarize {joined})" in out
+    assert main(["summarize", str(joined)]) == 0
+    assert "memory.prefs" in capsys.readouterr().out
 
 
 def test_shards_of_a_plasticity_run_merge_with_their_protocol_records(pytester: pytest.Pytester) -> None:
@@ -209,7 +294,7 @@ def test_shards_of_a_plasticity_run_merge_with_their_protocol_records(pytester: 
             == 0
         )
     reports = pytester.path / "reports"
-    merged = merge_runs([reports / "s1", reports / "s2"], reports, "m")
+    merged = merge_runs([reports / "s1", reports / "s2"], reports / "m")
     full_summary, merged_summary = (
         read(reports / "full", "sequence_summary.json"),
         read(merged, "sequence_summary.json"),

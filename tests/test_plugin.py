@@ -85,6 +85,16 @@ def test_several_models_make_one_comparison_run(pytester: pytest.Pytester) -> No
     assert outcomes(result) == {"scored": 4, "control": 4}
     labels = [c["label"] for c in summary_of(pytester, "cmp")["configs"]]
     assert labels == ["hermes@pastbench/blind", "hermes@pastbench/recall"]
+    # Besides one Δ table per model, one view with a column per model.
+    result.stdout.fnmatch_lines(
+        [
+            "*pastbench: configs side by side*",
+            "Δ = S_on − S_off [95% CI]",
+            "scope * hermes@pastbench/blind * hermes@pastbench/recall",
+            "memory.tiny_prefs *",
+            "Mech",
+        ]
+    )
     comparison = json.loads((pytester.path / "reports/cmp/sequence_comparison.json").read_text())
     assert {row["label"] for row in comparison["rows"]} == set(labels)
 
@@ -173,7 +183,8 @@ def test_a_real_model_without_its_key_stops_before_running(
     [
         ("--pastbench-persistence=maybe", "choose one of both, on, off"),
         ("--pastbench-trials=0", "must be at least 1"),
-        ("--pastbench-trials=two", "expected a int"),
+        ("--pastbench-trials=two", "--pastbench-trials='two': expected an integer"),
+        ("--pastbench-pass-threshold=high", "--pastbench-pass-threshold='high': expected a number"),
         ("--pastbench-pass-threshold=1.5", "between 0.0 and 1.0"),
         ("--pastbench-agent=nobody", "unknown agent 'nobody'; choose one of hermes"),
         ("--pastbench-agent=nomodule:factory", "cannot load agent factory"),
@@ -261,3 +272,27 @@ def test_a_cached_rerun_makes_no_model_call_and_replay_fails_on_a_miss(pytester:
     miss = run(pytester, "families", "--pastbench-cache=replay", "--pastbench-model=pastbench/blind")
     assert outcomes(miss) == {"errors": 4}
     miss.stdout.fnmatch_lines(["*infra_blocked: no cached response*replay mode*"])
+
+
+def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytester: pytest.Pytester) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families")
+    assert result.ret == 0
+    [progress] = [line for line in result.stdout.lines if line.startswith("families/memory/tiny_prefs.yaml ")]
+    # Collection order: ep01 on, ep01 off, ep02 on, ep02 off; "S" would read as pytest's skipped.
+    assert progress.split()[1] == "ococ"
+    from pytest_pastbench.plugin import PROGRESS_LEGEND
+
+    assert "a = ablated arm scored" in PROGRESS_LEGEND
+    result.stdout.fnmatch_lines([PROGRESS_LEGEND])
+    assert "progress letters" not in run(pytester, "families", "-v").stdout.str()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_blank_line_follows_the_delta_header_with_and_without_xdist(
+    pytester: pytest.Pytester, workers: str
+) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    lines = run(pytester, "families", "-n", workers).stdout.lines
+    header = next(i for i, line in enumerate(lines) if "pastbench: Δ = S_on − S_off per family" in line)
+    assert lines[header + 1 : header + 3] == ["", "hermes@pastbench/recall"]

@@ -51,7 +51,11 @@ def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pyt
     pytester.makeconftest(WEAKENED_AGENT)
     saved = pytester.runpytest_subprocess(*COMMON, "--pastbench-save=main")
     assert saved.ret == 0
-    saved.stdout.fnmatch_lines(["*saved baseline 'main': .pastbench/baselines/main.json*"])
+    saved.stdout.fnmatch_lines(
+        ["*pastbench: baseline*", "*saved baseline 'main': .pastbench/baselines/main.json*"]
+    )
+    # Nothing was compared, so no comparison header.
+    assert "comparison with the baseline" not in saved.stdout.str()
 
     weakened = pytester.runpytest_subprocess(
         *COMMON,
@@ -59,8 +63,12 @@ def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pyt
         "--pastbench-compare=main",
         "--pastbench-compare-fail=update.delta:0.05",
         "--pastbench-run-id=weak",
+        "--color=yes",
     )
     assert weakened.ret == pytest.ExitCode.TESTS_FAILED
+    # The verdict is in pytest's last line, in red, and so is the line.
+    last = weakened.stdout.lines[-1]
+    assert "\x1b[31m\x1b[1m1 gate failed" in last and last.startswith("\x1b[31m=")
     comparison = json.loads((pytester.path / "reports/weak/sequence_comparison.json").read_text())
     assert comparison["baseline"]["name"] == "main"
     assert comparison["baseline"]["gates"][0].startswith("FAIL  update.delta dropped by")
@@ -79,7 +87,7 @@ def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pyt
         *COMMON, "--pastbench-compare=main", "--pastbench-compare-fail=update.delta:0.05"
     )
     assert rerun.ret == 0
-    rerun.stdout.fnmatch_lines(["ok    update.delta unchanged*"])
+    rerun.stdout.fnmatch_lines(["ok    update.delta unchanged*", "*scored, * control, 1 gate passed in *"])
 
 
 @pytest.mark.parametrize(

@@ -415,7 +415,9 @@ def check_scores(report: AuditReport) -> list[Finding]:
     return findings
 
 
-def counts_table(report: AuditReport) -> str:
+def counts_table(report: AuditReport, with_expected: bool = True) -> str:
+    """Families and episodes per capability; the built-in shape beside them unless the set is the
+    user's own (``validate --any-shape``), where that column would only mislead."""
     from tabulate import tabulate
 
     from ..table import format_number
@@ -434,9 +436,13 @@ def counts_table(report: AuditReport) -> str:
             ]
         )
     total = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
-    rows.append(["total", total[0], total[1], "26 / 204", None])
+    shape = [sum(EXPECTED_SHAPE[c][i] for c in CAPABILITIES) for i in (0, 1)]
+    rows.append(["total", total[0], total[1], f"{shape[0]} / {shape[1]}", None])
     rows = [[*r[:4], format_number(r[4])] for r in rows]
-    return tabulate(rows, headers=["capability", "families", "episodes", "expected", "blind on-arm mean"])
+    headers = ["capability", "families", "episodes", "expected", "blind on-arm mean"]
+    if not with_expected:
+        rows, headers = [[*r[:3], r[4]] for r in rows], [*headers[:3], headers[4]]
+    return tabulate(rows, headers=headers)
 
 
 def shortcuts_table(report: AuditReport) -> str:

@@ -196,6 +196,9 @@ def test_validate_prints_the_counts_table_and_every_failure(
     write(tmp_path, mutated(_leak_key_fact))
     assert main(["validate", str(tmp_path), "--any-shape"]) == 1
     out = capsys.readouterr().out
+    # The user's own set: no built-in "expected" shape beside its counts.
+    assert "capability      families    episodes  blind on-arm mean" in out
+    assert "expected" not in out and " / " not in out
     assert (
         f"FAIL [leak] {tmp_path / 'memory' / 'tiny.yaml'}::ep01[2]: the eval_near text states key fact" in out
     )

@@ -180,3 +180,17 @@ def test_corrupt_and_blocked_items_run_again(pytester: pytest.Pytester) -> None:
     assert complete.ret == 0, complete.stdout.str()[-3000:]
     complete.stdout.fnmatch_lines(["collected 4 items / 4 deselected / 0 selected"])
     assert comparable(summary_of(run_dir)) == comparable(before)
+
+
+def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    assert pytester.runpytest_subprocess("families", "--pastbench-run-id=r").ret == 0
+    again = pytester.runpytest_subprocess("families", "--pastbench-resume=r")
+    assert again.ret == 0, again.stdout.str()[-3000:]
+    again.stdout.fnmatch_lines(
+        [
+            "pastbench: nothing left to run in reports/r: all 4 items had finished; "
+            "its files were written again from them",
+            "*4 deselected, nothing left to run in reports/r in *",
+        ]
+    )
