@@ -56,11 +56,16 @@ _CURRENCY_WORDS = {
 # Words that mark a mention as old or rejected when they sit just before or after it.
 _OLD_WORDS = (
     "was were previously formerly old older longer not never instead replaced replacing earlier "
-    "used outdated superseded obsolete original originally prior stale wrong incorrect"
+    "used outdated superseded obsolete original originally prior stale wrong incorrect rather "
+    "t"  # the "n't" of don't / isn't / doesn't, split off by tokenising
 )
 _OLD_BEFORE = frozenset(_OLD_WORDS.split())
 _NOW = frozenset("now currently today new latest current".split())  # noqa: SIM905
-_OLD_AFTER = frozenset("previously before earlier anymore replaced superseded was were old outdated".split())  # noqa: SIM905
+_OLD_AFTER_WORDS = (
+    "previously before earlier anymore replaced superseded was were old outdated ended expired "
+    "lapsed closed retired dead gone withdrawn cancelled canceled"
+)
+_OLD_AFTER = frozenset(_OLD_AFTER_WORDS.split())
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_WORDS = {
@@ -266,7 +271,8 @@ def _marked_old(have: tuple[str, ...], start: int, end: int) -> bool:
         return True
     # "moved from X to Y", "changed from X": only right before the mention, so "from now on X" is
     # not read as marking X old.
-    return bool(before[:2]) and "from" in before[:2] and "to" in after[:3]
+    # "took over from X" marks X as the one replaced, too.
+    return "from" in before[:2] and ("to" in after[:3] or "over" in before[:3])
 
 
 def mentions(text: str, value: str) -> list[Mention]:

@@ -52,6 +52,11 @@ def test_the_month_may_needs_a_day() -> None:
         "Previously the 7th business day; now the 3rd.",
         "The invoices moved from the 7th business day to the 3rd.",
         "Use the 3rd business day, not the 7th business day.",
+        "Don't use the 7th business day any more.",
+        "The 7th business day ended with the new AP system.",
+        "The 7th business day schedule expired in March.",
+        "The 3rd business day took over from the 7th business day.",
+        "The 3rd business day rather than the 7th business day.",
     ],
 )
 def test_a_value_marked_as_old_is_not_asserted(text: str) -> None:
@@ -64,6 +69,7 @@ def test_a_value_marked_as_old_is_not_asserted(text: str) -> None:
         "Invoices go out on the 7th business day.",
         "From now on the invoices go out on the 7th business day.",
         "It was the 3rd business day, now it is the 7th business day.",
+        "The 7th business day closes the month.",
     ],
 )
 def test_a_value_stated_as_current_is_asserted(text: str) -> None:
