@@ -26,33 +26,35 @@ carries nothing the eval needs. A fact all of whose terms the question says keep
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 
+from pytest_pastbench.matching import mentions, normalise_for_match
 from pytest_pastbench.records import MechScore, SessionRun, SessionScore, StoreEntry
 from pytest_pastbench.schema import EVAL_STAGES, Episode, Fact
 from pytest_pastbench.stats import mean
 from pytest_pastbench.text import normalise, sentences
 
 _READ_OPS = ("read", "search")
-_NOT_WORD = re.compile(r"[^0-9a-z]+")
 
 
 def canonical(text: str) -> str:
-    """Lower case, no diacritics, punctuation as spaces, padded: the form terms are looked up in."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return f" {' '.join(_NOT_WORD.sub(' ', plain).split())} "
+    """The text in the normalised token form of ``matching`` (the one rule value checks use:
+    case, diacritics, punctuation, number words, currencies, dates), padded with spaces so a
+    lookup is token-bounded."""
+    return f" {normalise_for_match(text)} "
 
 
 def holds(canonical_text: str, term: str) -> bool:
-    """Does a text (in :func:`canonical` form) hold ``term``, as whole words?
-
-    The one matching rule of Mech and of the ablated arm: swap it here for a richer normaliser
-    (number words, currencies, dates) and every component follows."""
+    """Does a text (in :func:`canonical` form) hold ``term``, as whole tokens?"""
     needle = canonical(term)
     return needle.strip() != "" and needle in canonical_text
+
+
+def asserts_current(text: str, fact: Fact) -> bool:
+    """The text states the fact as current: every term said, and none only as old ("was X")."""
+    return asserts(text, fact) and all(
+        any(not m.marked_old for m in mentions(text, term)) for term in fact.terms()
+    )
 
 
 def asserts(text: str, fact: Fact) -> bool:
@@ -143,8 +145,9 @@ def update_correctness(
     stored = together(e.text for e in live)
     if not all(_asserts_canonical(stored, f.terms()) for f in key):
         return 0.0
-    stale_live = any(asserts(e.text, f) for e in live for f in stale)
-    stale_used = any(asserts(a, f) for a in answers for f in stale)
+    # "was X, now Y" in a note or an answer keeps X as history, not as a current fact.
+    stale_live = any(asserts_current(e.text, f) for e in live for f in stale)
+    stale_used = any(asserts_current(a, f) for a in answers for f in stale)
     return 0.5 if stale_live or stale_used else 1.0
 
 

@@ -321,7 +321,7 @@ class Episode(_Strict):
     group: str | None = Field(
         default=None,
         min_length=1,
-        description="scenario group: episodes that share a scenario (a generator template) share it; "
+        description="scenario group: episodes that share a scenario share it; "
         "the bootstrap resamples groups, and episodes when absent",
     )
     title: str = ""
@@ -329,10 +329,6 @@ class Episode(_Strict):
     evidence: Evidence = Field(default_factory=Evidence)
     safety: Safety = Field(default_factory=Safety)
     world: World = Field(default_factory=World)
-    group: str | None = Field(
-        default=None,
-        description="episodes that share a scenario share a group; the bootstrap resamples groups",
-    )
 
     @model_validator(mode="after")
     def _has_learn_and_eval(self) -> Episode:

@@ -82,7 +82,7 @@ def test_shards_of_an_all_run_merge_into_it_and_resume_keeps_every_arm(project: 
             == 0
         )
     reports = project.path / "reports"
-    assert main(["merge", str(reports / "s1"), str(reports / "s2"), "-o", str(reports), "--run-id", "m"]) == 0
+    assert main(["merge", str(reports / "s1"), str(reports / "s2"), "-o", str(reports / "m")]) == 0
     assert without_run_times(read(reports / "m", "sequence_summary.json")) == without_run_times(
         read(reports / "full", "sequence_summary.json")
     )
