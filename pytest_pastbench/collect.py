@@ -6,7 +6,8 @@ order is deterministic, which xdist needs (every worker must collect the same li
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -70,6 +71,35 @@ def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
             yield model, trial, [f"t{trial}"] + ([model] if multi_model else [])
 
 
+def with_parsable_nodeid(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``pytest.Item`` keyword arguments with the node id spelled out as a string.
+
+    From a name such as ``ep03[on-t0]`` pytest 9 builds an id whose name is the whole string and
+    whose params are empty, while ``--lf`` and ``--ff`` parse the ids they saved into the name
+    ``ep03`` and the params ``on-t0``: the two never compared equal, and ``--lf`` reran every
+    item. An id given as a string is parsed the way the cache parses it (pytest 8 keeps it as is).
+    """
+    kwargs.setdefault("nodeid", f"{kwargs['parent'].nodeid}::{kwargs['name']}")
+    return kwargs
+
+
+_ON_ARM_ID = re.compile(r"^(?P<episode>.+::[^:\[\]]+)\[on(?P<rest>-[^\]]*)?\]$")
+
+
+def control_arm_ids(nodeids: Iterable[str]) -> list[str]:
+    """The control-arm id of every on-arm item id: ``…::ep03[on-t0]`` -> ``…::ep03[off-t0]``.
+
+    ``--lf`` and ``--ff`` rerun a failed on item with its episode's control item, because
+    Δ = S_on − S_off of the rerun needs both arms (the control arm never fails a threshold).
+    """
+    twins = []
+    for nodeid in nodeids:
+        match = _ON_ARM_ID.match(nodeid)
+        if match:
+            twins.append(f"{match['episode']}[off{match['rest'] or ''}]")
+    return sorted(set(twins))
+
+
 class EpisodeItem(pytest.Item):
     """One measurement. Setup runs the episode (an infra failure there is a pytest error);
     the call reports the score and, with a pass threshold, asserts it."""
@@ -88,7 +118,7 @@ class EpisodeItem(pytest.Item):
         mechanisms: list[str] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**with_parsable_nodeid(kwargs))
         self.family = family
         self.episode = episode
         self.arm = arm

@@ -53,7 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     options = resolve(config)
     config.stash[SESSION_KEY] = PastbenchSession(config, options)
-    config.pluginmanager.register(_ControllerHooks(config), _HOOKS_NAME)
+    hooks = _ControllerHooks(config)
+    config.pluginmanager.register(hooks, _HOOKS_NAME)
+    hooks.control_arms = _rerun_control_arms(config)
     if options.families:
         _add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
@@ -84,6 +86,22 @@ def _add_family_paths(config: pytest.Config, families: list[str]) -> None:
     else:
         # No paths on the command line: run just the benchmark, not the project's testpaths.
         config.args[:] = paths
+
+
+def _rerun_control_arms(config: pytest.Config) -> set[Any]:
+    """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
+    every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
+    last_failed = config.pluginmanager.get_plugin("lfplugin")
+    if last_failed is None or not last_failed.active or not last_failed.lastfailed:
+        return set()
+    from .collect import control_arm_ids
+
+    known = last_failed.lastfailed
+    key_type = type(next(iter(known)))  # pytest 9 keys are NodeId objects, pytest 8 strings
+    parse = getattr(key_type, "parse", key_type)
+    added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)
+    known.update(dict.fromkeys(added, True))
+    return added
 
 
 def _check_run_setup(config: pytest.Config) -> None:
@@ -178,6 +196,26 @@ class _ControllerHooks:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.control_arms: set[Any] = set()  # added to --lf's failures; they did not fail
+        self.failed: set[str] = set()
+
+    def pytest_report_header(self) -> str | None:
+        if not self.control_arms:
+            return None
+        return (
+            f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
+            "control items (Δ = S_on − S_off needs both arms)"
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        # Before pytest saves its last failures: a control item added only to be rerun alongside
+        # is not a failure unless it failed itself.
+        last_failed = self.config.pluginmanager.get_plugin("lfplugin")
+        if last_failed is not None and not hasattr(self.config, "workerinput"):
+            for key in self.control_arms:
+                if str(key) not in self.failed:
+                    last_failed.lastfailed.pop(key, None)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         # A malformed family file is one collection error; the other families still run.
@@ -185,7 +223,8 @@ class _ControllerHooks:
             self.config.option.continue_on_collection_errors = True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-
+        if report.failed:
+            self.failed.add(report.nodeid)
         payload = getattr(report, PAYLOAD_ATTR, None)
         if payload and not hasattr(self.config, "workerinput"):
             pastbench_session(self.config).receive(report.nodeid, payload)

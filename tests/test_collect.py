@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,3 +55,50 @@ def test_xdist_workers_run_the_longest_items_first(pytester: pytest.Pytester) ->
     orders = [json.loads((pytester.path / f"order-gw{i}.json").read_text()) for i in (0, 1)]
     assert orders[0] == orders[1]  # xdist requires the same order on every worker
     assert [name.split("[")[1] for name in orders[0]] == ["on-t0]", "on-t0]", "off-t0]", "off-t0]"]
+
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+FAILING_ON = "families/update/tiny_corrections.yaml::ep01[on-t0]"
+ITS_CONTROL = "families/update/tiny_corrections.yaml::ep01[off-t0]"
+
+
+def _collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.stdout.lines if "::" in line]
+
+
+def test_lf_and_ff_rerun_the_failed_items_with_their_control_arms(pytester: pytest.Pytester) -> None:
+    """The README's promise: with a threshold, ``--lf`` reruns the failed episodes (on item and its
+    control item, so the rerun has a Δ) and nothing else, under ``-n`` too; ``--ff`` runs them first."""
+    from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
+
+    for path, text in (
+        ("memory/tiny_prefs.yaml", GOOD_MEMORY),
+        ("update/tiny_corrections.yaml", GOOD_UPDATE),
+    ):
+        (pytester.path / "families" / path).parent.mkdir(parents=True)
+        (pytester.path / "families" / path).write_text(text)
+    threshold = "--pastbench-pass-threshold=0.9"  # the recall model keeps the stale fact: 0.6 there
+    first = pytester.runpytest_subprocess("families", threshold)
+    first.assert_outcomes(failed=1)
+    lastfailed = pytester.path / ".pytest_cache/v/cache/lastfailed"
+    assert list(json.loads(lastfailed.read_text())) == [FAILING_ON]
+
+    selected = pytester.runpytest_subprocess("families", "--lf", "--co", "-q")
+    assert _collected(selected) == [FAILING_ON, ITS_CONTROL]
+    pytester.runpytest_subprocess("families", "--lf", "--co").stdout.fnmatch_lines(
+        ["run-last-failure: rerun previous 2 failures*"]
+    )
+    rerun = pytester.runpytest_subprocess("families", "--lf", "-n", "2", threshold, "--pastbench-run-id=lf")
+    rerun.assert_outcomes(failed=1)
+    header = "pastbench: the failed on items rerun with their episodes' 1 control items"
+    assert header in README.replace("\n  ", " ")  # the README quotes what the run prints
+    rerun.stdout.fnmatch_lines([f"{header}*"])
+    records = json.loads((pytester.path / "reports/lf/sequence_results.json").read_text())["records"]
+    assert sorted(r["nodeid"] for r in records) == sorted([FAILING_ON, ITS_CONTROL])
+    summary = json.loads((pytester.path / "reports/lf/sequence_summary.json").read_text())
+    assert summary["configs"][0]["families"]["update.tiny_corrections"]["delta"] is not None
+    # The control item ran alongside; it is not remembered as a failure.
+    assert list(json.loads(lastfailed.read_text())) == [FAILING_ON]
+
+    first_failed = pytester.runpytest_subprocess("families", "--ff", "--co", "-q")
+    assert _collected(first_failed)[:2] == [FAILING_ON, ITS_CONTROL] and len(_collected(first_failed)) == 6

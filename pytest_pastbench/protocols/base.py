@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..collect import ItemInfraError
+from ..collect import ItemInfraError, with_parsable_nodeid
 from ..detect import family_format
 from ..loader import FamilyFileError
 from ..session import pastbench_session
@@ -43,7 +43,7 @@ class ProtocolItem(pytest.Item):
     protocol: str = ""
 
     def __init__(self, *, model: str, trial: int = 0, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**with_parsable_nodeid(kwargs))
         assert isinstance(self.parent, ProtocolFile)
         self.model = model
         self.trial = trial
