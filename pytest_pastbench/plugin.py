@@ -105,19 +105,38 @@ def _rerun_control_arms(config: pytest.Config) -> set[Any]:
 
 
 def _check_run_setup(config: pytest.Config) -> None:
-    """Fail once, before collection, on a bad agent or a missing API key (not per item)."""
-    from .models import missing_keys
+    """Fail once, before collection, on a bad agent, a model that can never answer, a replay
+    cache that is not there or a missing API key (not once per item)."""
+    from .cache import CACHE_FILE, replay_problem
+    from .models import missing_keys, model_problem
+    from .offline import reference_judge
+    from .offline.policies import POLICIES
 
     session = pastbench_session(config)
     session.agent()
+    options = session.options
+    roles = [("model", model, sorted(POLICIES)) for model in options.models]
+    if options.judge_model:
+        roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))
+    unusable = []
+    for option, model, offline_names in roles:
+        problem = model_problem(model, offline_names)
+        if problem:
+            unusable.append(f"--pastbench-{option}={problem}")
+    if options.cache == "replay":
+        problem = replay_problem(Path(options.cache_dir) / CACHE_FILE)
+        if problem:
+            unusable.append(f"--pastbench-cache=replay: {problem}")
+    if unusable:
+        raise pytest.UsageError("; ".join(unusable))
     problems = []
-    for model in session.options.models:
+    for model in options.models:
         missing = missing_keys(model)
         if missing:
             problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
     if problems:
         problems[-1] += " (or run offline with --pastbench-model=pastbench/recall)"
-    judge = session.options.judge_model
+    judge = options.judge_model
     missing = missing_keys(judge) if judge else []
     if missing:
         problems.append(
@@ -277,6 +296,13 @@ _HOOKS_NAME = "pastbench-controller-hooks"
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    if getattr(item, "is_pastbench_item", False) and call.when == "setup" and call.excinfo is not None:
+        # pytest formats a setup error with a full traceback of its own and pluggy's internals;
+        # an item that could not be measured is one line, ``infra_blocked: <reason>``.
+        from .collect import ItemInfraError
+
+        if isinstance(call.excinfo.value, ItemInfraError):
+            report.longrepr = item.repr_failure(call.excinfo)
     if getattr(item, "is_pastbench_item", False) and report.failed:
         from .trace import redact_report
 
