@@ -27,7 +27,8 @@ class FamilyFile(pytest.File):
         try:
             family, file_hash = load_family(self.path)
         except FamilyFileError as exc:
-            raise self.CollectError(str(exc)) from None
+            yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(exc))
+            return
         session = pastbench_session(self.config)
         session.note_family(family.qualified_id, file_hash)
         # Family markers are data-defined: register them so --strict-markers accepts them.
@@ -100,11 +101,16 @@ def control_arm_ids(nodeids: Iterable[str]) -> list[str]:
     return sorted(set(twins))
 
 
+class ItemInfraError(Exception):
+    """The item could not be measured (infra_blocked); its reason is the message."""
+
+
 class EpisodeItem(pytest.Item):
     """One measurement. Setup runs the episode (an infra failure there is a pytest error);
     the call reports the score and, with a pass threshold, asserts it."""
 
     is_pastbench_item = True
+    one_line_errors = (ItemInfraError,)  # setup errors reported through repr_failure, one line
 
     def __init__(
         self,
@@ -171,13 +177,42 @@ class EpisodeItem(pytest.Item):
         return pastbench_session(self.config).payload(self)
 
 
+INVALID_FAMILY_NAME = "invalid_family_file"
+
+
+class InvalidFamily(Exception):
+    """A family file that does not load; the message names the file and the field path."""
+
+
+class InvalidFamilyItem(pytest.Item):
+    """A malformed family file as one error item. A collection error would make pytest stop the
+    whole run before any item ran (its default without ``--continue-on-collection-errors``);
+    as an item, the file is one counted error and every other family still runs."""
+
+    one_line_errors = (InvalidFamily,)
+
+    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def setup(self) -> None:
+        raise InvalidFamily(self.problem)
+
+    def runtest(self) -> None:
+        raise AssertionError("an invalid family file never runs")  # setup always raised
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, InvalidFamily):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, f"{self.path.name}::{self.name}"
+
+
 class BelowThreshold(AssertionError):
     def __init__(self, score: float | None, threshold: float) -> None:
         super().__init__(f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}")
-
-
-class ItemInfraError(Exception):
-    """The item could not be measured (infra_blocked); its reason is the message."""
 
 
 def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .detect import FORMAT_TAG, family_format, is_family_file
+from .detect import FORMAT_TAG, family_format
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -236,11 +236,6 @@ class _ControllerHooks:
                 if str(key) not in self.failed:
                     last_failed.lastfailed.pop(key, None)
 
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        # A malformed family file is one collection error; the other families still run.
-        if report.failed and is_family_file(Path(report.fspath)):
-            self.config.option.continue_on_collection_errors = True
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed:
             self.failed.add(report.nodeid)
@@ -296,13 +291,12 @@ _HOOKS_NAME = "pastbench-controller-hooks"
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
-    if getattr(item, "is_pastbench_item", False) and call.when == "setup" and call.excinfo is not None:
-        # pytest formats a setup error with a full traceback of its own and pluggy's internals;
-        # an item that could not be measured is one line, ``infra_blocked: <reason>``.
-        from .collect import ItemInfraError
-
-        if isinstance(call.excinfo.value, ItemInfraError):
-            report.longrepr = item.repr_failure(call.excinfo)
+    one_line = getattr(item, "one_line_errors", ())
+    if call.when == "setup" and call.excinfo is not None and isinstance(call.excinfo.value, one_line):
+        # pytest formats a setup error as a traceback through its own and pluggy's internals; an
+        # item that could not be measured (``infra_blocked: <reason>``) or a malformed family
+        # file is one line, through the item's repr_failure.
+        report.longrepr = item.repr_failure(call.excinfo)
     if getattr(item, "is_pastbench_item", False) and report.failed:
         from .trace import redact_report
 

@@ -135,15 +135,38 @@ def test_pass_threshold_fails_low_on_items_only(pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*score 0.* < pass threshold 0.5*"])
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_malformed_family_is_one_collection_error_and_the_rest_runs(
-    pytester: pytest.Pytester, workers: str
+@pytest.mark.parametrize(
+    ("workers", "where"), [("0", "args"), ("2", "args"), ("0", "option"), ("2", "option")]
+)
+def test_a_malformed_family_is_one_error_item_and_the_rest_runs(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, workers: str, where: str
 ) -> None:
+    """The README's promise, under pytest's defaults: the bad file is one error, reported in one
+    line naming the file and the field path; every other family runs; the exit code is 1. Also
+    for a folder outside the project given with --pastbench-families (that run was interrupted)."""
     make_project(pytester, tiny_prefs=GOOD_MEMORY, broken=BAD_STAGE)
-    result = run(pytester, "families", "-n", workers)
+    if where == "args":
+        result = run(pytester, "families", "-n", workers)
+    else:
+        outside = tmp_path_factory.mktemp("elsewhere") / "families"
+        (pytester.path / "families").rename(outside)
+        result = run(pytester, f"--pastbench-families={outside}", "-n", workers)
     assert outcomes(result) == {"scored": 2, "control": 2, "errors": 1}
-    result.stdout.fnmatch_lines(["*broken.yaml: episodes.1.sessions.1.stage: Input should be 'learn'*"])
-    assert result.ret == 1
+    lines = [line for line in result.stdout.lines if not line.startswith("[gw")]  # xdist: which worker
+    [header] = [
+        n for n, line in enumerate(lines) if "ERROR at setup of broken.yaml::invalid_family_file" in line
+    ]
+    assert lines[header + 1].endswith(
+        "broken.yaml: episodes.1.sessions.1.stage: "
+        "Input should be 'learn', 'distractor', 'eval_near' or 'eval_far'"
+    )
+    assert lines[header + 2].startswith("=")  # one line, no traceback
+    result.stdout.fnmatch_lines(["ERROR *broken.yaml::invalid_family_file - *"])
+    assert "Interrupted" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    if (workers, where) == ("0", "args"):  # the README's way to run without the bad file
+        without = run(pytester, "families", "-k", "not invalid_family_file")
+        assert outcomes(without) == {"scored": 2, "control": 2, "deselected": 1} and without.ret == 0
 
 
 def test_infra_failure_is_an_error_with_a_reason_not_a_zero(pytester: pytest.Pytester) -> None:
