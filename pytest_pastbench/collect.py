@@ -105,12 +105,29 @@ class ItemInfraError(Exception):
     """The item could not be measured (infra_blocked); its reason is the message."""
 
 
-class EpisodeItem(pytest.Item):
+class BelowThreshold(AssertionError):
+    def __init__(self, score: float | None, threshold: float) -> None:
+        super().__init__(f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}")
+
+
+class OneLineItem(pytest.Item):
+    """An item whose expected failures (``one_line_errors``) are reported as their message alone;
+    the plugin's makereport sends setup errors here too (pytest formats those itself)."""
+
+    one_line_errors: tuple[type[BaseException], ...] = ()
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, self.one_line_errors):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+
+
+class EpisodeItem(OneLineItem):
     """One measurement. Setup runs the episode (an infra failure there is a pytest error);
     the call reports the score and, with a pass threshold, asserts it."""
 
     is_pastbench_item = True
-    one_line_errors = (ItemInfraError,)  # setup errors reported through repr_failure, one line
+    one_line_errors = (ItemInfraError, BelowThreshold)
 
     def __init__(
         self,
@@ -152,11 +169,6 @@ class EpisodeItem(pytest.Item):
         if threshold is not None and self.arm == "on" and (score is None or score < threshold):
             raise BelowThreshold(score, threshold)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, BelowThreshold | ItemInfraError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
-
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family.qualified_id}::{self.name}"
 
@@ -184,7 +196,7 @@ class InvalidFamily(Exception):
     """A family file that does not load; the message names the file and the field path."""
 
 
-class InvalidFamilyItem(pytest.Item):
+class InvalidFamilyItem(OneLineItem):
     """A malformed family file as one error item. A collection error would make pytest stop the
     whole run before any item ran (its default without ``--continue-on-collection-errors``);
     as an item, the file is one counted error and every other family still runs."""
@@ -201,18 +213,8 @@ class InvalidFamilyItem(pytest.Item):
     def runtest(self) -> None:
         raise AssertionError("an invalid family file never runs")  # setup always raised
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, InvalidFamily):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
-
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.path.name}::{self.name}"
-
-
-class BelowThreshold(AssertionError):
-    def __init__(self, score: float | None, threshold: float) -> None:
-        super().__init__(f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}")
 
 
 def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:

@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from ..collect import INVALID_FAMILY_NAME, InvalidFamilyItem, ItemInfraError, with_parsable_nodeid
+from ..collect import (
+    INVALID_FAMILY_NAME,
+    InvalidFamilyItem,
+    ItemInfraError,
+    OneLineItem,
+    with_parsable_nodeid,
+)
 from ..detect import family_format
 from ..loader import FamilyFileError
 from ..session import pastbench_session
@@ -36,11 +42,11 @@ class ProtocolFile(pytest.File):
         yield from items
 
 
-class ProtocolItem(pytest.Item):
+class ProtocolItem(OneLineItem):
     """One measurement of a §8 protocol. Subclasses implement ``measure`` (and ``secrets``)."""
 
     is_pastbench_item = True
-    one_line_errors = (ItemInfraError,)  # setup errors reported through repr_failure, one line
+    one_line_errors = (ItemInfraError,)
     protocol: str = ""
 
     def __init__(self, *, model: str, trial: int = 0, **kwargs: Any) -> None:
@@ -81,11 +87,6 @@ class ProtocolItem(pytest.Item):
 
     def runtest(self) -> None:
         assert self.record is not None
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ItemInfraError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
 
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family_id}::{self.name}"
