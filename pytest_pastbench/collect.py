@@ -106,8 +106,9 @@ class ItemInfraError(Exception):
 
 
 class BelowThreshold(AssertionError):
-    def __init__(self, score: float | None, threshold: float) -> None:
-        super().__init__(f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}")
+    def __init__(self, score: float | None, threshold: float, why: str = "") -> None:
+        text = f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}"
+        super().__init__(f"{text}; lost to: {why}" if why else text)
 
 
 class OneLineItem(pytest.Item):
@@ -167,7 +168,9 @@ class EpisodeItem(OneLineItem):
         threshold = pastbench_session(self.config).options.pass_threshold
         score = self.outcome.record.score
         if threshold is not None and self.arm == "on" and (score is None or score < threshold):
-            raise BelowThreshold(score, threshold)
+            from .losses import describe_losses
+
+            raise BelowThreshold(score, threshold, describe_losses(self.outcome.record.losses))
 
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family.qualified_id}::{self.name}"

@@ -325,9 +325,14 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
         headline = f"{payload['protocol'].upper()} {record.get('headline', '')}"
         return "measured", "M", (headline, {"green": True})
     score = record["score"]
+    why = ""
+    if record.get("losses") and config.get_verbosity() > 0:
+        from .losses import describe_losses
+
+        why = f" ({describe_losses(record['losses'], limit=2)})"  # -v: what the points went to
     if record["arm"] == "on":
-        return "scored", "S", (f"SCORED {score:.2f}", {"green": True})
-    return "control", "C", (f"CONTROL {score:.2f}", {"cyan": True})
+        return "scored", "S", (f"SCORED {score:.2f}{why}", {"green": True})
+    return "control", "C", (f"CONTROL {score:.2f}{why}", {"cyan": True})
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import socket
 
 import pytest
 
@@ -171,9 +172,22 @@ def test_a_malformed_family_is_one_error_item_and_the_rest_runs(
 
 def test_infra_failure_is_an_error_with_a_reason_not_a_zero(pytester: pytest.Pytester) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY)
-    result = run(pytester, "families", "--pastbench-model=pastbench/oracle", "--pastbench-run-id=bad")
+    # A local server that is not there: a model that could answer, whose every request fails.
+    # (A model that never could, such as pastbench/oracle, stops the run at start instead.)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    pytester.makefile(
+        ".yaml", aliases=f'aliases:\n  gone: {{model: openai/x, api_base: "http://127.0.0.1:{port}/v1"}}\n'
+    )
+    options = [
+        "--pastbench-model-aliases=aliases.yaml",
+        "--pastbench-retries=1",
+        "--pastbench-request-timeout=2",
+    ]
+    result = run(pytester, "families", "--pastbench-model=gone", *options, "--pastbench-run-id=bad")
     assert outcomes(result) == {"errors": 4}
-    result.stdout.fnmatch_lines(["*infra_blocked: pastbench/oracle: BadRequestError*unknown offline model*"])
+    result.stdout.fnmatch_lines(["infra_blocked: gone: gave up after 1 attempts: *Connection error*"])
     overall = summary_of(pytester, "bad")["configs"][0]["overall"]
     assert overall["infra_blocked"] == 4 and overall["s_on"] is None and overall["delta"] is None
 
