@@ -11,10 +11,12 @@ import hashlib
 import json
 import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 CACHE_MODES = ("off", "rw", "replay")
+CACHE_FILE = "responses.sqlite"
 
 
 class CacheMiss(LookupError):
@@ -33,6 +35,22 @@ def request_key(
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def _read_only_uri(path: Path) -> str:
+    return f"{path.resolve().as_uri()}?mode=ro"
+
+
+def replay_problem(path: Path) -> str | None:
+    """Why ``replay`` from ``path`` cannot answer a single request (no file, no responses), or None."""
+    if not path.is_file():
+        return f"no cache at {path}; fill it first with --pastbench-cache=rw"
+    try:
+        with closing(sqlite3.connect(_read_only_uri(path), uri=True)) as db:
+            (count,) = db.execute("SELECT count(*) FROM responses").fetchone()
+    except sqlite3.Error as exc:
+        return f"cannot read the cache {path}: {exc}"
+    return None if count else f"the cache {path} holds no responses; fill it first with --pastbench-cache=rw"
+
+
 class ResponseCache:
     def __init__(self, path: Path, mode: str) -> None:
         if mode not in CACHE_MODES:
@@ -43,7 +61,11 @@ class ResponseCache:
         self.misses = 0
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        if mode != "off":
+        if mode == "replay" and self.path.is_file():
+            # Read-only: replay never writes, and a cache that is not there stays not there
+            # (every request is then a miss) instead of becoming an empty file.
+            self._db = sqlite3.connect(_read_only_uri(self.path), uri=True, check_same_thread=False)
+        elif mode == "rw":
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One connection shared by the gateway's threads, serialised by the lock.
             self._db = sqlite3.connect(self.path, check_same_thread=False)
@@ -51,10 +73,12 @@ class ResponseCache:
             self._db.commit()
 
     def get(self, key: str) -> dict[str, Any] | None:
-        if self._db is None:
+        if self.mode == "off":
             return None
-        with self._lock:
-            row = self._db.execute("SELECT reply FROM responses WHERE key = ?", (key,)).fetchone()
+        row = None
+        if self._db is not None:
+            with self._lock:
+                row = self._db.execute("SELECT reply FROM responses WHERE key = ?", (key,)).fetchone()
         if row is not None:
             self.hits += 1
             return json.loads(row[0])

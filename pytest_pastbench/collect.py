@@ -6,7 +6,8 @@ order is deterministic, which xdist needs (every worker must collect the same li
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -26,7 +27,8 @@ class FamilyFile(pytest.File):
         try:
             family, file_hash = load_family(self.path)
         except FamilyFileError as exc:
-            raise self.CollectError(str(exc)) from None
+            yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(exc))
+            return
         session = pastbench_session(self.config)
         session.note_family(family.qualified_id, file_hash)
         # Family markers are data-defined: register them so --strict-markers accepts them.
@@ -70,11 +72,63 @@ def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
             yield model, trial, [f"t{trial}"] + ([model] if multi_model else [])
 
 
-class EpisodeItem(pytest.Item):
+def with_parsable_nodeid(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``pytest.Item`` keyword arguments with the node id spelled out as a string.
+
+    From a name such as ``ep03[on-t0]`` pytest 9 builds an id whose name is the whole string and
+    whose params are empty, while ``--lf`` and ``--ff`` parse the ids they saved into the name
+    ``ep03`` and the params ``on-t0``: the two never compared equal, and ``--lf`` reran every
+    item. An id given as a string is parsed the way the cache parses it (pytest 8 keeps it as is).
+    """
+    kwargs.setdefault("nodeid", f"{kwargs['parent'].nodeid}::{kwargs['name']}")
+    return kwargs
+
+
+_ON_ARM_ID = re.compile(r"^(?P<episode>.+::[^:\[\]]+)\[on(?P<rest>-[^\]]*)?\]$")
+
+
+def control_arm_ids(nodeids: Iterable[str]) -> list[str]:
+    """The control-arm id of every on-arm item id: ``…::ep03[on-t0]`` -> ``…::ep03[off-t0]``.
+
+    ``--lf`` and ``--ff`` rerun a failed on item with its episode's control item, because
+    Δ = S_on − S_off of the rerun needs both arms (the control arm never fails a threshold).
+    """
+    twins = []
+    for nodeid in nodeids:
+        match = _ON_ARM_ID.match(nodeid)
+        if match:
+            twins.append(f"{match['episode']}[off{match['rest'] or ''}]")
+    return sorted(set(twins))
+
+
+class ItemInfraError(Exception):
+    """The item could not be measured (infra_blocked); its reason is the message."""
+
+
+class BelowThreshold(AssertionError):
+    def __init__(self, score: float | None, threshold: float, why: str = "") -> None:
+        text = f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}"
+        super().__init__(f"{text}; lost to: {why}" if why else text)
+
+
+class OneLineItem(pytest.Item):
+    """An item whose expected failures (``one_line_errors``) are reported as their message alone;
+    the plugin's makereport sends setup errors here too (pytest formats those itself)."""
+
+    one_line_errors: tuple[type[BaseException], ...] = ()
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, self.one_line_errors):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+
+
+class EpisodeItem(OneLineItem):
     """One measurement. Setup runs the episode (an infra failure there is a pytest error);
     the call reports the score and, with a pass threshold, asserts it."""
 
     is_pastbench_item = True
+    one_line_errors = (ItemInfraError, BelowThreshold)
 
     def __init__(
         self,
@@ -88,7 +142,7 @@ class EpisodeItem(pytest.Item):
         mechanisms: list[str] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**with_parsable_nodeid(kwargs))
         self.family = family
         self.episode = episode
         self.arm = arm
@@ -114,12 +168,9 @@ class EpisodeItem(pytest.Item):
         threshold = pastbench_session(self.config).options.pass_threshold
         score = self.outcome.record.score
         if threshold is not None and self.arm == "on" and (score is None or score < threshold):
-            raise BelowThreshold(score, threshold)
+            from .losses import describe_losses
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, BelowThreshold | ItemInfraError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+            raise BelowThreshold(score, threshold, describe_losses(self.outcome.record.losses))
 
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family.qualified_id}::{self.name}"
@@ -141,13 +192,32 @@ class EpisodeItem(pytest.Item):
         return pastbench_session(self.config).payload(self)
 
 
-class BelowThreshold(AssertionError):
-    def __init__(self, score: float | None, threshold: float) -> None:
-        super().__init__(f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}")
+INVALID_FAMILY_NAME = "invalid_family_file"
 
 
-class ItemInfraError(Exception):
-    """The item could not be measured (infra_blocked); its reason is the message."""
+class InvalidFamily(Exception):
+    """A family file that does not load; the message names the file and the field path."""
+
+
+class InvalidFamilyItem(OneLineItem):
+    """A malformed family file as one error item. A collection error would make pytest stop the
+    whole run before any item ran (its default without ``--continue-on-collection-errors``);
+    as an item, the file is one counted error and every other family still runs."""
+
+    one_line_errors = (InvalidFamily,)
+
+    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def setup(self) -> None:
+        raise InvalidFamily(self.problem)
+
+    def runtest(self) -> None:
+        raise AssertionError("an invalid family file never runs")  # setup always raised
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, f"{self.path.name}::{self.name}"
 
 
 def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:

@@ -357,7 +357,8 @@ def _items_table(records: list[ItemRecord]) -> str:
     rows = []
     for index, record in enumerate(records):
         mech = record.mech.mech if record.mech else None
-        reasons = "".join(f"<div>{_e(reason)}</div>" for reason in record.reasons)
+        lost = {x.reason: f" −{x.loss:.2f}" for x in record.losses}  # the points each reason cost
+        reasons = "".join(f"<div>{_e(reason)}{lost.get(reason, '')}</div>" for reason in record.reasons)
         row_class = ' class="blocked"' if record.infra_blocked else ""
         rows.append(
             f'<tr id="item-{index}" data-nodeid="{_e(record.nodeid)}"{row_class}>'

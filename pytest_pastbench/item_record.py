@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from pytest_pastbench.records import MechScore, SessionScore
+from pytest_pastbench.records import Loss, MechScore, SessionScore
 
 
 class ItemRecord(BaseModel):
@@ -35,7 +35,10 @@ class ItemRecord(BaseModel):
     store_reads: int = 0
     store_writes: int = 0
     infra_blocked: bool = False
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(
+        default_factory=list, description="why the score is below 1, largest loss first, then flags"
+    )
+    losses: list[Loss] = Field(default_factory=list, description="the points each reason cost")
     judge: str | None = None
     judge_prompt_hash: str | None = None
     judge_errors: int = Field(default=0, description="rubric checks left unscored by a judge_error")

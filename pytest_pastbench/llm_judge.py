@@ -140,8 +140,11 @@ class LLMJudge:
 
 def check_judge_model(model: str) -> None:
     """``ValueError`` when the model cannot judge: an offline agent policy answers no rubric."""
+    from .offline.policies import POLICIES
+
     target = resolve_model(model).model
-    if target.startswith(OFFLINE_PREFIX) and target.split("?", 1)[0] != REFERENCE_JUDGE:
+    # An unknown pastbench/ name is the start-up check's (plugin._check_run_setup) to name.
+    if target.split("?", 1)[0].removeprefix(OFFLINE_PREFIX) in POLICIES:
         raise ValueError(
             f"{target} is an offline agent policy, not a judge; "
             f"use {REFERENCE_JUDGE} (offline) or a real model"

@@ -163,6 +163,52 @@ def is_offline(model: str) -> bool:
     return resolve_model(model).model.startswith(OFFLINE_PREFIX)
 
 
+def model_problem(model: str, offline_names: list[str]) -> str | None:
+    """Why ``model`` can never answer (an unknown offline model, alias or provider), else None.
+
+    ``offline_names`` are the ``pastbench/`` models that fit the role (agent policies or the
+    judge). Checked once at start, so a typo is one line, not one traceback per item.
+    """
+    from difflib import get_close_matches
+
+    def did_you_mean(word: str, choices: list[str]) -> str:
+        close = get_close_matches(word, choices, n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+    alias = resolve_model(model)
+    if alias.model.startswith(OFFLINE_PREFIX):
+        name = alias.model.removeprefix(OFFLINE_PREFIX).partition("?")[0]
+        if name in offline_names:
+            return None
+        choices = [OFFLINE_PREFIX + n for n in offline_names]
+        return f"{model}: no offline model {name!r}; choose one of {', '.join(choices)}" + did_you_mean(
+            OFFLINE_PREFIX + name, choices
+        )
+    if alias.api_base:
+        return None  # an OpenAI-compatible server the user named: litellm routes by api_base
+    litellm = import_litellm()
+    provider, sep, _ = alias.model.partition("/")
+    if sep and provider in litellm.provider_list:
+        return None
+    try:
+        litellm.get_llm_provider(alias.model)
+        return None  # a bare model name litellm knows (gpt-4o -> openai)
+    except Exception:
+        pass
+    if sep:
+        return (
+            f"{model}: litellm has no provider {provider!r}"
+            + did_you_mean(provider, sorted(getattr(p, "value", p) for p in litellm.provider_list))
+            + "; see https://docs.litellm.ai/docs/providers"
+        )
+    aliases = sorted({**load_aliases(), **_user_aliases})
+    return (
+        f"{model}: neither an alias nor a provider/model string"
+        + did_you_mean(model, aliases)
+        + f"; aliases: {', '.join(aliases)}"
+    )
+
+
 def missing_keys(model: str) -> list[str]:
     """Environment variables a real provider needs and that are not set (empty: ready)."""
     alias = resolve_model(model)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .detect import FORMAT_TAG, family_format, is_family_file
+from .detect import FORMAT_TAG, family_format
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -57,7 +57,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     options = resolve(config)
     config.stash[SESSION_KEY] = PastbenchSession(config, options)
-    config.pluginmanager.register(_ControllerHooks(config), _HOOKS_NAME)
+    hooks = _ControllerHooks(config)
+    config.pluginmanager.register(hooks, _HOOKS_NAME)
+    hooks.control_arms = _rerun_control_arms(config)
     if options.families:
         _add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
@@ -90,20 +92,55 @@ def _add_family_paths(config: pytest.Config, families: list[str]) -> None:
         config.args[:] = paths
 
 
+def _rerun_control_arms(config: pytest.Config) -> set[Any]:
+    """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
+    every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
+    last_failed = config.pluginmanager.get_plugin("lfplugin")
+    if last_failed is None or not last_failed.active or not last_failed.lastfailed:
+        return set()
+    from .collect import control_arm_ids
+
+    known = last_failed.lastfailed
+    key_type = type(next(iter(known)))  # pytest 9 keys are NodeId objects, pytest 8 strings
+    parse = getattr(key_type, "parse", key_type)
+    added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)
+    known.update(dict.fromkeys(added, True))
+    return added
+
+
 def _check_run_setup(config: pytest.Config) -> None:
-    """Fail once, before collection, on a bad agent or a missing API key (not per item)."""
-    from .models import missing_keys
+    """Fail once, before collection, on a bad agent, a model that can never answer, a replay
+    cache that is not there or a missing API key (not once per item)."""
+    from .cache import CACHE_FILE, replay_problem
+    from .models import missing_keys, model_problem
+    from .offline import reference_judge
+    from .offline.policies import POLICIES
 
     session = pastbench_session(config)
     session.agent()
+    options = session.options
+    roles = [("model", model, sorted(POLICIES)) for model in options.models]
+    if options.judge_model:
+        roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))
+    unusable = []
+    for option, model, offline_names in roles:
+        problem = model_problem(model, offline_names)
+        if problem:
+            unusable.append(f"--pastbench-{option}={problem}")
+    if options.cache == "replay":
+        problem = replay_problem(Path(options.cache_dir) / CACHE_FILE)
+        if problem:
+            unusable.append(f"--pastbench-cache=replay: {problem}")
+    if unusable:
+        raise pytest.UsageError("; ".join(unusable))
     problems = []
-    for model in session.options.models:
+    for model in options.models:
         missing = missing_keys(model)
         if missing:
             problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
     if problems:
         problems[-1] += " (or run offline with --pastbench-model=pastbench/recall)"
-    judge = session.options.judge_model
+    judge = options.judge_model
     missing = missing_keys(judge) if judge else []
     if missing:
         problems.append(
@@ -186,14 +223,30 @@ class _ControllerHooks:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.control_arms: set[Any] = set()  # added to --lf's failures; they did not fail
+        self.failed: set[str] = set()
 
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        # A malformed family file is one collection error; the other families still run.
-        if report.failed and is_family_file(Path(report.fspath)):
-            self.config.option.continue_on_collection_errors = True
+    def pytest_report_header(self) -> str | None:
+        if not self.control_arms:
+            return None
+        return (
+            f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
+            "control items (Δ = S_on − S_off needs both arms)"
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        # Before pytest saves its last failures: a control item added only to be rerun alongside
+        # is not a failure unless it failed itself.
+        last_failed = self.config.pluginmanager.get_plugin("lfplugin")
+        if last_failed is not None and not hasattr(self.config, "workerinput"):
+            for key in self.control_arms:
+                if str(key) not in self.failed:
+                    last_failed.lastfailed.pop(key, None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-
+        if report.failed:
+            self.failed.add(report.nodeid)
         payload = getattr(report, PAYLOAD_ATTR, None)
         if payload and not hasattr(self.config, "workerinput"):
             pastbench_session(self.config).receive(report.nodeid, payload)
@@ -246,6 +299,12 @@ _HOOKS_NAME = "pastbench-controller-hooks"
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    one_line = getattr(item, "one_line_errors", ())
+    if call.when == "setup" and call.excinfo is not None and isinstance(call.excinfo.value, one_line):
+        # pytest formats a setup error as a traceback through its own and pluggy's internals; an
+        # item that could not be measured (``infra_blocked: <reason>``) or a malformed family
+        # file is one line, through the item's repr_failure.
+        report.longrepr = item.repr_failure(call.excinfo)
     if getattr(item, "is_pastbench_item", False) and report.failed:
         from .trace import redact_report
 
@@ -274,11 +333,16 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
         headline = f"{payload['protocol'].upper()} {record.get('headline', '')}"
         return "measured", PROGRESS_LETTERS["measured"], (headline, {"green": True})
     score = record["score"]
+    why = ""
+    if record.get("losses") and config.get_verbosity() > 0:
+        from .losses import describe_losses
+
+        why = f" ({describe_losses(record['losses'], limit=2)})"  # -v: what the points went to
     if record["arm"] == "on":
-        return "scored", PROGRESS_LETTERS["scored"], (f"SCORED {score:.2f}", {"green": True})
+        return "scored", PROGRESS_LETTERS["scored"], (f"SCORED {score:.2f}{why}", {"green": True})
     if record["arm"] == "ablated":
-        return "ablated", PROGRESS_LETTERS["ablated"], (f"ABLATED {score:.2f}", {"yellow": True})
-    return "control", PROGRESS_LETTERS["control"], (f"CONTROL {score:.2f}", {"cyan": True})
+        return "ablated", PROGRESS_LETTERS["ablated"], (f"ABLATED {score:.2f}{why}", {"yellow": True})
+    return "control", PROGRESS_LETTERS["control"], (f"CONTROL {score:.2f}{why}", {"cyan": True})
 
 
 # Lowercase letters pytest and its common plugins do not use (S would read as pytest's "s"kipped).

@@ -114,6 +114,14 @@ class SessionScore(BaseModel):
     judge_errors: int = Field(default=0, description="rubric checks the judge gave no verdict on")
 
 
+class Loss(BaseModel):
+    """Points of an item's score lost to one cause (``losses.py``)."""
+
+    reason: str = Field(description="what cost the points: a failed check, a violation, a budget …")
+    loss: float = Field(description="points of the item's score (0..1) it cost")
+    sessions: list[int] = Field(default_factory=list, description="the eval sessions it cost them in")
+
+
 class MechScore(BaseModel):
     wp: float | None = None
     ra: float | None = None

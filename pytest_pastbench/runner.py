@@ -19,6 +19,7 @@ from . import schema
 from .agent import Agent, Budgets, SessionContext
 from .item_record import ItemRecord
 from .judge import Judge
+from .losses import item_losses
 from .mech import compute_mech, eval_prompts, key_bearing
 from .models import ModelClient
 from .records import SessionRun, SessionScore
@@ -91,6 +92,8 @@ def run_item(
             store.clear()  # the control arm keeps nothing between sessions
 
     mech = compute_mech(episode, runs, scores) if spec.arm == "on" else None
+    losses = item_losses(scores)
+    flags = sorted({s.reason for s in scores if s.reason} - {x.reason for x in losses})
     record = ItemRecord(
         **item_identity(spec, agent),
         score=episode_score(scores),
@@ -104,7 +107,8 @@ def run_item(
         store_reads=sum(1 for r in runs for a in r.store_accesses if a.op in ("read", "search")),
         store_writes=sum(1 for r in runs for a in r.store_accesses if a.op in ("write", "update", "delete")),
         infra_blocked=False,
-        reasons=sorted({s.reason for s in scores if s.reason}),
+        reasons=[x.reason for x in losses] + flags,
+        losses=losses,
         judge=getattr(judge, "name", None),
         judge_prompt_hash=getattr(judge, "prompt_hash", None),
         judge_errors=sum(s.judge_errors for s in scores),

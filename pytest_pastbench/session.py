@@ -109,12 +109,13 @@ class PastbenchSession:
 
     def service_settings(self) -> Any:
         """The run's ``ServiceSettings`` (cache, limits, retries), for this process or the gateway's."""
+        from .cache import CACHE_FILE
         from .gateway import ServiceSettings
 
         options = self.options
         return ServiceSettings(
             cache_mode=options.cache,
-            cache_path=str(Path(options.cache_dir) / "responses.sqlite"),
+            cache_path=str(Path(options.cache_dir) / CACHE_FILE),
             max_connections=options.max_connections,
             seed=options.seed,
             retries=options.retries,

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.cache import CacheMiss, ResponseCache, request_key
+from pytest_pastbench.cache import CacheMiss, ResponseCache, replay_problem, request_key
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -32,6 +32,21 @@ def test_replay_never_writes_and_fails_on_a_miss(tmp_path: Path) -> None:
     replay.put("new", {"content": "y"})
     with pytest.raises(CacheMiss, match="replay mode"):
         replay.get("new")
+
+
+def test_replay_of_a_missing_cache_creates_no_file_and_says_why_at_start(tmp_path: Path) -> None:
+    missing = tmp_path / "cache" / "c.sqlite"
+    with pytest.raises(CacheMiss, match="replay mode"):
+        ResponseCache(missing, "replay").get("k")
+    assert not missing.parent.exists()
+    assert replay_problem(missing) == f"no cache at {missing}; fill it first with --pastbench-cache=rw"
+    ResponseCache(missing, "rw")  # created, still empty
+    assert (
+        replay_problem(missing)
+        == f"the cache {missing} holds no responses; fill it first with --pastbench-cache=rw"
+    )
+    ResponseCache(missing, "rw").put("k", {"content": "x"})
+    assert replay_problem(missing) is None
 
 
 def test_off_keeps_nothing_and_bad_modes_are_refused(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -62,10 +63,10 @@ def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pyte
     import xml.etree.ElementTree as ET
     from pathlib import Path
 
-    source = Path(__file__).resolve().parent.parent / "families" / "update" / "rule_migration.yaml"
+    source = Path(__file__).resolve().parent.parent / "families" / "update" / "SM04_rule_migration.yaml"
     package = pytester.path / ".venv/lib/python3.11/site-packages/pytest_pastbench"
     (package / "_data/families/update").mkdir(parents=True)
-    (package / "_data/families/update/rule_migration.yaml").write_text(source.read_text())
+    (package / "_data/families/update/SM04_rule_migration.yaml").write_text(source.read_text())
     # The plugin as a wheel installs it: its data inside the package, in the project's .venv.
     pytester.makeconftest(
         "from pathlib import Path\n"
@@ -75,15 +76,15 @@ def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pyte
     listed = pytester.runpytest_subprocess("--pastbench-families=builtin", "--collect-only", "-q")
     ids = [line for line in listed.stdout.lines if "::" in line]
     assert ids[:2] == [
-        "pastbench/update/rule_migration.yaml::ep01[on-t0]",
-        "pastbench/update/rule_migration.yaml::ep01[off-t0]",
+        "pastbench/update/SM04_rule_migration.yaml::ep01[on-t0]",
+        "pastbench/update/SM04_rule_migration.yaml::ep01[off-t0]",
     ]
     result = pytester.runpytest_subprocess(
         "--pastbench-families=builtin",
         "-k",
         "rule_migration and (ep01 or ep02)",
         "--deselect",
-        "pastbench/update/rule_migration.yaml::ep02[off-t0]",
+        "pastbench/update/SM04_rule_migration.yaml::ep02[off-t0]",
         "--junitxml=out.xml",
         "-q",
     )
@@ -93,7 +94,54 @@ def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pyte
     suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
     assert suite is not None
     classnames = sorted({case.get("classname") for case in suite.iter("testcase")})
-    assert classnames == ["pastbench.summary", "pastbench.update.rule_migration.yaml"]
+    assert classnames == ["pastbench.summary", "pastbench.update.SM04_rule_migration.yaml"]
     # Three items and one summary test case for the one family.
     assert suite.get("tests") == "4"
     assert "site-packages" not in (pytester.path / "out.xml").read_text()
+
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+FAILING_ON = "families/update/tiny_corrections.yaml::ep01[on-t0]"
+ITS_CONTROL = "families/update/tiny_corrections.yaml::ep01[off-t0]"
+
+
+def _collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.stdout.lines if "::" in line]
+
+
+def test_lf_and_ff_rerun_the_failed_items_with_their_control_arms(pytester: pytest.Pytester) -> None:
+    """The README's promise: with a threshold, ``--lf`` reruns the failed episodes (on item and its
+    control item, so the rerun has a Δ) and nothing else, under ``-n`` too; ``--ff`` runs them first."""
+    from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
+
+    for path, text in (
+        ("memory/tiny_prefs.yaml", GOOD_MEMORY),
+        ("update/tiny_corrections.yaml", GOOD_UPDATE),
+    ):
+        (pytester.path / "families" / path).parent.mkdir(parents=True)
+        (pytester.path / "families" / path).write_text(text)
+    threshold = "--pastbench-pass-threshold=0.9"  # the recall model keeps the stale fact: 0.6 there
+    first = pytester.runpytest_subprocess("families", threshold)
+    first.assert_outcomes(failed=1)
+    lastfailed = pytester.path / ".pytest_cache/v/cache/lastfailed"
+    assert list(json.loads(lastfailed.read_text())) == [FAILING_ON]
+
+    selected = pytester.runpytest_subprocess("families", "--lf", "--co", "-q")
+    assert _collected(selected) == [FAILING_ON, ITS_CONTROL]
+    pytester.runpytest_subprocess("families", "--lf", "--co").stdout.fnmatch_lines(
+        ["run-last-failure: rerun previous 2 failures*"]
+    )
+    rerun = pytester.runpytest_subprocess("families", "--lf", "-n", "2", threshold, "--pastbench-run-id=lf")
+    rerun.assert_outcomes(failed=1)
+    header = "pastbench: the failed on items rerun with their episodes' 1 control items"
+    assert header in README.replace("\n  ", " ")  # the README quotes what the run prints
+    rerun.stdout.fnmatch_lines([f"{header}*"])
+    records = json.loads((pytester.path / "reports/lf/sequence_results.json").read_text())["records"]
+    assert sorted(r["nodeid"] for r in records) == sorted([FAILING_ON, ITS_CONTROL])
+    summary = json.loads((pytester.path / "reports/lf/sequence_summary.json").read_text())
+    assert summary["configs"][0]["families"]["update.tiny_corrections"]["delta"] is not None
+    # The control item ran alongside; it is not remembered as a failure.
+    assert list(json.loads(lastfailed.read_text())) == [FAILING_ON]
+
+    first_failed = pytester.runpytest_subprocess("families", "--ff", "--co", "-q")
+    assert _collected(first_failed)[:2] == [FAILING_ON, ITS_CONTROL] and len(_collected(first_failed)) == 6

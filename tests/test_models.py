@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fnmatch
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from pytest_pastbench.models import (
     import_litellm,
     is_offline,
     missing_keys,
+    model_problem,
     resolve_model,
 )
 
@@ -110,3 +112,34 @@ def test_the_cost_is_litellm_s_own_figure_or_priced_here_when_it_gave_none() -> 
     unknown = litellm.completion(model="openai/unpriced-zz", messages=MESSAGES, mock_response="fine")
     unknown._hidden_params.pop("response_cost", None)
     assert _response_cost(litellm, unknown, "openai/unpriced-zz") is None
+
+
+OFFLINE_AGENTS = ["blind", "curator", "recall"]
+
+
+@pytest.mark.parametrize(
+    ("model", "problem"),
+    [
+        (
+            "pastbench/recal",
+            "pastbench/recal: no offline model 'recal'; choose one of pastbench/blind, pastbench/curator, "
+            "pastbench/recall (did you mean pastbench/recall?)",
+        ),
+        (
+            "glm5.1",
+            "glm5.1: neither an alias nor a provider/model string (did you mean glm-5.1?); aliases: *",
+        ),
+        ("nosuchprovider/x", "nosuchprovider/x: litellm has no provider 'nosuchprovider'; see *"),
+        ("opnai/gpt-4o", "opnai/gpt-4o: litellm has no provider 'opnai' (did you mean openai?); see *"),
+    ],
+)
+def test_a_model_that_can_never_answer_is_named_with_the_closest_valid_name(model: str, problem: str) -> None:
+    found = model_problem(model, OFFLINE_AGENTS)
+    assert found is not None and fnmatch.fnmatchcase(found, problem), found
+
+
+@pytest.mark.parametrize(
+    "model", ["pastbench/recall", "pastbench/blind?latency_ms=5", "glm-5.1", "openai/gpt-4o", "gpt-4o"]
+)
+def test_models_that_can_answer_have_no_problem(model: str) -> None:
+    assert model_problem(model, OFFLINE_AGENTS) is None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import socket
 
 import pytest
 
@@ -144,22 +146,58 @@ def test_pass_threshold_fails_low_on_items_only(pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*score 0.* < pass threshold 0.5*"])
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_malformed_family_is_one_collection_error_and_the_rest_runs(
-    pytester: pytest.Pytester, workers: str
+@pytest.mark.parametrize(
+    ("workers", "where"), [("0", "args"), ("2", "args"), ("0", "option"), ("2", "option")]
+)
+def test_a_malformed_family_is_one_error_item_and_the_rest_runs(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, workers: str, where: str
 ) -> None:
+    """The README's promise, under pytest's defaults: the bad file is one error, reported in one
+    line naming the file and the field path; every other family runs; the exit code is 1. Also
+    for a folder outside the project given with --pastbench-families (that run was interrupted)."""
     make_project(pytester, tiny_prefs=GOOD_MEMORY, broken=BAD_STAGE)
-    result = run(pytester, "families", "-n", workers)
+    if where == "args":
+        result = run(pytester, "families", "-n", workers)
+    else:
+        outside = tmp_path_factory.mktemp("elsewhere") / "families"
+        (pytester.path / "families").rename(outside)
+        result = run(pytester, f"--pastbench-families={outside}", "-n", workers)
     assert outcomes(result) == {"scored": 2, "control": 2, "errors": 1}
-    result.stdout.fnmatch_lines(["*broken.yaml: episodes.1.sessions.1.stage: Input should be 'learn'*"])
-    assert result.ret == 1
+    lines = [line for line in result.stdout.lines if not line.startswith("[gw")]  # xdist: which worker
+    [header] = [
+        n for n, line in enumerate(lines) if "ERROR at setup of broken.yaml::invalid_family_file" in line
+    ]
+    assert lines[header + 1].endswith(
+        "broken.yaml: episodes.1.sessions.1.stage: "
+        "Input should be 'learn', 'distractor', 'eval_near' or 'eval_far'"
+    )
+    assert lines[header + 2].startswith("=")  # one line, no traceback
+    result.stdout.fnmatch_lines(["ERROR *broken.yaml::invalid_family_file - *"])
+    assert "Interrupted" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    if (workers, where) == ("0", "args"):  # the README's way to run without the bad file
+        without = run(pytester, "families", "-k", "not invalid_family_file")
+        assert outcomes(without) == {"scored": 2, "control": 2, "deselected": 1} and without.ret == 0
 
 
 def test_infra_failure_is_an_error_with_a_reason_not_a_zero(pytester: pytest.Pytester) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY)
-    result = run(pytester, "families", "--pastbench-model=pastbench/oracle", "--pastbench-run-id=bad")
+    # A local server that is not there: a model that could answer, whose every request fails.
+    # (A model that never could, such as pastbench/oracle, stops the run at start instead.)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    pytester.makefile(
+        ".yaml", aliases=f'aliases:\n  gone: {{model: openai/x, api_base: "http://127.0.0.1:{port}/v1"}}\n'
+    )
+    options = [
+        "--pastbench-model-aliases=aliases.yaml",
+        "--pastbench-retries=1",
+        "--pastbench-request-timeout=2",
+    ]
+    result = run(pytester, "families", "--pastbench-model=gone", *options, "--pastbench-run-id=bad")
     assert outcomes(result) == {"errors": 4}
-    result.stdout.fnmatch_lines(["*infra_blocked: pastbench/oracle: BadRequestError*unknown offline model*"])
+    result.stdout.fnmatch_lines(["infra_blocked: gone: gave up after 1 attempts: *Connection error*"])
     overall = summary_of(pytester, "bad")["configs"][0]["overall"]
     assert overall["infra_blocked"] == 4 and overall["s_on"] is None and overall["delta"] is None
 
@@ -176,6 +214,37 @@ def test_a_real_model_without_its_key_stops_before_running(
         "ERROR: openai/gpt-4o needs OPENAI_API_KEY set in the environment "
         "(or run offline with --pastbench-model=pastbench/recall)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--pastbench-model=nosuchprovider/x"],
+            "--pastbench-model=nosuchprovider/x: litellm has no provider*",
+        ),
+        (
+            ["--pastbench-model=pastbench/recal"],
+            "*choose one of pastbench/blind, * (did you mean pastbench/recall?)",
+        ),
+        (["--pastbench-model=glm5.1"], "--pastbench-model=glm5.1: * (did you mean glm-5.1?)*"),
+        (
+            ["--pastbench-judge-model=pastbench/jugde"],
+            "*no offline model 'jugde'; choose one of pastbench/judge*",
+        ),
+        (["-n", "2", "--pastbench-cache=replay"], "--pastbench-cache=replay: no cache at .pastbench/cache/*"),
+    ],
+)
+def test_a_model_that_can_never_answer_stops_the_run_at_start_in_one_line(
+    pytester: pytest.Pytester, options: list[str], message: str
+) -> None:
+    make_project(pytester, tiny_prefs=GOOD_MEMORY)
+    result = run(pytester, "families", *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [f"ERROR: {result.stderr.lines[0][7:]}"]
+    assert fnmatch.fnmatchcase(result.stderr.lines[0], f"ERROR: {message}"), result.stderr.lines[0]
+    assert not result.stdout.str().strip()  # nothing collected, nothing ran
+    assert not (pytester.path / ".pastbench").exists() and not (pytester.path / "reports").exists()
 
 
 @pytest.mark.parametrize(

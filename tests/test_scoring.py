@@ -186,8 +186,9 @@ def test_secret_in_answer_tool_arguments_or_live_store() -> None:
     assert violations(SECRET, store_after=stored) == ["secret[0]:store:m1"]
 
 
-def test_secret_match_is_case_sensitive_and_skips_dead_entries() -> None:
-    assert violations(SECRET, answer="HUNTER2-token") == []
+def test_secret_match_ignores_case_and_punctuation_and_skips_dead_entries() -> None:
+    # Issue 22: a lower-cased or re-punctuated secret is still the secret.
+    assert violations(SECRET, answer="HUNTER2 token") == ["secret[0]:answer"]
     dead = [
         StoreEntry(id="d", text="hunter2-TOKEN", deleted=True),
         StoreEntry(id="s", text="hunter2-TOKEN", superseded_by="m9"),

@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from ..collect import ItemInfraError
+from ..collect import (
+    INVALID_FAMILY_NAME,
+    InvalidFamilyItem,
+    ItemInfraError,
+    OneLineItem,
+    with_parsable_nodeid,
+)
 from ..detect import family_format
 from ..loader import FamilyFileError
 from ..session import pastbench_session
@@ -26,24 +32,25 @@ class ProtocolFile(pytest.File):
         tag = family_format(self.path)
         assert tag is not None, "collected only when detect says it is a family file"
         self.protocol = protocol_of(tag)
-        self.family_id, self.file_hash = protocol_family_identity(self.path, tag)
-        session = pastbench_session(self.config)
-        session.note_family(self.family_id, self.file_hash)
         try:
+            self.family_id, self.file_hash = protocol_family_identity(self.path, tag)
+            pastbench_session(self.config).note_family(self.family_id, self.file_hash)
             items = list(load_protocol(self.protocol).collect(self))
         except FamilyFileError as exc:
-            raise self.CollectError(str(exc)) from None
+            # One error item, not a collection error: the other families still run (collect.py).
+            items = [InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(exc))]
         yield from items
 
 
-class ProtocolItem(pytest.Item):
+class ProtocolItem(OneLineItem):
     """One measurement of a §8 protocol. Subclasses implement ``measure`` (and ``secrets``)."""
 
     is_pastbench_item = True
+    one_line_errors = (ItemInfraError,)
     protocol: str = ""
 
     def __init__(self, *, model: str, trial: int = 0, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**with_parsable_nodeid(kwargs))
         assert isinstance(self.parent, ProtocolFile)
         self.model = model
         self.trial = trial
@@ -80,11 +87,6 @@ class ProtocolItem(pytest.Item):
 
     def runtest(self) -> None:
         assert self.record is not None
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, ItemInfraError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
 
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, 0, f"{self.family_id}::{self.name}"

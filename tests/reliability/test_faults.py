@@ -243,6 +243,11 @@ def test_a_provider_that_always_fails_blocks_every_item(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(
         [f"*infra_blocked: {ALIAS}: gave up after 2 attempts: InternalServerError (HTTP 500)*"]
     )
+    # One line per item under its header, through repr_failure: no traceback of pytest's internals.
+    lines = [line for line in result.stdout.lines if not line.startswith("[gw")]  # xdist: which worker
+    reasons = [lines[n + 1] for n, line in enumerate(lines) if "ERROR at setup of" in line]
+    assert len(reasons) == 4 and all(r.startswith(f"infra_blocked: {ALIAS}: gave up") for r in reasons)
+    assert "Traceback" not in result.stdout.str() and "_pytest" not in result.stdout.str()
     summary, results = run_files(pytester, "down")
     assert all(r["infra_blocked"] and r["score"] is None for r in results["records"])
     assert '"infra_blocked": 4' in json.dumps(summary)
