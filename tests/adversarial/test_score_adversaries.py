@@ -6,9 +6,8 @@ Bounds (per capability unless said):
 - dump-every-search/list-result (never writes): S_off ≤ blind S_off (gathering is the issue's
   target; asserted everywhere);
 - cross-episode (answers with the values the family's other episodes check): S ≤ blind + 0.05 in
-  memory, gathering and update. Not asserted in procedural: the built-in generator gives episodes of
-  one template the same procedure, so the sibling's checks *are* this episode's answer (printed by
-  benchmarks/validity.py; the authored data of issue #16 must vary them);
+  every capability (the v3 episodes are authored one by one, so a sibling's values never answer
+  this episode; the generated v2 procedural families scored 0.88 here);
 - paraphrase ≥ 0.85 × verbatim S_on on memory and update;
 - blind |Δ| ≤ 0.02; the baselines separate: blind ≈ 0 < recall < curator < curator on hermes-plus.
 """
@@ -52,7 +51,7 @@ def test_dumping_every_result_scores_no_more_than_blind(capability: str) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("capability", ["memory", "gathering", "update"])
+@pytest.mark.parametrize("capability", CAPABILITIES)
 def test_answering_with_the_other_episodes_values_earns_nothing(capability: str) -> None:
     cross, blind = result("cross_episode"), result("blind")
     for arm in ("on", "off"):
@@ -63,7 +62,7 @@ def test_answering_with_the_other_episodes_values_earns_nothing(capability: str)
 @pytest.mark.parametrize("capability", ["memory", "update"])
 def test_a_correct_answer_in_other_words_keeps_its_score(capability: str) -> None:
     verbatim = result("verbatim").s(capability, "on")
-    assert verbatim >= 0.5  # the ratio means something only if verbatim solves the capability
+    assert verbatim >= 0.3  # the ratio means something only if verbatim solves much of the capability
     assert result("paraphrase").s(capability, "on") >= 0.85 * verbatim
 
 
