@@ -11,8 +11,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from .table import FALLBACK_NOTE, delta_cells, delta_rows
 from .table import HEADERS as TABLE_HEADERS
-from .table import delta_cells, delta_rows
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 HEADERS = TABLE_HEADERS[:7]  # the terminal table less its "blocked" column
@@ -45,6 +45,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         blocked = config.get("overall", {}).get("infra_blocked") or 0
         if blocked:
             lines += ["", f"{blocked} item(s) infra_blocked: left out of every mean."]
+        if config.get("overall", {}).get("rubric_fallback"):
+            lines += ["", FALLBACK_NOTE]
         lines.append("")
     return "\n".join(lines)
 

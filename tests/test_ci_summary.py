@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.ci_summary import append_step_summary, render_markdown
+from pytest_pastbench.table import FALLBACK_NOTE, render_delta_table
 from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
 
 ENTRY = {
@@ -107,3 +108,13 @@ def test_no_step_summary_variable_no_file(pytester: pytest.Pytester, monkeypatch
         == 0
     )
     assert set(pytester.path.rglob("*.md")) == before
+
+
+def test_a_run_graded_by_rubric_fallbacks_is_marked() -> None:
+    entry = {"s_on": 1.0, "s_off": 0.0, "delta": 1.0, "n_episodes": 1, "rubric_fallback": 2}
+    summary = {
+        "run": {"id": "r"},
+        "configs": [{"label": "x", "families": {"f": {**entry, "capability": "memory"}}, "overall": entry}],
+    }
+    assert "`f` †" in render_markdown(summary) and FALLBACK_NOTE in render_markdown(summary)
+    assert "f †" in render_delta_table(summary) and FALLBACK_NOTE in render_delta_table(summary)
