@@ -122,10 +122,13 @@ class AgentProcess(Protocol):
 
 
 def agent_environment(scope: AgentScope, base_url: str) -> dict[str, str]:
-    """What every external agent finds in its environment: the OpenAI client settings."""
+    """What every external agent finds in its environment: the OpenAI and Anthropic client settings
+    (the session token, never a provider key; the Anthropic SDK adds ``/v1`` itself)."""
     return {
         "OPENAI_BASE_URL": base_url,
         "OPENAI_API_KEY": scope.token,
+        "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
+        "ANTHROPIC_API_KEY": scope.token,
         "PASTBENCH_MODEL": scope.model,
         "PASTBENCH_PROTOCOL": PROTOCOL,
     }
@@ -192,7 +195,12 @@ class ExternalAgent:
         channel.send(
             SessionStart(
                 session=SessionInfo(index=ctx.session_index, stage=ctx.stage, turns=len(ctx.user_turns)),
-                model=ModelAccess(base_url=process.base_url, api_key=scope.token, name=scope.model),
+                model=ModelAccess(
+                    base_url=process.base_url,
+                    anthropic_base_url=process.base_url.removesuffix("/v1"),
+                    api_key=scope.token,
+                    name=scope.model,
+                ),
                 tools=ctx.tools.specs(),
                 budgets=BudgetInfo(
                     tool_calls=budgets.tool_calls,

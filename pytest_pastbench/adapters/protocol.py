@@ -28,9 +28,10 @@ class ProtocolViolation(ValueError):
 
 
 class ModelAccess(BaseModel):
-    """The model under test, behind the run's OpenAI-compatible gateway."""
+    """The model under test, behind the run's gateway (chat completions, Responses, Messages)."""
 
     base_url: str = Field(description="OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1")
+    anthropic_base_url: str = Field(description="the same gateway for the Anthropic SDK (no /v1)")
     api_key: str = Field(description="this session's gateway token (send as 'Authorization: Bearer')")
     name: str = Field(description="the model name to send; the gateway refuses any other")
 

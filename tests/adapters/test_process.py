@@ -117,7 +117,8 @@ def test_the_program_gets_gateway_settings_and_no_provider_keys(tmp_path: Path, 
     agent = script_agent(tmp_path, 'send({"type": "answer", "content": json.dumps(dict(os.environ))})\n')
     session, _ = run(agent, tmp_path)
     env = json.loads(session.answer)
-    assert "ANTHROPIC_API_KEY" not in env
+    assert env["ANTHROPIC_API_KEY"] == env["OPENAI_API_KEY"]  # the session's token, not the host's key
+    assert "sk-ant-not-for-agents" not in session.answer
     assert env["OPENAI_BASE_URL"].endswith("/v1") and env["PASTBENCH_MODEL"] == "pastbench/recall"
     assert env["PATH"] == os.environ["PATH"]
 
@@ -264,3 +265,21 @@ def test_from_a_worker_the_scope_is_opened_on_the_controllers_gateway(tmp_path: 
         and session.model_calls == service.ledger_json()["pastbench/recall"]["calls"]
     )
     assert session.prompt_tokens == service.ledger_json()["pastbench/recall"]["prompt_tokens"] > 0
+
+
+def test_a_stream_cut_by_a_provider_error_is_infra_not_the_agents_fault(tmp_path: Path) -> None:
+    # The gateway has sent 200 and opened the event stream when the provider fails: the program
+    # sees an error event mid-stream, and whatever it makes of it, the item is infra_blocked.
+    body = """
+body = {"model": start["model"]["name"], "stream": True, "messages": [{"role": "user", "content": "x"}]}
+request = urllib.request.Request(
+    start["model"]["base_url"] + "/chat/completions",
+    data=json.dumps(body).encode(),
+    headers={"Authorization": "Bearer " + start["model"]["api_key"], "Content-Type": "application/json"},
+)
+with urllib.request.urlopen(request) as response:
+    events = response.read().decode()
+send({"type": "answer", "content": "status %d: %s" % (response.status, events)})
+"""
+    with pytest.raises(InfraError, match="model gateway: .*unknown offline model pastbench/oracle"):
+        run(script_agent(tmp_path, body), tmp_path, model="pastbench/oracle")
