@@ -309,6 +309,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(render_delta_table(pastbench.summary))
         for line in judge_lines(pastbench.summary):
             terminalreporter.write_line(line)
+        from .summary import agent_error_line
+
+        errors = agent_error_line(pastbench.summary)
+        if errors:
+            terminalreporter.write_line(errors, red=True)
     from .summary import ablation_rows
 
     ablation = ablation_rows(pastbench.summary, pastbench.records)

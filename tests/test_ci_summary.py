@@ -107,3 +107,10 @@ def test_no_step_summary_variable_no_file(pytester: pytest.Pytester, monkeypatch
         == 0
     )
     assert set(pytester.path.rglob("*.md")) == before
+
+
+def test_agent_errors_are_stated_under_the_tables() -> None:
+    run = {"id": "r1", "agent_errors": {"sessions": 2, "first": ["exited with code 1 | 404"]}}
+    lines = render_markdown({**SUMMARY, "run": run}).splitlines()
+    assert "**2 sessions agent_error (first: exited with code 1 \\| 404)**" in lines
+    assert not any("agent_error" in line for line in render_markdown(SUMMARY).splitlines())

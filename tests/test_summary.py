@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.records import MechScore
-from pytest_pastbench.summary import build_comparison, build_summary
+from pytest_pastbench.records import MechScore, SessionScore
+from pytest_pastbench.summary import agent_error_line, build_comparison, build_summary
 
 LABEL = "hermes[E1,E5]@glm-5.1"
 RUN = {"id": "r1", "dataset_hash": "abc", "plugin_version": "0.1", "judge": None}
@@ -100,7 +100,7 @@ def summary() -> dict[str, Any]:
 
 def test_contract_shape(summary: dict[str, Any]) -> None:
     assert summary["schema_version"] == 1
-    assert summary["run"] == {**RUN, "seed": 42}
+    assert summary["run"] == {**RUN, "seed": 42, "agent_errors": {"sessions": 0, "first": []}}
     (config,) = summary["configs"]
     assert set(config) == {
         "label",
@@ -229,3 +229,30 @@ def test_blocked_record_with_a_partial_score_is_still_left_out() -> None:
     ]
     fam = build_summary(records, RUN, seed=1)["configs"][0]["families"][MEM]
     assert fam["s_on"] == 0.8 and fam["mech"] == 0.5 and fam["infra_blocked"] == 1
+
+
+def test_agent_errors_are_counted_and_the_first_distinct_reasons_quoted() -> None:
+    def failed(episode: str, arm: str, *reasons: str | None) -> ItemRecord:
+        sessions = [
+            SessionScore(index=i, stage="eval_near", s=0.0, c=0.0, r=1.0, sigma=1, reason=reason)
+            for i, reason in enumerate(reasons)
+        ]
+        return rec("memory.x", episode, arm, 0.0, sessions=sessions)
+
+    crash = "agent_error:exited with code 1 before answering turn 1 of 1 (stderr: 404 no route /v1/responses)"
+    records = [
+        failed("ep02", "on", crash, "budget:tool_calls"),
+        failed("ep01", "off", crash, None),
+        failed("ep01", "on", "agent_error:line 1 is not JSON", crash),
+    ]
+    run = build_summary(records, {"id": "r"}, seed=0)["run"]
+    assert run["agent_errors"] == {
+        "sessions": 4,
+        "first": [crash.removeprefix("agent_error:"), "line 1 is not JSON"],  # node-id order
+    }
+    assert agent_error_line({"run": run}) == (
+        "4 sessions agent_error (first: exited with code 1 before answering turn 1 of 1 "
+        "(stderr: 404 no route /v1/responses); line 1 is not JSON)"
+    )
+    clean = build_summary([rec("memory.x", "ep01", "on", 1.0)], {"id": "r"}, seed=0)["run"]
+    assert clean["agent_errors"] == {"sessions": 0, "first": []} and agent_error_line({"run": clean}) is None

@@ -103,6 +103,14 @@ def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest
     assert records[0]["record"]["reasons"] == [
         "agent_error:exited with code 1 before answering turn 1 of 1 (stderr: no model key)"
     ]
+    # Visible where the user looks, not only in the records: the terminal and the summary.
+    reason = "exited with code 1 before answering turn 1 of 1 (stderr: no model key)"
+    result.stdout.fnmatch_lines([f"2 sessions agent_error (first: {reason})"])
+    summary = json.loads((pytester.path / "reports/crash/sequence_summary.json").read_text())
+    assert summary["run"]["agent_errors"] == {
+        "sessions": 2,
+        "first": [reason],
+    }
 
 
 def test_an_unreachable_engine_is_a_usage_error(pytester: pytest.Pytester) -> None:
