@@ -177,6 +177,7 @@ def test_a_real_model_without_its_key_stops_before_running(
         ("--pastbench-pass-threshold=1.5", "between 0.0 and 1.0"),
         ("--pastbench-agent=nobody", "unknown agent 'nobody'; choose one of hermes"),
         ("--pastbench-agent=nomodule:factory", "cannot load agent factory"),
+        ("--pastbench-agent-label=/usr/bin/python3 agent.py", "use a short name"),
         ("--pastbench-families=/no/such/dir", "no such file or folder"),
     ],
 )

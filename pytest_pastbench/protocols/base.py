@@ -98,7 +98,7 @@ class ProtocolItem(pytest.Item):
             "family": self.family_id,
             "episode": self.name.partition("[")[0],
             "model": self.model,
-            "agent": session.options.agent,
+            "agent": session.agent_label(),
             "trial": self.trial,
             "infra_blocked": False,
             "reason": None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from pytest_pastbench.adapters.docker import engine_candidates
 from pytest_pastbench.adapters.process import SubprocessAgent
+from pytest_pastbench.adapters.profiles import spec_label
 from pytest_pastbench.agent import HermesAgent, make_agent
 from tests.family_samples import GOOD_MEMORY
 
@@ -22,6 +24,20 @@ def test_subprocess_spec_is_split_like_a_shell() -> None:
     agent = make_agent(f"subprocess:{sys.executable} -u 'my agent.py'", REGISTERED)
     assert isinstance(agent, SubprocessAgent)
     assert agent.command == [sys.executable, "-u", "my agent.py"] and agent.cwd == Path.cwd()
+
+
+@pytest.mark.parametrize(
+    ("spec", "label"),
+    [
+        (f"subprocess:{sys.executable} -u /home/me/agents/my_agent.py --fast", "my_agent"),
+        ("subprocess:/opt/bin/agent-cli serve", "agent-cli"),
+        ("subprocess:npx ./dist/agent.js", "agent"),
+        ("docker:registry.local:5000/team/pastbench-agent:1.2 python3 /agent/a.py", "pastbench-agent"),
+    ],
+)
+def test_a_spec_is_labelled_by_its_program_never_by_its_command_line(spec: str, label: str) -> None:
+    kind, _, rest = spec.partition(":")
+    assert spec_label(kind, shlex.split(rest)) == label
 
 
 def test_a_profile_file_runs_its_command_from_its_own_folder() -> None:
@@ -107,10 +123,34 @@ def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest
     reason = "exited with code 1 before answering turn 1 of 1 (stderr: no model key)"
     result.stdout.fnmatch_lines([f"2 sessions agent_error (first: {reason})"])
     summary = json.loads((pytester.path / "reports/crash/sequence_summary.json").read_text())
+    assert summary["configs"][0]["label"] == "crash@pastbench/recall"  # not the command line
     assert summary["run"]["agent_errors"] == {
         "sessions": 2,
         "first": [reason],
     }
+
+
+def test_the_agent_label_option_names_the_config_in_every_output(pytester: pytest.Pytester) -> None:
+    (pytester.path / "families" / "memory").mkdir(parents=True)
+    (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
+    (pytester.path / "quiet.py").write_text("import sys\nsys.stdin.readline()\n")
+    result = pytester.runpytest_subprocess(
+        "families",
+        f"--pastbench-agent=subprocess:{sys.executable} {pytester.path / 'quiet.py'}",
+        "--pastbench-agent-label=team-agent",
+        "--pastbench-run-id=label",
+        "--pastbench-persistence=on",
+        "-k",
+        "ep01",
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["team-agent@pastbench/recall"])
+    run_dir = pytester.path / "reports" / "label"
+    summary = json.loads((run_dir / "sequence_summary.json").read_text())
+    assert summary["configs"][0]["label"] == "team-agent@pastbench/recall"
+    records = json.loads((run_dir / "sequence_results.json").read_text())["records"]
+    assert {r["agent"] for r in records} == {"team-agent"}
+    assert not [line for line in result.stdout.lines if "@pastbench/recall" in line and "quiet.py" in line]
 
 
 def test_an_unreachable_engine_is_a_usage_error(pytester: pytest.Pytester) -> None:
