@@ -47,6 +47,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "subprocess:/docker: specs the program's or image's name)",
     ),
     OptionSpec(
+        "no-agent-sandbox",
+        "DEBUGGING ONLY: run subprocess agents outside the bubblewrap sandbox (they keep their fresh "
+        "HOME and working directory, but see the host's files and network); every run says so",
+        ini_type="bool",
+        flag=True,
+    ),
+    OptionSpec(
         "docker-host",
         "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock "
         "(default: DOCKER_HOST, then the usual docker and podman sockets)",
@@ -175,6 +182,7 @@ class RunOptions:
     models: list[str] = field(default_factory=lambda: ["pastbench/recall"])
     agent: str = "hermes"
     agent_label: str | None = None  # None: the agent's own name
+    agent_sandbox: bool = True  # False only with --pastbench-no-agent-sandbox
     # None: the agent's own mechanisms; else one config per set (several: an ablation run).
     mechanism_sets: list[list[str]] | None = None
     persistence: str = "both"
@@ -280,6 +288,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         models=models,
         agent=raw_value(config, "agent") or "hermes",
         agent_label=agent_label,
+        agent_sandbox=not raw_value(config, "no-agent-sandbox"),
         mechanism_sets=_mechanism_sets(raw_value(config, "mechanisms"), raw_value(config, "ablation")),
         persistence=persistence,
         trials=number("trials", int, 1, 1),

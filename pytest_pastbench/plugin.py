@@ -328,6 +328,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for name, section in sorted(pastbench.summary["protocols"].items()):
             terminalreporter.section(f"pastbench: {name}")
             terminalreporter.write_line(load_protocol(name).render(section))
+    if not pastbench.options.agent_sandbox:
+        terminalreporter.write_line(
+            "pastbench: WARNING: --pastbench-no-agent-sandbox: subprocess agents ran UNSANDBOXED "
+            "(host files and network reachable); do not compare this run with sandboxed ones",
+            red=True,
+            bold=True,
+        )
     terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
     if pastbench.regression is not None and pastbench.regression.lines:
         terminalreporter.section("pastbench: comparison with the baseline")

@@ -88,6 +88,8 @@ class PastbenchSession:
                 raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
             if self.options.agent_label is not None:
                 agent.name = self.options.agent_label
+            if hasattr(agent, "sandboxed"):
+                agent.sandboxed = self.options.agent_sandbox
             if self.options.mechanism_sets is not None and not hasattr(agent, "with_mechanisms"):
                 raise pytest.UsageError(
                     f"--pastbench-mechanisms/--pastbench-ablation: agent {self.options.agent!r} has no "
@@ -393,6 +395,7 @@ class PastbenchSession:
             "models": self.options.models,
             "agent": self.agent_label(),
             "agent_spec": self.options.agent,  # as given, to rerun it; never a label
+            "agent_sandbox": self.options.agent_sandbox,
             "persistence": self.options.persistence,
             "trials": self.options.trials,
             "started": self.run_started,

@@ -160,8 +160,11 @@ class ExternalAgent:
             except AgentFailure as exc:
                 failure = str(exc)
             finally:
+                # Before stopping it: what a still running program writes while it is being
+                # killed (its input closed under it) is not why it failed.
+                stderr = process.stderr_tail()
                 process.stop()
-            stderr = redact_text(process.stderr_tail()[-STDERR_TAIL_BYTES:], [scope.token])
+            stderr = redact_text(stderr[-STDERR_TAIL_BYTES:], [scope.token])
             if failure is not None:
                 result.error = _with_stderr(failure, stderr)
         for usage in scope.usage:

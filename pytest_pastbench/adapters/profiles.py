@@ -38,7 +38,12 @@ class _Profile(BaseModel):
 class SubprocessProfile(_Profile):
     implementation: Literal["subprocess"]
     command: list[str] = Field(min_length=1, description="argv, or one string split like a shell")
-    cwd: str | None = Field(default=None, description="working folder (default: the profile's folder)")
+    cwd: str | None = Field(
+        default=None, description="the program's folder (default: the profile's), readable in the sandbox"
+    )
+    read_only: list[str] = Field(
+        default_factory=list, description="more folders the sandboxed program may read"
+    )
 
     _split = field_validator("command", mode="before")(_argv)
 
@@ -81,6 +86,7 @@ def external_agent(
             env=spec.env,
             pass_env=spec.pass_env,
             mechanisms=spec.mechanisms,
+            read_only=[base / path for path in spec.read_only],
         )
     from .docker import DockerAgent
 

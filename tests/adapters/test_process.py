@@ -37,6 +37,7 @@ turn = recv()
 
 
 def script_agent(tmp_path: Path, body: str) -> SubprocessAgent:
+    tmp_path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the program as another uid
     path = tmp_path / "agent_script.py"
     path.write_text(PRELUDE + body)
     return SubprocessAgent("script", [sys.executable, str(path)], cwd=tmp_path)
@@ -90,7 +91,7 @@ assert recv() == {"type": "session_end"}
 """,
     )
     session, events = run(agent, tmp_path, turns=["a", "b"])
-    assert session.answer == "second:b" and session.agent_error is None
+    assert session.answer == "second:b" and session.agent_error is None, (session, events)
     assert {"kind": "agent_log", "message": "turn 1 last=True"}.items() <= next(
         e for e in events if e["kind"] == "agent_log"
     ).items()
@@ -167,16 +168,29 @@ sys.exit(3)
 
 
 def test_wall_clock_budget_kills_the_whole_process_group(tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
+    marker = f"pastbench-orphan-{os.getpid()}-{tmp_path.name}"  # names the child on the host
     body = f"""
 import subprocess
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-open({str(pid_file)!r}, "w").write(str(child.pid))
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", {marker!r}])
+send({{"type": "log", "message": "child started"}})
 time.sleep(600)
 """
-    session, _ = run(script_agent(tmp_path, body), tmp_path, budgets=Budgets(wall_s=10))
+    session, events = run(script_agent(tmp_path, body), tmp_path, budgets=Budgets(wall_s=10))
     assert session.budget_exceeded == "wall_time" and session.agent_error is None
-    assert not running(int(pid_file.read_text()))  # the program's own child was killed too
+    assert any(e["kind"] == "agent_log" for e in events)  # the child did start
+    assert not [pid for pid in commands_with(marker) if running(pid)]  # and was killed too
+
+
+def commands_with(marker: str) -> list[int]:
+    """Host pids whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
 
 
 def running(pid: int) -> bool:

@@ -43,7 +43,12 @@ def test_a_spec_is_labelled_by_its_program_never_by_its_command_line(spec: str, 
 def test_a_profile_file_runs_its_command_from_its_own_folder() -> None:
     agent = make_agent(str(EXAMPLE_PROFILE), REGISTERED)
     assert isinstance(agent, SubprocessAgent)
-    assert agent.name == "stdio-example" and agent.command == ["python3", "agent.py"]
+    # It starts in a fresh folder of its own: an argument naming a file of the profile's folder
+    # is made absolute.
+    assert agent.name == "stdio-example" and agent.command == [
+        "python3",
+        str(EXAMPLE_PROFILE.parent / "agent.py"),
+    ]
     assert agent.cwd == EXAMPLE_PROFILE.parent
 
 
@@ -82,6 +87,7 @@ def test_engine_discovery_order(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.Pytester) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
+    pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     result = pytester.runpytest_subprocess(
         "families", "-k", "ep01", f"--pastbench-agent={EXAMPLE_PROFILE}", "--pastbench-run-id=ext", "-n", "2"
@@ -99,6 +105,7 @@ def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.
 
 def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest.Pytester) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
+    pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     (pytester.path / "crash.py").write_text(
         "import sys\nsys.stdin.readline()\nraise SystemExit('no model key')\n"
@@ -132,6 +139,7 @@ def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest
 
 def test_the_agent_label_option_names_the_config_in_every_output(pytester: pytest.Pytester) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
+    pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     (pytester.path / "quiet.py").write_text("import sys\nsys.stdin.readline()\n")
     result = pytester.runpytest_subprocess(
