@@ -42,10 +42,13 @@ from ..agent import SessionContext
 from ..gateway import AgentScope
 from ..models import InfraError
 from . import shim
-from .driver import STDERR_TAIL_BYTES, ExternalAgent, LineChannel, agent_environment
+from .driver import STDERR_TAIL_BYTES, ExternalAgent, LineChannel, agent_environment, mcp_environment
+from .mcp_server import MCP_PATH, McpToolServer
+from .mcp_stdio import URL_ENV as MCP_URL_ENV
 
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV")
 SANDBOX_GATEWAY_PORT = 8080  # inside the sandbox's own network namespace: no clash with the host
+SANDBOX_MCP_PORT = 8081
 XDG_DIRS = {
     "XDG_CONFIG_HOME": ".config",
     "XDG_CACHE_HOME": ".cache",
@@ -82,6 +85,8 @@ class SessionFolders:
 
 
 class SubprocessAgent(ExternalAgent):
+    serves_mcp = True
+
     def __init__(
         self,
         name: str,
@@ -101,19 +106,24 @@ class SubprocessAgent(ExternalAgent):
         self.read_only = list(read_only or [])
         self.sandboxed = sandboxed
 
-    def launch(self, ctx: SessionContext, scope: AgentScope) -> LocalProcess:
+    def launch(
+        self, ctx: SessionContext, scope: AgentScope, mcp: McpToolServer | None = None
+    ) -> LocalProcess:
         folders = SessionFolders()
-        relay: socket.socket | None = None
+        relays: list[socket.socket] = []
         try:
+            base_url, mcp_url = f"{scope.url}/v1", mcp.url if mcp else None
             if self.sandboxed:
-                relay = _relay_to(scope.url, folders.root / shim.GATEWAY_SOCKET)
+                relays.append(_relay_to(scope.url, folders.root / shim.GATEWAY_SOCKET))
                 base_url = f"http://127.0.0.1:{SANDBOX_GATEWAY_PORT}/v1"
-            else:
-                base_url = f"{scope.url}/v1"
+                if mcp is not None:
+                    relays.append(_relay_to(f"http://127.0.0.1:{mcp.port}", folders.root / shim.MCP_SOCKET))
+                    mcp_url = f"http://127.0.0.1:{SANDBOX_MCP_PORT}{MCP_PATH}"
             env = {
                 **base_environment(self.pass_env),
                 **self.env,
                 **agent_environment(scope, base_url),
+                **mcp_environment(scope, mcp_url),
                 **folders.environment(),
             }
             if shutil.which(self.command[0], path=env.get("PATH")) is None:
@@ -129,22 +139,25 @@ class SubprocessAgent(ExternalAgent):
                 start_new_session=True,  # its own process group: one kill ends it and its children
             )
         except sandbox.SandboxUnavailable as exc:
-            _close(relay, folders)
+            _close(relays, folders)
             hint = "--pastbench-no-agent-sandbox runs it unsandboxed, for debugging"
             raise InfraError(f"cannot sandbox agent {self.name!r}: {exc} ({hint})") from None
         except (OSError, ValueError) as exc:
-            _close(relay, folders)
+            _close(relays, folders)
             raise InfraError(f"cannot start agent command {self.command[0]!r}: {exc}") from None
-        return LocalProcess(popen, base_url, on_stop=lambda: _close(relay, folders))
+        return LocalProcess(popen, base_url, mcp_url, on_stop=lambda: _close(relays, folders))
 
     def _sandboxed(self, ctx: SessionContext, folders: SessionFolders, env: dict[str, str]) -> list[str]:
         """The sandbox's command line: the shim (gateway relay) running the program."""
         env |= {shim.RUN_DIR_ENV: str(folders.root), shim.PORT_ENV: str(SANDBOX_GATEWAY_PORT)}
         env[shim.STDIO_ENV] = "1"
+        if MCP_URL_ENV in env:
+            env[shim.MCP_PORT_ENV] = str(SANDBOX_MCP_PORT)
         relay, store = Path(shim.__file__).resolve(), Path(ctx.tools.store.root).resolve()
         if sandbox.unreadable_in_sandbox([store]):
             store.chmod(0o755)  # the harness's own (0700) temp folder: as root, the sandbox's uid reads it
-        readable = [relay, store, *self._program_paths(env.get("PATH")), *self.read_only]
+        package = Path(__file__).resolve().parents[1]  # mcp_stdio, the stdio bridge, runs from it
+        readable = [relay, store, package, *self._program_paths(env.get("PATH")), *self.read_only]
         ro_paths = sorted({p.resolve() for p in readable if p.exists()})
         closed = sandbox.unreadable_in_sandbox(ro_paths)
         if closed:
@@ -200,8 +213,8 @@ def _relay_to(gateway_url: str, socket_path: Path) -> socket.socket:
     return listener
 
 
-def _close(relay: socket.socket | None, folders: SessionFolders) -> None:
-    if relay is not None:
+def _close(relays: list[socket.socket], folders: SessionFolders) -> None:
+    for relay in relays:
         with contextlib.suppress(OSError):
             relay.close()
     folders.remove()
@@ -209,11 +222,16 @@ def _close(relay: socket.socket | None, folders: SessionFolders) -> None:
 
 class LocalProcess:
     def __init__(
-        self, popen: subprocess.Popen[bytes], base_url: str, on_stop: Callable[[], None] | None = None
+        self,
+        popen: subprocess.Popen[bytes],
+        base_url: str,
+        mcp_url: str | None = None,
+        on_stop: Callable[[], None] | None = None,
     ) -> None:
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self.popen = popen
         self.base_url = base_url
+        self.mcp_url = mcp_url
         self._on_stop = on_stop
         self._stdin = popen.stdin
         self.channel = LineChannel(popen.stdout, self._write)

@@ -36,6 +36,14 @@ class ModelAccess(BaseModel):
     name: str = Field(description="the model name to send; the gateway refuses any other")
 
 
+class McpAccess(BaseModel):
+    """The session's tool box as an MCP server (the same tools as ``tools``, the same budget)."""
+
+    url: str = Field(description="streamable HTTP endpoint, e.g. http://127.0.0.1:PORT/mcp")
+    headers: dict[str, str] = Field(description="send these with every request (the session token)")
+    stdio_command: list[str] = Field(description="argv of a stdio MCP server bridged to the same tools")
+
+
 class SessionInfo(BaseModel):
     index: int
     stage: str
@@ -56,6 +64,9 @@ class SessionStart(BaseModel):
     model: ModelAccess
     tools: list[dict[str, Any]] = Field(description="OpenAI-style function specs of the session's tools")
     budgets: BudgetInfo
+    mcp: McpAccess | None = Field(
+        default=None, description="the tools over MCP, when the adapter serves them"
+    )
     store_dir: str = Field(
         description="the item's store folder, to read only: writes go through the memory_*/skill_* tools"
     )

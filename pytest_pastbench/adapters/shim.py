@@ -30,6 +30,8 @@ PORT_ENV = "PASTBENCH_GATEWAY_PORT"
 # Set by the subprocess adapter's sandbox: the program keeps the shim's own stdin and stdout
 # (bubblewrap passes the harness's pipes through); only the gateway is relayed.
 STDIO_ENV = "PASTBENCH_SHIM_STDIO"
+MCP_PORT_ENV = "PASTBENCH_MCP_PORT"  # when set: that port is relayed to the session's MCP server
+MCP_SOCKET = "mcp.sock"
 AGENT_SOCKET = "agent.sock"
 GATEWAY_SOCKET = "gateway.sock"
 
@@ -80,6 +82,10 @@ def main(argv: list[str]) -> int:
     listener = socket.create_server(("127.0.0.1", int(os.environ.get(PORT_ENV, "8080"))))
     gateway = unix_connector(os.path.join(run_dir, GATEWAY_SOCKET))
     threading.Thread(target=relay, args=(listener, gateway), daemon=True).start()
+    if os.environ.get(MCP_PORT_ENV):
+        tools = socket.create_server(("127.0.0.1", int(os.environ[MCP_PORT_ENV])))
+        mcp = unix_connector(os.path.join(run_dir, MCP_SOCKET))
+        threading.Thread(target=relay, args=(tools, mcp), daemon=True).start()
     if os.environ.get(STDIO_ENV) == "1":
         try:
             return subprocess.call(argv)
