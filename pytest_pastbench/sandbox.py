@@ -47,6 +47,9 @@ from typing import IO
 SANDBOX_UID = 65534  # "nobody" on Debian; the uid a root harness hands the command to
 DEFAULT_FSIZE_MB = 64
 DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
+# An external agent's processes and threads; as root shared by all sandboxes running at once
+# (see ``_probe``), so sized for many concurrent agents with thread pools, not for one.
+AGENT_MAX_PROCS = 8192
 INSTALL_HINT = (
     "install Debian's `bubblewrap` package (`apt-get install bubblewrap`; CI installs it). "
     "Executable artifacts and external agents never run unsandboxed."
@@ -135,7 +138,7 @@ def sandbox_command(
     cwd: Path | str | None = None,
     env: Mapping[str, str] | None = None,
     ro_paths: Sequence[Path | str] = (),
-    max_procs: int = 512,
+    max_procs: int | None = None,
 ) -> list[str]:
     """The command line that runs ``argv`` in the sandbox, for a caller that talks to it over
     pipes and kills its process group itself (an external agent).
@@ -157,7 +160,7 @@ def sandbox_command(
         *_bwrap_args(tools, folder, False, extra_ro, start),
         *_environment(folder, env or {}),
         "--",
-        *_limits_inside(tools, max_procs, start),
+        *_limits_inside(tools, max_procs or AGENT_MAX_PROCS, start),
         *[str(a) for a in argv],
     ]
 
@@ -226,7 +229,10 @@ def _probe(tools: _Tools) -> str | None:
                 Path(tmp).resolve(),
                 timeout_s=30,
                 memory_mb=256,
-                max_procs=8,
+                # As root RLIMIT_NPROC counts every process and thread of SANDBOX_UID on the host,
+                # other sandboxes' included: a small limit here fails the probe whenever another
+                # sandbox (an external agent with its threads) is running.
+                max_procs=AGENT_MAX_PROCS,
                 network=False,
                 cpu_s=30,
                 fsize_mb=1,
