@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from .summary import agent_error_line
 from .table import config_notes, delta_cells, delta_headers, delta_rows, has_ablated
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -45,6 +46,9 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         if blocked:
             lines += ["", f"{blocked} item(s) infra_blocked: left out of every mean."]
         lines.append("")
+    errors = agent_error_line(summary)
+    if errors:
+        lines += [f"**{_cell(errors)}**", ""]
     return "\n".join(lines)
 
 

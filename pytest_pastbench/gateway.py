@@ -18,8 +18,8 @@ import http.client
 import json
 import os
 import secrets
+import sys
 import threading
-import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -29,6 +29,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .cache import CacheMiss, ResponseCache, request_key
+from .gateway_apis import (
+    APIS,
+    CHAT_PATH,
+    MODELS_PATH,
+    SERVED,
+    Api,
+    ApiRequest,
+    ResponsesApi,
+    error_body,
+    input_items,
+    models_body,
+    new_response_id,
+)
 from .models import (
     DEFAULT_REQUEST_TIMEOUT_S,
     InfraError,
@@ -38,13 +51,13 @@ from .models import (
     resolve_model,
 )
 
-CHAT_PATH = "/v1/chat/completions"
-MODELS_PATH = "/v1/models"
 LEDGER_PATH = "/pastbench/ledger"
 SCOPES_PATH = "/pastbench/scopes"
 CLIENT_TIMEOUT_S = 900.0
 # A session's own gateway (an external agent run in-process) stops within this after the session.
 SESSION_GATEWAY_POLL_S = 0.05
+# Responses kept per session for ``previous_response_id`` (an agent chains a few, not thousands).
+KEPT_RESPONSES = 256
 
 
 @dataclasses.dataclass
@@ -193,28 +206,6 @@ class ServiceClient:
         return self.service.complete(self.model, messages, tools, params, self.trial)[0]
 
 
-def reply_to_openai(model: str, reply: ModelReply, cached: bool) -> dict[str, Any]:
-    return {
-        "id": f"chatcmpl-{secrets.token_hex(8)}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": reply.as_message(),
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
-        "pastbench": {"cost_usd": reply.cost_usd, "cached": cached},
-    }
-
-
 def reply_from_openai(body: dict[str, Any]) -> ModelReply:
     message = body["choices"][0]["message"]
     usage = body.get("usage") or {}
@@ -246,6 +237,8 @@ class Scope:
     # One entry per answered request, as an in-process agent counts them (cached ones too).
     replies: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
+    # Responses API: response id -> the input and output items of that response.
+    conversations: dict[str, list[dict[str, Any]]] = dataclasses.field(default_factory=dict)
 
     def usage_json(self) -> dict[str, Any]:
         return {"replies": list(self.replies), "failures": list(self.failures)}
@@ -273,6 +266,22 @@ class ScopeRegistry:
                     return scope.usage_json()
         return None
 
+    def keep(self, scope: Scope, response_id: str, items: list[dict[str, Any]]) -> None:
+        """Remember a response's items so a later request can continue it (``previous_response_id``)."""
+        with self._lock:
+            scope.conversations[response_id] = items
+            while len(scope.conversations) > KEPT_RESPONSES:
+                del scope.conversations[next(iter(scope.conversations))]
+
+    def continued(self, scope: Scope, response_id: str, new_input: Any) -> list[dict[str, Any]]:
+        """The items of response ``response_id`` followed by the new input (instructions are the
+        new request's own, as in the Responses API)."""
+        with self._lock:
+            earlier = scope.conversations.get(response_id)
+        if earlier is None:
+            raise ValueError(f"previous_response_id {response_id!r} is not a stored response of this session")
+        return earlier + input_items(new_input)
+
     def find(self, token: str) -> Scope | None:
         with self._lock:
             for known, scope in self._by_token.items():
@@ -298,8 +307,6 @@ def scoped_request(scope: Scope, request: dict[str, Any]) -> dict[str, Any]:
     """The model parameters a scoped request may use: its own, with the session's output cap."""
     if request.get("model") != scope.model:
         raise ValueError(f"this session may only use model {scope.model!r}, not {request.get('model')!r}")
-    if request.get("stream"):
-        raise ValueError("streaming is not supported; send stream=false")
     params = {k: v for k, v in request.items() if k not in ("model", "messages", "tools", "stream")}
     params.pop("pastbench_trial", None)  # the scope fixes the trial
     if scope.max_tokens is not None:
@@ -330,15 +337,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _error(self, status: int, message: str, kind: str) -> None:
-        self._send(status, {"error": {"message": message, "type": kind}})
+        self._send(status, error_body(message, kind))
+
+    def _no_route(self) -> None:
+        self._error(404, f"no route {self.command} {self.path}: this gateway serves {SERVED}", "not_found")
 
     def _caller(self) -> Scope | bool:
-        """True for the run's token, the ``Scope`` for a session token; False (401 sent) otherwise."""
+        """True for the run's token, the ``Scope`` for a session token; False (401 sent) otherwise.
+
+        The token comes as ``Authorization: Bearer`` (OpenAI SDK) or ``x-api-key`` (Anthropic SDK).
+        """
         header = self.headers.get("Authorization", "")
         if secrets.compare_digest(header, f"Bearer {self.server.token}"):
             return True
         scheme, _, token = header.partition(" ")
-        scope = self.server.scopes.find(token) if scheme == "Bearer" and token else None
+        if scheme != "Bearer" or not token:
+            token = self.headers.get("x-api-key", "")
+        scope = self.server.scopes.find(token) if token else None
         if scope is not None:
             return scope
         self._error(401, "missing or wrong gateway token", "unauthorized")
@@ -352,19 +367,21 @@ class _Handler(BaseHTTPRequestHandler):
         caller = self._caller()
         if caller is False:
             return
-        if self.path == MODELS_PATH and isinstance(caller, Scope):
-            self._send(200, {"object": "list", "data": [{"id": caller.model, "object": "model"}]})
-        elif self.path == LEDGER_PATH and caller is True:
+        path = self.path.split("?", 1)[0]
+        if isinstance(caller, Scope) and path in (MODELS_PATH, f"{MODELS_PATH}/{caller.model}"):
+            listing = models_body(caller.model)
+            self._send(200, listing if path == MODELS_PATH else listing["data"][0])
+        elif path == LEDGER_PATH and caller is True:
             self._send(200, self.server.service.ledger_json())
         else:
-            self._error(404, f"no route {self.path}", "not_found")
+            self._no_route()
 
     def do_DELETE(self) -> None:  # noqa: N802 - stdlib name
         caller = self._caller()
         if caller is False:
             return
         if caller is not True or not self.path.startswith(SCOPES_PATH + "/"):
-            self._error(404, f"no route {self.path}", "not_found")
+            self._no_route()
             return
         usage = self.server.scopes.close(self.path.removeprefix(SCOPES_PATH + "/"))
         if usage is None:
@@ -376,12 +393,13 @@ class _Handler(BaseHTTPRequestHandler):
         caller = self._caller()
         if caller is False:
             return
-        if self.path == SCOPES_PATH and caller is True:
+        path = self.path.split("?", 1)[0]  # the Anthropic SDK may add ?beta=true
+        if path == SCOPES_PATH and caller is True:
             self._open_scope()
-        elif self.path == CHAT_PATH:
-            self._chat(caller if isinstance(caller, Scope) else None)
+        elif path in APIS:
+            self._answer(APIS[path], caller if isinstance(caller, Scope) else None)
         else:
-            self._error(404, f"no route {self.path}", "not_found")
+            self._no_route()
 
     def _open_scope(self) -> None:
         try:
@@ -395,30 +413,74 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, {"id": scope.id, "token": scope.token})
 
-    def _chat(self, scope: Scope | None) -> None:
+    def _parse(self, api: Api, scope: Scope | None) -> tuple[ApiRequest, int]:
+        """The translated request and its trial; ``ValueError`` (and kin) for a 400."""
+        body = self._read_json()
+        if not isinstance(body, dict):
+            raise ValueError(f"expected a JSON object, got {type(body).__name__}")
+        trial = int(body.pop("pastbench_trial", 0))
+        if scope is None:
+            if body.get("previous_response_id") is not None:
+                raise ValueError("previous_response_id needs a session token")
+            if "model" not in body:
+                raise KeyError("model")
+            return api.parse(body), trial
+        scoped_request(scope, {"model": body.get("model")})  # another model: refused before translating
+        if isinstance(api, ResponsesApi) and body.get("previous_response_id") is not None:
+            body["input"] = self.server.scopes.continued(
+                scope, body["previous_response_id"], body.get("input", [])
+            )
+        request = api.parse(body)
+        request.params = scoped_request(scope, {"model": request.model, **request.params})
+        return request, scope.trial
+
+    def _answer(self, api: Api, scope: Scope | None) -> None:
         try:
-            request = self._read_json()
-            messages = request["messages"]
-            tools = request.get("tools")
-            if scope is None:
-                model = request.pop("model")
-                trial = int(request.pop("pastbench_trial", 0))
-                params = {k: v for k, v in request.items() if k not in ("messages", "tools")}
-            else:
-                model, trial, params = scope.model, scope.trial, scoped_request(scope, request)
+            request, trial = self._parse(api, scope)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self._error(400, f"bad request: {exc}", "invalid_request_error")
             return
+        if request.stream:
+            self._open_stream()
         try:
-            reply, cached = self.server.service.complete(model, messages, tools, params, trial)
+            reply, cached = self.server.service.complete(
+                request.model, request.messages, request.tools, request.params, trial
+            )
         except InfraError as exc:
             if scope is not None:
                 self.server.scopes.record(scope, failure=str(exc))
-            self._error(502, str(exc), "infra_blocked")
+            if request.stream:
+                self._stream_chunk(api.stream_error(str(exc)))
+                self._stream_chunk(b"")
+            else:
+                self._error(502, str(exc), "infra_blocked")
             return
+        body = api.body(request, reply, cached, new_response_id(api.path))
         if scope is not None:
             self.server.scopes.record(scope, reply)
-        self._send(200, reply_to_openai(model, reply, cached))
+            if isinstance(api, ResponsesApi) and request.store:
+                items = input_items(request.raw["input"]) + body["output"]
+                self.server.scopes.keep(scope, body["id"], items)
+        if not request.stream:
+            self._send(200, body)
+            return
+        for event in api.events(request, body):
+            self._stream_chunk(event)
+        self._stream_chunk(b"")
+
+    def _open_stream(self) -> None:
+        # Chunked transfer: the connection stays alive for the client's next request.
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+
+    def _stream_chunk(self, data: bytes) -> None:
+        """One chunk of the event stream; ``b""`` ends it."""
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
 
 
 class _GatewayHTTPServer(ThreadingHTTPServer):
@@ -429,6 +491,12 @@ class _GatewayHTTPServer(ThreadingHTTPServer):
         self.service = service
         self.token = token
         self.scopes = ScopeRegistry()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up (an agent killed mid-request, a stream it stopped reading) is
+        # routine here; anything else is still printed.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class Gateway:

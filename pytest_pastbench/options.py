@@ -6,6 +6,7 @@ Misuse is a ``pytest.UsageError`` with a one-line fix, raised before anything ru
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "agent",
         "agent: a profile in agents/ (default hermes) or a profile file, module:factory, "
         "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents, see README)",
+    ),
+    OptionSpec(
+        "agent-label",
+        "the agent's name in tables, plots and reports (default: its profile's name; for "
+        "subprocess:/docker: specs the program's or image's name)",
+    ),
+    OptionSpec(
+        "no-agent-sandbox",
+        "DEBUGGING ONLY: run subprocess agents outside the bubblewrap sandbox (they keep their fresh "
+        "HOME and working directory, but see the host's files and network); every run says so",
+        ini_type="bool",
+        flag=True,
     ),
     OptionSpec(
         "docker-host",
@@ -173,6 +186,8 @@ def any_option_given(config: pytest.Config) -> bool:
 class RunOptions:
     models: list[str] = field(default_factory=lambda: ["pastbench/recall"])
     agent: str = "hermes"
+    agent_label: str | None = None  # None: the agent's own name
+    agent_sandbox: bool = True  # False only with --pastbench-no-agent-sandbox
     # None: the agent's own mechanisms; else one config per set (several: an ablation run).
     mechanism_sets: list[list[str]] | None = None
     persistence: str = "both"
@@ -269,9 +284,17 @@ def resolve(config: pytest.Config) -> RunOptions:
     cache_dir = raw_value(config, "cache-dir") or ".pastbench/cache"
     if cache != "off" and Path(cache_dir).exists() and not Path(cache_dir).is_dir():
         raise pytest.UsageError(f"--pastbench-cache-dir={cache_dir}: exists and is not a folder")
+    agent_label = raw_value(config, "agent-label")
+    if agent_label is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", agent_label):
+        raise pytest.UsageError(
+            f"--pastbench-agent-label={agent_label!r}: use a short name of letters, digits, '.', '_' "
+            "or '-' (at most 64), e.g. --pastbench-agent-label=my-agent"
+        )
     return RunOptions(
         models=models,
         agent=raw_value(config, "agent") or "hermes",
+        agent_label=agent_label,
+        agent_sandbox=not raw_value(config, "no-agent-sandbox"),
         mechanism_sets=_mechanism_sets(raw_value(config, "mechanisms"), raw_value(config, "ablation")),
         persistence=persistence,
         trials=number("trials", int, 1, 1),

@@ -396,6 +396,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(render_delta_table(pastbench.summary))
         for line in judge_lines(pastbench.summary):
             terminalreporter.write_line(line)
+        from .summary import agent_error_line
+
+        errors = agent_error_line(pastbench.summary)
+        if errors:
+            terminalreporter.write_line(errors, red=True)
         if len(pastbench.summary["configs"]) > 1:
             from .compare import render_side_by_side
 
@@ -415,6 +420,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for name, section in sorted(pastbench.summary["protocols"].items()):
             terminalreporter.section(f"pastbench: {name}")
             terminalreporter.write_line(load_protocol(name).render(section))
+    if not pastbench.options.agent_sandbox:
+        terminalreporter.write_line(
+            "pastbench: WARNING: --pastbench-no-agent-sandbox: subprocess agents ran UNSANDBOXED "
+            "(host files and network reachable); do not compare this run with sandboxed ones",
+            red=True,
+            bold=True,
+        )
     terminalreporter.write_line("")
     if terminalreporter.verbosity < 1:  # -v prints words (SCORED 0.82), not letters
         terminalreporter.write_line(PROGRESS_LEGEND)

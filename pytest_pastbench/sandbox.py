@@ -47,6 +47,9 @@ from typing import IO
 SANDBOX_UID = 65534  # "nobody" on Debian; the uid a root harness hands the command to
 DEFAULT_FSIZE_MB = 64
 DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
+# An external agent's processes and threads; as root shared by all sandboxes running at once
+# (see ``_probe``), so sized for many concurrent agents with thread pools, not for one.
+AGENT_MAX_PROCS = 8192
 INSTALL_HINT = (
     "install Debian's `bubblewrap` package (`apt-get install bubblewrap`; CI installs it). "
     "Executable artifacts and external agents never run unsandboxed."
@@ -110,10 +113,7 @@ def run_sandboxed(
     if not folder.is_dir():
         raise ValueError(f"workdir {workdir} is not a directory")
     extra_ro = [_checked_ro_path(p) for p in ro_paths]
-    tools = _tools()
-    problem = _probe(tools)
-    if problem:
-        raise SandboxUnavailable(problem)
+    tools = _ready_tools()
     return _run(
         tools,
         argv,
@@ -131,11 +131,65 @@ def run_sandboxed(
     )
 
 
+def sandbox_command(
+    argv: Sequence[str],
+    workdir: Path | str,
+    *,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    ro_paths: Sequence[Path | str] = (),
+    max_procs: int | None = None,
+) -> list[str]:
+    """The command line that runs ``argv`` in the sandbox, for a caller that talks to it over
+    pipes and kills its process group itself (an external agent).
+
+    The same confinement as ``run_sandboxed`` (no network but its own loopback, a read-only
+    system, ``workdir`` the one writable host folder, an empty environment plus ``env``, the
+    process limit), without the rlimits on memory, CPU and file size: an agent's runtime (a
+    JIT, a thread pool) needs its memory, and its session's wall clock bounds it. ``cwd``
+    (default ``workdir``) must lie in ``workdir``. As root, hand ``workdir`` to the sandbox's
+    uid first (``hand_to_sandbox``). Raises ``SandboxUnavailable`` when it cannot run here.
+    """
+    folder = Path(workdir).resolve()
+    start = Path(cwd).resolve() if cwd is not None else folder
+    if not start.is_relative_to(folder):
+        raise ValueError(f"cwd {cwd} is not inside workdir {workdir}")
+    extra_ro = [_checked_ro_path(p) for p in ro_paths]
+    tools = _ready_tools()
+    return [
+        *_bwrap_args(tools, folder, False, extra_ro, start),
+        *_environment(folder, env or {}),
+        "--",
+        *_limits_inside(tools, max_procs or AGENT_MAX_PROCS, start),
+        *[str(a) for a in argv],
+    ]
+
+
+def unreadable_in_sandbox(paths: Sequence[Path]) -> list[Path]:
+    """As root, the ``paths`` the sandbox's uid could not read (a 0700 folder); else none."""
+    if not _running_as_root():
+        return []
+    need = {True: 0o005, False: 0o004}  # a folder must be entered too
+    return [p for p in paths if (p.stat().st_mode & need[p.is_dir()]) != need[p.is_dir()]]
+
+
+def hand_to_sandbox(folder: Path) -> None:
+    """As root, give ``folder`` (and what is in it) to the sandbox's uid; otherwise nothing."""
+    if _running_as_root():
+        _lend_workdir(folder)
+
+
 def check_sandbox() -> None:
     """Raise ``SandboxUnavailable`` (with the reason) unless sandboxed commands can run here."""
-    problem = _probe(_tools())
+    _ready_tools()
+
+
+def _ready_tools() -> _Tools:
+    tools = _tools()
+    problem = _probe(tools)
     if problem:
         raise SandboxUnavailable(problem)
+    return tools
 
 
 # -- setup --------------------------------------------------------------------------------------
@@ -175,7 +229,10 @@ def _probe(tools: _Tools) -> str | None:
                 Path(tmp).resolve(),
                 timeout_s=30,
                 memory_mb=256,
-                max_procs=8,
+                # As root RLIMIT_NPROC counts every process and thread of SANDBOX_UID on the host,
+                # other sandboxes' included: a small limit here fails the probe whenever another
+                # sandbox (an external agent with its threads) is running.
+                max_procs=AGENT_MAX_PROCS,
                 network=False,
                 cpu_s=30,
                 fsize_mb=1,
@@ -237,7 +294,9 @@ def _python_paths() -> list[Path]:
     return paths
 
 
-def _bwrap_args(tools: _Tools, workdir: Path, network: bool, ro_paths: list[Path]) -> list[str]:
+def _bwrap_args(
+    tools: _Tools, workdir: Path, network: bool, ro_paths: list[Path], cwd: Path | None = None
+) -> list[str]:
     root = _running_as_root()
     args = [tools.bwrap]
     # As root bwrap works privileged (no user namespace) so that setpriv can drop to a real
@@ -276,7 +335,7 @@ def _bwrap_args(tools: _Tools, workdir: Path, network: bool, ro_paths: list[Path
     # The sandbox's own root holds only mount points: make it read-only too. As root the
     # capability-less bwrap cannot enter the lent workdir (mode 0700 is common): the command
     # enters it after dropping to SANDBOX_UID (see _limits_inside).
-    args += ["--remount-ro", "/", "--chdir", "/" if root else str(workdir)]
+    args += ["--remount-ro", "/", "--chdir", "/" if root else str(cwd or workdir)]
     return args
 
 

@@ -89,6 +89,10 @@ class PastbenchSession:
                 )
             except ValueError as exc:
                 raise pytest.UsageError(f"--pastbench-agent: {exc}") from None
+            if self.options.agent_label is not None:
+                agent.name = self.options.agent_label
+            if hasattr(agent, "sandboxed"):
+                agent.sandboxed = self.options.agent_sandbox
             if self.options.mechanism_sets is not None and not hasattr(agent, "with_mechanisms"):
                 raise pytest.UsageError(
                     f"--pastbench-mechanisms/--pastbench-ablation: agent {self.options.agent!r} has no "
@@ -96,6 +100,11 @@ class PastbenchSession:
                 )
             self._agents[self.options.agent] = agent
         return self._agents[self.options.agent]
+
+    def agent_label(self) -> str:
+        """The agent's name in tables, plots and reports: ``--pastbench-agent-label``, else the
+        agent's own (a profile's name; a short name for a ``subprocess:``/``docker:`` spec)."""
+        return self.options.agent_label or self.agent().name
 
     def agent_for(self, mechanisms: list[str] | None) -> Any:
         """The agent of one config: the selected agent with ``mechanisms`` (None: its own)."""
@@ -394,7 +403,9 @@ class PastbenchSession:
             "cache": self.options.cache,
             "model_calls": self.model_ledger(),
             "models": self.options.models,
-            "agent": self.options.agent,
+            "agent": self.agent_label(),
+            "agent_spec": self.options.agent,  # as given, to rerun it; never a label
+            "agent_sandbox": self.options.agent_sandbox,
             "persistence": self.options.persistence,
             "trials": self.options.trials,
             "pass_threshold": self.options.pass_threshold,

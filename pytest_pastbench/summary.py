@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_pastbench.item_record import ItemRecord
@@ -292,6 +293,37 @@ def episode_scores(records: list[ItemRecord]) -> dict[str, dict[str, dict[str, t
     return result
 
 
+AGENT_ERROR = "agent_error:"
+QUOTED_AGENT_ERRORS = 3  # distinct reasons quoted; the rest are in the records
+QUOTED_CHARS = 200
+
+
+def agent_errors(records: list[ItemRecord]) -> dict[str, Any]:
+    """Sessions that ended in ``agent_error`` and the first distinct reasons, in node-id order.
+
+    An agent that fails every session scores S_on = S_off = 0: without this count the table
+    would show a Δ of 0 with no hint why.
+    """
+    sessions, first = 0, []
+    for record in sorted(records, key=lambda r: r.nodeid):
+        for score in record.sessions:
+            if score.reason and score.reason.startswith(AGENT_ERROR):
+                sessions += 1
+                reason = score.reason.removeprefix(AGENT_ERROR)[:QUOTED_CHARS]
+                if reason not in first and len(first) < QUOTED_AGENT_ERRORS:
+                    first.append(reason)
+    return {"sessions": sessions, "first": first}
+
+
+def agent_error_line(summary: Mapping[str, Any]) -> str | None:
+    """``18 sessions agent_error (first: …; …)``, or None when there was none."""
+    errors = (summary.get("run") or {}).get("agent_errors") or {}
+    if not errors.get("sessions"):
+        return None
+    noun = "session" if errors["sessions"] == 1 else "sessions"
+    return f"{errors['sessions']} {noun} agent_error (first: {'; '.join(errors['first'])})"
+
+
 def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:
     """The ``sequence_summary.json`` document: one ``configs`` entry per label."""
     by_label: dict[str, list[ItemRecord]] = defaultdict(list)
@@ -300,7 +332,14 @@ def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> 
     configs = [_config(label, by_label[label], seed, run) for label in sorted(by_label)]
     return {
         "schema_version": SCHEMA_VERSION,
-        "run": _round({**run, "seed": run.get("seed", seed), "scoring": SCORING_RULE}),
+        "run": _round(
+            {
+                **run,
+                "seed": run.get("seed", seed),
+                "scoring": SCORING_RULE,
+                "agent_errors": agent_errors(records),
+            }
+        ),
         "configs": _round(configs),
     }
 

@@ -132,3 +132,10 @@ def test_a_run_graded_by_rubric_fallbacks_is_marked() -> None:
     }
     assert "`f` †" in render_markdown(summary) and FALLBACK_NOTE in render_markdown(summary)
     assert "f †" in render_delta_table(summary) and FALLBACK_NOTE in render_delta_table(summary)
+
+
+def test_agent_errors_are_stated_under_the_tables() -> None:
+    run = {"id": "r1", "agent_errors": {"sessions": 2, "first": ["exited with code 1 | 404"]}}
+    lines = render_markdown({**SUMMARY, "run": run}).splitlines()
+    assert "**2 sessions agent_error (first: exited with code 1 \\| 404)**" in lines
+    assert not any("agent_error" in line for line in render_markdown(SUMMARY).splitlines())

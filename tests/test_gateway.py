@@ -161,5 +161,5 @@ def test_scoped_requests_keep_the_session_output_cap() -> None:
         "temperature": 0,
         "max_tokens": 100,
     }
-    with pytest.raises(ValueError, match="streaming is not supported"):
-        scoped_request(scope, {"model": "m", "messages": [], "stream": True})
+    with pytest.raises(ValueError, match="may only use model 'm'"):
+        scoped_request(scope, {"model": "other", "messages": []})

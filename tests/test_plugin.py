@@ -257,6 +257,7 @@ def test_a_model_that_can_never_answer_stops_the_run_at_start_in_one_line(
         ("--pastbench-pass-threshold=1.5", "between 0.0 and 1.0"),
         ("--pastbench-agent=nobody", "unknown agent 'nobody'; choose one of hermes"),
         ("--pastbench-agent=nomodule:factory", "cannot load agent factory"),
+        ("--pastbench-agent-label=/usr/bin/python3 agent.py", "use a short name"),
         ("--pastbench-families=/no/such/dir", "no such file or folder"),
     ],
 )

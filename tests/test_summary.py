@@ -10,7 +10,7 @@ import pytest
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore, SessionScore
 from pytest_pastbench.scoring import SCORING_RULE
-from pytest_pastbench.summary import build_comparison, build_summary, pass_hat_k
+from pytest_pastbench.summary import agent_error_line, build_comparison, build_summary, pass_hat_k
 
 LABEL = "hermes[E1,E5]@glm-5.1"
 RUN = {"id": "r1", "dataset_hash": "abc", "plugin_version": "0.1", "judge": None}
@@ -110,7 +110,12 @@ def summary() -> dict[str, Any]:
 
 def test_contract_shape(summary: dict[str, Any]) -> None:
     assert summary["schema_version"] == 1
-    assert summary["run"] == {**RUN, "seed": 42, "scoring": SCORING_RULE}
+    assert summary["run"] == {
+        **RUN,
+        "seed": 42,
+        "scoring": SCORING_RULE,
+        "agent_errors": {"sessions": 0, "first": []},
+    }
     assert "only when some tool call failed" in summary["run"]["scoring"]["s_e"]
     (config,) = summary["configs"]
     assert set(config) == {
@@ -322,3 +327,30 @@ def test_trials_report_pass_hat_k_and_the_per_episode_spread() -> None:
 def test_pass_hat_k_is_the_unbiased_estimator() -> None:
     assert pass_hat_k([1.0, 1.0, 0.0, 1.0], 2, 0.5) == pytest.approx(3 / 6)  # C(3,2) / C(4,2)
     assert pass_hat_k([1.0], 2, 0.5) is None
+
+
+def test_agent_errors_are_counted_and_the_first_distinct_reasons_quoted() -> None:
+    def failed(episode: str, arm: str, *reasons: str | None) -> ItemRecord:
+        sessions = [
+            SessionScore(index=i, stage="eval_near", s=0.0, c=0.0, r=1.0, sigma=1, reason=reason)
+            for i, reason in enumerate(reasons)
+        ]
+        return rec("memory.x", episode, arm, 0.0, sessions=sessions)
+
+    crash = "agent_error:exited with code 1 before answering turn 1 of 1 (stderr: 404 no route /v1/responses)"
+    records = [
+        failed("ep02", "on", crash, "budget:tool_calls"),
+        failed("ep01", "off", crash, None),
+        failed("ep01", "on", "agent_error:line 1 is not JSON", crash),
+    ]
+    run = build_summary(records, {"id": "r"}, seed=0)["run"]
+    assert run["agent_errors"] == {
+        "sessions": 4,
+        "first": [crash.removeprefix("agent_error:"), "line 1 is not JSON"],  # node-id order
+    }
+    assert agent_error_line({"run": run}) == (
+        "4 sessions agent_error (first: exited with code 1 before answering turn 1 of 1 "
+        "(stderr: 404 no route /v1/responses); line 1 is not JSON)"
+    )
+    clean = build_summary([rec("memory.x", "ep01", "on", 1.0)], {"id": "r"}, seed=0)["run"]
+    assert clean["agent_errors"] == {"sessions": 0, "first": []} and agent_error_line({"run": clean}) is None

@@ -109,7 +109,7 @@ class DockerAgent(ExternalAgent):
         self.mounts = {str(Path(host).resolve()): target for host, target in (mounts or {}).items()}
         self.limits = {"mem_limit": memory, "nano_cpus": int(cpus * 1e9), "pids_limit": pids}
 
-    def launch(self, ctx: SessionContext, scope: AgentScope) -> ContainerProcess:
+    def launch(self, ctx: SessionContext, scope: AgentScope, mcp: Any = None) -> ContainerProcess:
         run_dir = Path(tempfile.mkdtemp(prefix="pb-agent-"))  # short: unix socket paths are ≤ 107 bytes
         process = ContainerProcess(run_dir, f"http://127.0.0.1:{CONTAINER_GATEWAY_PORT}/v1")
         try:
@@ -161,6 +161,7 @@ class ContainerProcess:
     def __init__(self, run_dir: Path, base_url: str) -> None:
         self.run_dir = run_dir
         self.base_url = base_url
+        self.mcp_url: str | None = None  # tools over MCP: subprocess agents only, so far
         self.container: Any = None
         self.channel: LineChannel | None = None  # type: ignore[assignment]
         self._agent_listener: socket.socket | None = None

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Protocol
 
 from pydantic import BaseModel
@@ -28,12 +29,16 @@ from ..agent import AgentResult, SessionContext
 from ..gateway import AgentScope, agent_scope
 from ..models import InfraError, ModelReply
 from ..trace import redact, redact_text
+from .mcp_server import McpToolServer, SessionTools
+from .mcp_stdio import TOKEN_ENV as MCP_TOKEN_ENV
+from .mcp_stdio import URL_ENV as MCP_URL_ENV
 from .protocol import (
     MAX_LINE_BYTES,
     PROTOCOL,
     AnswerMessage,
     BudgetInfo,
     LogMessage,
+    McpAccess,
     ModelAccess,
     ProtocolViolation,
     SessionEnd,
@@ -107,6 +112,7 @@ class AgentProcess(Protocol):
     """A started agent program, whatever runs it."""
 
     base_url: str  # the gateway's OpenAI base URL as the program reaches it
+    mcp_url: str | None  # the session's MCP server as the program reaches it (None: not served)
     channel: LineChannel
 
     def connect(self, deadline: float) -> None:
@@ -121,11 +127,23 @@ class AgentProcess(Protocol):
         """Kill whatever is left and release everything (idempotent)."""
 
 
+def mcp_environment(scope: AgentScope, mcp_url: str | None) -> dict[str, str]:
+    """Where the session's MCP server is (``session_start.mcp`` says the same)."""
+    return {MCP_URL_ENV: mcp_url, MCP_TOKEN_ENV: scope.token} if mcp_url else {}
+
+
+def mcp_stdio_command() -> list[str]:
+    return [sys.executable, "-m", "pytest_pastbench.adapters.mcp_stdio"]
+
+
 def agent_environment(scope: AgentScope, base_url: str) -> dict[str, str]:
-    """What every external agent finds in its environment: the OpenAI client settings."""
+    """What every external agent finds in its environment: the OpenAI and Anthropic client settings
+    (the session token, never a provider key; the Anthropic SDK adds ``/v1`` itself)."""
     return {
         "OPENAI_BASE_URL": base_url,
         "OPENAI_API_KEY": scope.token,
+        "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
+        "ANTHROPIC_API_KEY": scope.token,
         "PASTBENCH_MODEL": scope.model,
         "PASTBENCH_PROTOCOL": PROTOCOL,
     }
@@ -134,11 +152,15 @@ def agent_environment(scope: AgentScope, base_url: str) -> dict[str, str]:
 class ExternalAgent:
     """Base of the subprocess and Docker adapters: everything but starting the program."""
 
+    serves_mcp = False  # whether the adapter can relay the session's MCP server to the program
+
     def __init__(self, name: str, mechanisms: list[str] | None = None) -> None:
         self.name = name
         self.mechanisms = sorted(mechanisms or [])
 
-    def launch(self, ctx: SessionContext, scope: AgentScope) -> AgentProcess:
+    def launch(
+        self, ctx: SessionContext, scope: AgentScope, mcp: McpToolServer | None = None
+    ) -> AgentProcess:
         """Start the program; ``InfraError`` when it cannot be (and nothing is left behind)."""
         raise NotImplementedError
 
@@ -146,19 +168,23 @@ class ExternalAgent:
         result = AgentResult(answer="")
         deadline = time.monotonic() + ctx.budgets.wall_s
         first_event = len(ctx.trace.events)
-        with agent_scope(ctx.model, ctx.budgets.max_output_tokens) as scope:
-            process = self.launch(ctx, scope)
+        tools = SessionTools(ctx)
+        with agent_scope(ctx.model, ctx.budgets.max_output_tokens) as scope, self._mcp(tools, scope) as mcp:
+            process = self.launch(ctx, scope, mcp)
             failure = None
             try:
                 process.connect(deadline)
-                self._converse(ctx, scope, process, result, deadline)
+                self._converse(ctx, scope, process, tools, result, deadline)
             except SessionTimeout:
                 result.budget_exceeded = "wall_time"
             except AgentFailure as exc:
                 failure = str(exc)
             finally:
+                # Before stopping it: what a still running program writes while it is being
+                # killed (its input closed under it) is not why it failed.
+                stderr = process.stderr_tail()
                 process.stop()
-            stderr = redact_text(process.stderr_tail()[-STDERR_TAIL_BYTES:], [scope.token])
+            stderr = redact_text(stderr[-STDERR_TAIL_BYTES:], [scope.token])
             if failure is not None:
                 result.error = _with_stderr(failure, stderr)
         for usage in scope.usage:
@@ -179,11 +205,27 @@ class ExternalAgent:
         result.answer = redact_text(result.answer, [scope.token])
         return result
 
+    @contextlib.contextmanager
+    def _mcp(self, tools: SessionTools, scope: AgentScope) -> Iterator[McpToolServer | None]:
+        """The session's MCP server while the session runs (refused once it has ended)."""
+        if not self.serves_mcp:
+            yield None
+            return
+        try:
+            server = McpToolServer(tools, scope.token).start()
+        except (OSError, RuntimeError) as exc:
+            raise InfraError(f"the session's MCP server did not start: {exc}") from None
+        try:
+            yield server
+        finally:
+            server.stop()
+
     def _converse(
         self,
         ctx: SessionContext,
         scope: AgentScope,
         process: AgentProcess,
+        tools: SessionTools,
         result: AgentResult,
         deadline: float,
     ) -> None:
@@ -192,7 +234,12 @@ class ExternalAgent:
         channel.send(
             SessionStart(
                 session=SessionInfo(index=ctx.session_index, stage=ctx.stage, turns=len(ctx.user_turns)),
-                model=ModelAccess(base_url=process.base_url, api_key=scope.token, name=scope.model),
+                model=ModelAccess(
+                    base_url=process.base_url,
+                    anthropic_base_url=process.base_url.removesuffix("/v1"),
+                    api_key=scope.token,
+                    name=scope.model,
+                ),
                 tools=ctx.tools.specs(),
                 budgets=BudgetInfo(
                     tool_calls=budgets.tool_calls,
@@ -200,6 +247,13 @@ class ExternalAgent:
                     max_output_tokens=budgets.max_output_tokens,
                     temperature=budgets.temperature,
                 ),
+                mcp=McpAccess(
+                    url=process.mcp_url,
+                    headers={"Authorization": f"Bearer {scope.token}"},
+                    stdio_command=mcp_stdio_command(),
+                )
+                if process.mcp_url
+                else None,
                 store_dir=str(ctx.tools.store.root),
             )
         )
@@ -208,6 +262,9 @@ class ExternalAgent:
             channel.send(UserTurn(turn=turn, content=content, last=turn == len(ctx.user_turns) - 1))
             while True:
                 message = self._receive(process, deadline, turn, len(ctx.user_turns))
+                if tools.over_budget:  # spent over MCP while this message was on its way
+                    result.budget_exceeded = "tool_calls"
+                    return
                 if isinstance(message, LogMessage):
                     ctx.trace.add("agent_log", session=ctx.session_index, message=message.message)
                     continue
@@ -217,11 +274,11 @@ class ExternalAgent:
                         "message", session=ctx.session_index, role="assistant", content=message.content
                     )
                     break
-                if len(ctx.tools.calls) >= budgets.tool_calls:
+                outcome = tools.call(message.name, message.arguments)
+                if outcome is None:
                     result.budget_exceeded = "tool_calls"
                     return
-                record, output = ctx.run_tool(message.name, message.arguments)
-                channel.send(ToolResult(id=message.id, ok=record.ok, content=output))
+                channel.send(ToolResult(id=message.id, ok=outcome[0], content=outcome[1]))
         with contextlib.suppress(AgentFailure):
             # It may have answered every turn and exited (or closed its input) without waiting
             # for session_end: nothing is lost. Failing it would depend on whether this write

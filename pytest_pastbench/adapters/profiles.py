@@ -38,7 +38,12 @@ class _Profile(BaseModel):
 class SubprocessProfile(_Profile):
     implementation: Literal["subprocess"]
     command: list[str] = Field(min_length=1, description="argv, or one string split like a shell")
-    cwd: str | None = Field(default=None, description="working folder (default: the profile's folder)")
+    cwd: str | None = Field(
+        default=None, description="the program's folder (default: the profile's), readable in the sandbox"
+    )
+    read_only: list[str] = Field(
+        default_factory=list, description="more folders the sandboxed program may read"
+    )
 
     _split = field_validator("command", mode="before")(_argv)
 
@@ -81,6 +86,7 @@ def external_agent(
             env=spec.env,
             pass_env=spec.pass_env,
             mechanisms=spec.mechanisms,
+            read_only=[base / path for path in spec.read_only],
         )
     from .docker import DockerAgent
 
@@ -100,16 +106,27 @@ def external_agent(
 
 
 def agent_from_spec(spec: str, docker_host: str | None = None) -> ExternalAgent:
-    """``subprocess:CMD`` or ``docker:IMAGE [CMD]``; the agent is named by the spec itself."""
+    """``subprocess:CMD`` or ``docker:IMAGE [CMD]``, named by ``spec_label`` (the whole command
+    line would break tables and plots, and put the user's paths in every report)."""
     kind, _, rest = spec.partition(":")
     argv = shlex.split(rest)
     if not argv:
         raise ValueError(f"{spec!r}: give a command after '{kind}:', e.g. subprocess:python3 my_agent.py")
+    name = spec_label(kind, argv)
     if kind == "subprocess":
-        return external_agent(spec, {"implementation": kind, "command": argv}, None)
+        return external_agent(name, {"implementation": kind, "command": argv}, None)
     return external_agent(
-        spec, {"implementation": kind, "image": argv[0], "command": argv[1:] or None}, None, docker_host
+        name, {"implementation": kind, "image": argv[0], "command": argv[1:] or None}, None, docker_host
     )
+
+
+def spec_label(kind: str, argv: list[str]) -> str:
+    """A short name for a spec: the script a program runs (``python3 /x/my_agent.py`` →
+    ``my_agent``), else the program's name; for an image its name without registry and tag."""
+    if kind == "docker":
+        return argv[0].rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0] or "docker"
+    scripts = [arg for arg in argv[1:] if not arg.startswith("-") and Path(arg).suffix]
+    return Path(scripts[0] if scripts else argv[0]).stem or "subprocess"
 
 
 def _program(command: list[str], base: Path) -> list[str]:

@@ -28,11 +28,20 @@ class ProtocolViolation(ValueError):
 
 
 class ModelAccess(BaseModel):
-    """The model under test, behind the run's OpenAI-compatible gateway."""
+    """The model under test, behind the run's gateway (chat completions, Responses, Messages)."""
 
     base_url: str = Field(description="OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1")
+    anthropic_base_url: str = Field(description="the same gateway for the Anthropic SDK (no /v1)")
     api_key: str = Field(description="this session's gateway token (send as 'Authorization: Bearer')")
     name: str = Field(description="the model name to send; the gateway refuses any other")
+
+
+class McpAccess(BaseModel):
+    """The session's tool box as an MCP server (the same tools as ``tools``, the same budget)."""
+
+    url: str = Field(description="streamable HTTP endpoint, e.g. http://127.0.0.1:PORT/mcp")
+    headers: dict[str, str] = Field(description="send these with every request (the session token)")
+    stdio_command: list[str] = Field(description="argv of a stdio MCP server bridged to the same tools")
 
 
 class SessionInfo(BaseModel):
@@ -55,6 +64,9 @@ class SessionStart(BaseModel):
     model: ModelAccess
     tools: list[dict[str, Any]] = Field(description="OpenAI-style function specs of the session's tools")
     budgets: BudgetInfo
+    mcp: McpAccess | None = Field(
+        default=None, description="the tools over MCP, when the adapter serves them"
+    )
     store_dir: str = Field(
         description="the item's store folder, to read only: writes go through the memory_*/skill_* tools"
     )

@@ -27,6 +27,11 @@ from collections.abc import Callable
 
 RUN_DIR_ENV = "PASTBENCH_RUN_DIR"
 PORT_ENV = "PASTBENCH_GATEWAY_PORT"
+# Set by the subprocess adapter's sandbox: the program keeps the shim's own stdin and stdout
+# (bubblewrap passes the harness's pipes through); only the gateway is relayed.
+STDIO_ENV = "PASTBENCH_SHIM_STDIO"
+MCP_PORT_ENV = "PASTBENCH_MCP_PORT"  # when set: that port is relayed to the session's MCP server
+MCP_SOCKET = "mcp.sock"
 AGENT_SOCKET = "agent.sock"
 GATEWAY_SOCKET = "gateway.sock"
 
@@ -77,6 +82,16 @@ def main(argv: list[str]) -> int:
     listener = socket.create_server(("127.0.0.1", int(os.environ.get(PORT_ENV, "8080"))))
     gateway = unix_connector(os.path.join(run_dir, GATEWAY_SOCKET))
     threading.Thread(target=relay, args=(listener, gateway), daemon=True).start()
+    if os.environ.get(MCP_PORT_ENV):
+        tools = socket.create_server(("127.0.0.1", int(os.environ[MCP_PORT_ENV])))
+        mcp = unix_connector(os.path.join(run_dir, MCP_SOCKET))
+        threading.Thread(target=relay, args=(tools, mcp), daemon=True).start()
+    if os.environ.get(STDIO_ENV) == "1":
+        try:
+            return subprocess.call(argv)
+        except OSError as exc:
+            print(f"pastbench shim: cannot start {argv[0]!r}: {exc}", file=sys.stderr)
+            return 127
     channel = unix_connector(os.path.join(run_dir, AGENT_SOCKET))()
     try:
         child = subprocess.Popen(argv, stdin=channel.fileno(), stdout=channel.fileno())

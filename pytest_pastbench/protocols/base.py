@@ -100,7 +100,7 @@ class ProtocolItem(OneLineItem):
             "family": self.family_id,
             "episode": self.name.partition("[")[0],
             "model": self.model,
-            "agent": session.options.agent,
+            "agent": session.agent_label(),
             "trial": self.trial,
             "infra_blocked": False,
             "reason": None,

@@ -43,6 +43,7 @@ request = urllib.request.Request(
 found["models"] = json.loads(urllib.request.urlopen(request, timeout=10).read())["data"][0]["id"]
 found["store"] = sorted(os.listdir("/pastbench/store/memory"))
 found["env"] = sorted(os.environ)
+found["same_key"] = os.environ.get("ANTHROPIC_API_KEY") == os.environ.get("OPENAI_API_KEY")
 print(json.dumps({"type": "answer", "content": json.dumps(found)}), flush=True)
 """
 
@@ -100,9 +101,10 @@ def test_the_container_has_no_network_but_the_gateway_and_a_read_only_store(
     assert found["/probe"] == "Read-only file system"
     assert found["models"] == "pastbench/recall"  # through shim → unix socket → the gateway
     assert found["store"] == ["m0001.json"]
-    # No host variables: no provider key, no host paths; the gateway settings are there.
-    assert "ANTHROPIC_API_KEY" not in found["env"] and "PYTHONPATH" not in found["env"]
-    assert {"OPENAI_BASE_URL", "OPENAI_API_KEY", "PASTBENCH_MODEL"} <= set(found["env"])
+    # No host variables: no provider key (ANTHROPIC_API_KEY is the session's gateway token), no
+    # host paths; the gateway settings are there.
+    assert found["same_key"] and "PYTHONPATH" not in found["env"]
+    assert {"OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "PASTBENCH_MODEL"} <= set(found["env"])
     assert leftovers == []  # every session's container is removed
 
 

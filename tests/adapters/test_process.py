@@ -37,6 +37,7 @@ turn = recv()
 
 
 def script_agent(tmp_path: Path, body: str) -> SubprocessAgent:
+    tmp_path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the program as another uid
     path = tmp_path / "agent_script.py"
     path.write_text(PRELUDE + body)
     return SubprocessAgent("script", [sys.executable, str(path)], cwd=tmp_path)
@@ -90,7 +91,7 @@ assert recv() == {"type": "session_end"}
 """,
     )
     session, events = run(agent, tmp_path, turns=["a", "b"])
-    assert session.answer == "second:b" and session.agent_error is None
+    assert session.answer == "second:b" and session.agent_error is None, (session, events)
     assert {"kind": "agent_log", "message": "turn 1 last=True"}.items() <= next(
         e for e in events if e["kind"] == "agent_log"
     ).items()
@@ -117,7 +118,8 @@ def test_the_program_gets_gateway_settings_and_no_provider_keys(tmp_path: Path, 
     agent = script_agent(tmp_path, 'send({"type": "answer", "content": json.dumps(dict(os.environ))})\n')
     session, _ = run(agent, tmp_path)
     env = json.loads(session.answer)
-    assert "ANTHROPIC_API_KEY" not in env
+    assert env["ANTHROPIC_API_KEY"] == env["OPENAI_API_KEY"]  # the session's token, not the host's key
+    assert "sk-ant-not-for-agents" not in session.answer
     assert env["OPENAI_BASE_URL"].endswith("/v1") and env["PASTBENCH_MODEL"] == "pastbench/recall"
     assert env["PATH"] == os.environ["PATH"]
 
@@ -166,16 +168,29 @@ sys.exit(3)
 
 
 def test_wall_clock_budget_kills_the_whole_process_group(tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
+    marker = f"pastbench-orphan-{os.getpid()}-{tmp_path.name}"  # names the child on the host
     body = f"""
 import subprocess
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-open({str(pid_file)!r}, "w").write(str(child.pid))
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", {marker!r}])
+send({{"type": "log", "message": "child started"}})
 time.sleep(600)
 """
-    session, _ = run(script_agent(tmp_path, body), tmp_path, budgets=Budgets(wall_s=10))
+    session, events = run(script_agent(tmp_path, body), tmp_path, budgets=Budgets(wall_s=10))
     assert session.budget_exceeded == "wall_time" and session.agent_error is None
-    assert not running(int(pid_file.read_text()))  # the program's own child was killed too
+    assert any(e["kind"] == "agent_log" for e in events)  # the child did start
+    assert not [pid for pid in commands_with(marker) if running(pid)]  # and was killed too
+
+
+def commands_with(marker: str) -> list[int]:
+    """Host pids whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
 
 
 def running(pid: int) -> bool:
@@ -264,3 +279,21 @@ def test_from_a_worker_the_scope_is_opened_on_the_controllers_gateway(tmp_path: 
         and session.model_calls == service.ledger_json()["pastbench/recall"]["calls"]
     )
     assert session.prompt_tokens == service.ledger_json()["pastbench/recall"]["prompt_tokens"] > 0
+
+
+def test_a_stream_cut_by_a_provider_error_is_infra_not_the_agents_fault(tmp_path: Path) -> None:
+    # The gateway has sent 200 and opened the event stream when the provider fails: the program
+    # sees an error event mid-stream, and whatever it makes of it, the item is infra_blocked.
+    body = """
+body = {"model": start["model"]["name"], "stream": True, "messages": [{"role": "user", "content": "x"}]}
+request = urllib.request.Request(
+    start["model"]["base_url"] + "/chat/completions",
+    data=json.dumps(body).encode(),
+    headers={"Authorization": "Bearer " + start["model"]["api_key"], "Content-Type": "application/json"},
+)
+with urllib.request.urlopen(request) as response:
+    events = response.read().decode()
+send({"type": "answer", "content": "status %d: %s" % (response.status, events)})
+"""
+    with pytest.raises(InfraError, match="model gateway: .*unknown offline model pastbench/oracle"):
+        run(script_agent(tmp_path, body), tmp_path, model="pastbench/oracle")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from pytest_pastbench.adapters.docker import engine_candidates
 from pytest_pastbench.adapters.process import SubprocessAgent
+from pytest_pastbench.adapters.profiles import spec_label
 from pytest_pastbench.agent import HermesAgent, make_agent
 from tests.family_samples import GOOD_MEMORY
 
@@ -24,10 +26,29 @@ def test_subprocess_spec_is_split_like_a_shell() -> None:
     assert agent.command == [sys.executable, "-u", "my agent.py"] and agent.cwd == Path.cwd()
 
 
+@pytest.mark.parametrize(
+    ("spec", "label"),
+    [
+        (f"subprocess:{sys.executable} -u /home/me/agents/my_agent.py --fast", "my_agent"),
+        ("subprocess:/opt/bin/agent-cli serve", "agent-cli"),
+        ("subprocess:npx ./dist/agent.js", "agent"),
+        ("docker:registry.local:5000/team/pastbench-agent:1.2 python3 /agent/a.py", "pastbench-agent"),
+    ],
+)
+def test_a_spec_is_labelled_by_its_program_never_by_its_command_line(spec: str, label: str) -> None:
+    kind, _, rest = spec.partition(":")
+    assert spec_label(kind, shlex.split(rest)) == label
+
+
 def test_a_profile_file_runs_its_command_from_its_own_folder() -> None:
     agent = make_agent(str(EXAMPLE_PROFILE), REGISTERED)
     assert isinstance(agent, SubprocessAgent)
-    assert agent.name == "stdio-example" and agent.command == ["python3", "agent.py"]
+    # It starts in a fresh folder of its own: an argument naming a file of the profile's folder
+    # is made absolute.
+    assert agent.name == "stdio-example" and agent.command == [
+        "python3",
+        str(EXAMPLE_PROFILE.parent / "agent.py"),
+    ]
     assert agent.cwd == EXAMPLE_PROFILE.parent
 
 
@@ -66,6 +87,7 @@ def test_engine_discovery_order(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.Pytester) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
+    pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     result = pytester.runpytest_subprocess(
         "families", "-k", "ep01", f"--pastbench-agent={EXAMPLE_PROFILE}", "--pastbench-run-id=ext", "-n", "2"
@@ -83,6 +105,7 @@ def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.
 
 def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest.Pytester) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
+    pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     (pytester.path / "crash.py").write_text(
         "import sys\nsys.stdin.readline()\nraise SystemExit('no model key')\n"
@@ -103,6 +126,39 @@ def test_a_crashing_agent_scores_zero_with_its_reason_not_infra(pytester: pytest
     assert records[0]["record"]["reasons"] == [
         "agent_error:exited with code 1 before answering turn 1 of 1 (stderr: no model key)"
     ]
+    # Visible where the user looks, not only in the records: the terminal and the summary.
+    reason = "exited with code 1 before answering turn 1 of 1 (stderr: no model key)"
+    result.stdout.fnmatch_lines([f"2 sessions agent_error (first: {reason})"])
+    summary = json.loads((pytester.path / "reports/crash/sequence_summary.json").read_text())
+    assert summary["configs"][0]["label"] == "crash@pastbench/recall"  # not the command line
+    assert summary["run"]["agent_errors"] == {
+        "sessions": 2,
+        "first": [reason],
+    }
+
+
+def test_the_agent_label_option_names_the_config_in_every_output(pytester: pytest.Pytester) -> None:
+    (pytester.path / "families" / "memory").mkdir(parents=True)
+    pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
+    (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
+    (pytester.path / "quiet.py").write_text("import sys\nsys.stdin.readline()\n")
+    result = pytester.runpytest_subprocess(
+        "families",
+        f"--pastbench-agent=subprocess:{sys.executable} {pytester.path / 'quiet.py'}",
+        "--pastbench-agent-label=team-agent",
+        "--pastbench-run-id=label",
+        "--pastbench-persistence=on",
+        "-k",
+        "ep01",
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["team-agent@pastbench/recall"])
+    run_dir = pytester.path / "reports" / "label"
+    summary = json.loads((run_dir / "sequence_summary.json").read_text())
+    assert summary["configs"][0]["label"] == "team-agent@pastbench/recall"
+    records = json.loads((run_dir / "sequence_results.json").read_text())["records"]
+    assert {r["agent"] for r in records} == {"team-agent"}
+    assert not [line for line in result.stdout.lines if "@pastbench/recall" in line and "quiet.py" in line]
 
 
 def test_an_unreachable_engine_is_a_usage_error(pytester: pytest.Pytester) -> None:

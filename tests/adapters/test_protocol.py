@@ -57,7 +57,12 @@ def test_harness_messages_are_one_json_line_with_the_version() -> None:
     start = SessionStart.model_validate(
         {
             "session": {"index": 0, "stage": "learn", "turns": 1},
-            "model": {"base_url": "http://127.0.0.1:1/v1", "api_key": "k", "name": "m"},
+            "model": {
+                "base_url": "http://127.0.0.1:1/v1",
+                "anthropic_base_url": "http://127.0.0.1:1",
+                "api_key": "k",
+                "name": "m",
+            },
             "tools": [],
             "budgets": {"tool_calls": 50, "wall_s": 300, "max_output_tokens": 8192, "temperature": 0},
             "store_dir": "/s",
