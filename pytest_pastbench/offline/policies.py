@@ -379,15 +379,10 @@ def _store(
                 args["entity"] = entity
             if CORRECTION_CUES.search(statement):
                 similar = _entries(replay.call("memory_search", {"query": statement}))
+                # One note per write (its ``supersedes``); E5's close pass retires the others.
                 stale = _replaced(statement, similar)
                 if stale:
                     args["supersedes"] = stale[0]
-                written = replay.call("memory_write", args)
-                if isinstance(written, dict) and written.get("id"):
-                    replay.batch(
-                        [("memory_update", {"id": i, "superseded_by": str(written["id"])}) for i in stale[1:]]
-                    )
-                continue
         # Without E2 a correction is written as a new note: the one it replaces stays live.
         replay.call("memory_write", args)
 
