@@ -47,7 +47,6 @@ COMMON = [
 
 
 @CURATOR_EDGE_PENDING
-@CURATOR_EDGE_PENDING
 def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(WEAKENED_AGENT)
     saved = pytester.runpytest_subprocess(*COMMON, "--pastbench-save=main")
