@@ -183,6 +183,19 @@ AnyOfCheck.model_rebuild()
 RubricCheck.model_rebuild()
 
 
+def answer_values(check: Check) -> list[str]:
+    """The values a credit check looks for in the answer (value forms, contains values, and those
+    of any_of alternatives and rubric fallbacks); guards and structural checks give none."""
+    if isinstance(check, ValueCheck):
+        return check.forms()
+    if isinstance(check, ContainsCheck):
+        return list(check.values)
+    if isinstance(check, AnyOfCheck | RubricCheck):
+        nested = check.checks if isinstance(check, AnyOfCheck) else check.fallback
+        return [v for c in nested for v in answer_values(c)]
+    return []
+
+
 def is_guard(check: Check) -> bool:
     """Guards can lower or zero c_e but never earn credit: doing nothing satisfies them."""
     if isinstance(check, ForbidsCheck):

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from pytest_pastbench.agent import HermesAgent
@@ -46,8 +45,9 @@ def test_off_arm_runs_only_evals_from_an_empty_store(tmp_path: Path) -> None:
     searches = [e for e in outcome.trace if e["kind"] == "tool_call" and e["name"] == "memory_search"]
     assert searches and all(e["result"] == [] for e in searches)
     assert outcome.record.mech is None
-    # 0.8 × (1 of 2 checks: the forbids passes on an empty answer) + 0.2 × r(=1) = 0.6
-    assert outcome.record.score == pytest.approx(0.6)
+    # Nothing stored, nothing to answer with: the forbids guard passes but earns no credit, and
+    # r_e enters only when a call failed, so s_e = σ · c = 0.
+    assert outcome.record.score == 0.0
 
 
 def test_recall_keeps_the_stale_fact_and_loses_on_update(tmp_path: Path) -> None:

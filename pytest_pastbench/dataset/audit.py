@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ..loader import FamilyFileError, load_family
+from ..matching import asserts_all
 from ..offline.direct import PolicyModel
-from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session
+from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session, answer_values
 from ..text import normalise
 
 # capability -> (families, episodes) of the PAST-Bench dataset
@@ -198,9 +199,9 @@ def _has_safety_rule(episode: Episode) -> bool:
 
 
 def asserts(fact: Fact, text: str) -> bool:
-    """The text states the fact: its whole text, or every one of its match terms."""
-    text = normalise(text)
-    return normalise(fact.text) in text or all(normalise(t) in text for t in fact.terms())
+    """The text states the fact: its whole text, or every one of its match terms (matched as
+    ``value`` checks match: normalised, token-bounded; CHECKS.md)."""
+    return asserts_all(text, [fact.text]) or asserts_all(text, fact.terms())
 
 
 def session_text(session: Session) -> str:
@@ -236,11 +237,10 @@ def check_leaks(where: str, episode: Episode) -> list[Finding]:
                 if normalise(term) in text:
                     findings.append(Finding(spot, "leak", f"the eval text names the stale value {term!r}"))
         for check in session.checks:
-            values = getattr(check, "values", None) or []
             findings += [
                 Finding(spot, "leak", f"the eval text contains the {check.type} value {v!r}")
-                for v in values
-                if normalise(v) in text
+                for v in answer_values(check)
+                if asserts_all(text, [v])
             ]
     return findings
 

@@ -23,7 +23,7 @@ from typing import Any
 from pytest_pastbench.agent import AgentResult, HermesAgent, SessionContext
 from pytest_pastbench.models import ModelReply
 from pytest_pastbench.offline.direct import PolicyModel
-from pytest_pastbench.schema import AnyOfCheck, Check, ContainsCheck, Family, RubricCheck, ValueCheck
+from pytest_pastbench.schema import Family, answer_values
 from pytest_pastbench.text import content_words
 
 
@@ -105,19 +105,6 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def checked_values(check: Check) -> list[str]:
-    """The answer values a check looks for (what a cross-episode agent would copy)."""
-    if isinstance(check, ValueCheck):
-        return check.forms()
-    if isinstance(check, ContainsCheck):
-        return list(check.values)
-    if isinstance(check, AnyOfCheck):
-        return [v for c in check.checks for v in checked_values(c)]
-    if isinstance(check, RubricCheck):
-        return [v for c in check.fallback for v in checked_values(c)]
-    return []
-
-
 class CrossEpisodeAgent(_Scripted):
     """Answers with every value the other episodes of its family check (one agent per episode)."""
 
@@ -130,7 +117,7 @@ class CrossEpisodeAgent(_Scripted):
             if episode.id != episode_id
             for session in episode.eval_sessions()
             for check in session.checks
-            for value in checked_values(check)
+            for value in answer_values(check)
         ]
         self.values = list(dict.fromkeys(values))
 

@@ -207,3 +207,19 @@ def test_an_unsatisfiable_check_names_file_episode_session_and_check(tmp_path: P
     [finding, *_] = [f for f in report.findings if f.rule == "oracle"]
     assert finding.where.endswith("tiny.yaml::ep01[2]")
     assert "cannot satisfy check 1 (contains): missing ['a value nobody taught']" in finding.message
+
+
+def test_a_value_check_whose_value_its_own_prompt_says_is_a_leak(tmp_path: Path) -> None:
+    def value_in_prompt(episode: dict[str, Any]) -> None:
+        episode["sessions"][2]["checks"] = [
+            {"type": "value", "value": "@mira.k"},
+            {
+                "type": "any_of",
+                "checks": [{"type": "value", "value": "Brightwater"}, {"type": "value", "value": "x"}],
+            },
+        ]
+
+    report = audit([write(tmp_path, mutated(value_in_prompt))], check_counts=False, run_policies=False)
+    assert [f.message for f in report.findings if f.rule == "leak"] == [
+        "the eval text contains the any_of value 'Brightwater'"
+    ]
