@@ -8,8 +8,10 @@ the tool results already in the conversation, so it is a pure function of the me
 - ``recall``: searches memory before answering, stores every statement it is told (noise and
   secrets included), never deletes or supersedes anything.
 - ``curator``: like recall, plus skills for numbered procedures, and skipping one-off remarks,
-  secrets and duplicates. It is selective about reading too: a question about a document (an
-  archived retrospective, a handoff) goes straight to the archive, without a memory search.
+  credentials (by their shape, whatever they are called) and duplicates. It is selective about
+  reading too: a question about a document (an archived retrospective, a handoff) goes straight
+  to the archive, without a memory search. It knows a correction by plain words of change ("now",
+  "no longer", "as of", "took over"), not by any phrasing of the data; it infers no unstated rule.
 
 The reference models use what Hermes' mechanisms (``mechanisms.py``) put in front of them, and
 only that — the runtime's messages and the tool schemas. Their base behaviour carries the
