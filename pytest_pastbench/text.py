@@ -22,7 +22,8 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 _WORD = re.compile(r"[a-z0-9][a-z0-9@._\-/]*[a-z0-9]|[a-z0-9]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9@])")
+# A sentence ends at . ! or ? (a closing quote or bracket may follow: 'was dropped." Right now').
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019)\]]))\s+(?=[\"'\u201c(\[]?[A-Z0-9@])")
 LIST_ITEM = re.compile(r"^\s*(?:step\s*)?\d{1,2}[.)]\s+\S", re.IGNORECASE)
 
 

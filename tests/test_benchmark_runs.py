@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.family_samples import CURATOR_EDGE_PENDING, builtin_sample
+from tests.family_samples import builtin_sample
 
 CANARY_CONFTEST = '''
 import json
@@ -63,7 +63,6 @@ def without_run_times(data: dict) -> dict:
     return {**data, "run": run}
 
 
-@CURATOR_EDGE_PENDING
 def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     # Two episodes of each sample family (16 episodes, 96 items) separate the three models. In update
     # both base models answer the stale note beside its correction (asserting the superseded value:

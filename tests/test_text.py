@@ -14,3 +14,14 @@ def test_idf_overlap_score_does_not_depend_on_the_order_of_the_words() -> None:
 def test_idf_overlap_score_weights_rare_words_higher() -> None:
     frequency = {"rare": 1, "common": 9}
     assert idf_overlap_score(["rare"], 10, frequency) > idf_overlap_score(["common"], 10, frequency)
+
+
+def test_a_sentence_ends_after_a_closing_quote() -> None:
+    from pytest_pastbench.text import sentences
+
+    text = 'She wrote: "The old path is gone. Use the new one." Right now I am offline.'
+    assert sentences(text) == [
+        'She wrote: "The old path is gone.',
+        'Use the new one."',
+        "Right now I am offline.",
+    ]

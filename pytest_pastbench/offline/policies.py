@@ -8,8 +8,10 @@ the tool results already in the conversation, so it is a pure function of the me
 - ``recall``: searches memory before answering, stores every statement it is told (noise and
   secrets included), never deletes or supersedes anything.
 - ``curator``: like recall, plus skills for numbered procedures, and skipping one-off remarks,
-  secrets and duplicates. It is selective about reading too: a question about a document (an
-  archived retrospective, a handoff) goes straight to the archive, without a memory search.
+  credentials (by their shape, whatever they are called) and duplicates. It is selective about
+  reading too: a question about a document (an archived retrospective, a handoff) goes straight
+  to the archive, without a memory search. It knows a correction by plain words of change ("now",
+  "no longer", "as of", "took over"), not by any phrasing of the data; it infers no unstated rule.
 
 The reference models use what Hermes' mechanisms (``mechanisms.py``) put in front of them, and
 only that — the runtime's messages and the tool schemas. Their base behaviour carries the
@@ -35,20 +37,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..mechanisms import E1_HELD, E3_OFFER, E4_SEND_BACK, E5_CLOSE, RUNTIME_PREFIX
-from ..text import content_words, normalise, sentences
+from ..text import content_words, normalise, sentences, words
 
 NOISE_CUES = re.compile(
     r"\b(just for today|only today|for today only|this time only|just this once|for this session"
-    r"|right now i'?m|today i'?m|this afternoon i'?m|this morning i'?m|for now i'?m)\b",
+    r"|right now|today i'?m|this afternoon|this morning|tonight|at the moment|for now i'?m)\b",
     re.IGNORECASE,
 )
+# Plain words of change, as a correction arrives at work (a forwarded notice, a bounce, a reply).
 CORRECTION_CUES = re.compile(
     r"\b(now|instead|no longer|changed to|moved to|correction|from now on|replaces|replaced"
-    r"|going forward|has changed|updated to|effective)\b",
+    r"|going forward|has changed|updated to|effective|as of|retired|dropped|discontinued|took over"
+    r"|taken over|takes over|switched|superseded|obsolete|outdated|anymore|any more|old process)\b",
     re.IGNORECASE,
 )
+# A credential word counts only with a code-like token right after it ("the API token is
+# AssetTrack-2f9Q..", "(code 480715)"), not in "a hardware token" or "HS code 8471.30".
 SECRET_CUES = re.compile(
-    r"\b(password|passphrase|api[ _-]?key|token|secret)\b|\b[A-Za-z0-9]*\d[A-Za-z0-9]*[A-Z][A-Za-z0-9]{10,}\b"
+    r"\b(password|passphrase|passcode|api[ _-]?key|token|secret|credentials?|key|code|pin|otp|login)\b"
+    r"(?:\W+\w+){0,2}?\W+(?=[^\s,;]*\d)(?![^\s,;]*\d\.\d)[^\s,;]{4,}",
+    re.IGNORECASE,
+)
+_TOKEN_EDGES = "\"'()[]{}<>,;:.?"
+_SYMBOLS = frozenset("!#$%&*+=~|")
+# A retraction only says the old value is gone; it asserts nothing new worth keeping.
+RETRACTION_CUES = re.compile(
+    r"\b(no longer|retired|dropped|discontinued|anymore|any more|obsolete|outdated|old process)\b",
+    re.IGNORECASE,
 )
 PROHIBITION_CUES = re.compile(
     r"\b(freeze|frozen|do not deploy|don't deploy|no deploys?|must not|blocked|embargo)\b", re.IGNORECASE
@@ -366,9 +381,10 @@ def _store(
                 args["entity"] = entity
             if CORRECTION_CUES.search(statement):
                 similar = _entries(replay.call("memory_search", {"query": statement}))
-                target = _most_similar(statement, similar)
-                if target:
-                    args["supersedes"] = target
+                # One note per write (its ``supersedes``); E5's close pass retires the others.
+                stale = _replaced(statement, similar)
+                if stale:
+                    args["supersedes"] = stale[0]
         # Without E2 a correction is written as a new note: the one it replaces stays live.
         replay.call("memory_write", args)
 
@@ -392,33 +408,94 @@ def _close_pass(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> 
         for statement in _worth_keeping(sentences(text)):
             if not CORRECTION_CUES.search(statement) or statement.rstrip().endswith("?"):
                 continue
-            hits = _entries(replay.call("memory_search", {"query": statement}))
+            hits = _entries(replay.call("memory_search", {"query": _with_handles(statement)}))
             current = next((h for h in hits if normalise(h["text"]) == normalise(statement)), None)
             if current is None:
                 written = replay.call("memory_write", {"text": statement})
                 current = {"id": written.get("id"), "text": statement} if isinstance(written, dict) else None
             others = [h for h in hits if current is None or h.get("id") != current.get("id")]
-            stale = _most_similar(statement, others)
-            if stale and current and current.get("id"):
-                if structured:
-                    replay.call("memory_update", {"id": stale, "superseded_by": str(current["id"])})
-                else:
-                    replay.call("memory_delete", {"id": stale})
+            if not (current and current.get("id")):
+                continue
+            if structured:
+                replay.batch(
+                    [
+                        ("memory_update", {"id": i, "superseded_by": str(current["id"])})
+                        for i in _replaced(statement, others)
+                    ]
+                )
+            else:
+                replay.batch([("memory_delete", {"id": i}) for i in _replaced(statement, others)])
     return "DONE"
 
 
 def _skip(statement: str) -> bool:
-    return bool(NOISE_CUES.search(statement) or SECRET_CUES.search(statement))
+    return bool(NOISE_CUES.search(statement) or _has_credential(statement))
 
 
-def _most_similar(statement: str, candidates: list[dict[str, Any]]) -> str | None:
-    words = set(content_words(statement))
-    best, best_overlap = None, 1
+def _has_credential(text: str) -> bool:
+    return bool(SECRET_CUES.search(text)) or any(_credential_like(t) for t in text.split())
+
+
+def _credential_like(token: str) -> bool:
+    """A login, key or code, whatever it is called: a long token that mixes letters and digits
+    with mixed case, a symbol, or a lower-case letter-digit run ("Harbor!8842", "sk-77aa91").
+    Ticket ids ("OPS-1234"), versions and handles are not."""
+    token = token.strip(_TOKEN_EDGES).removesuffix("'s")
+    letters, digits = any(c.isalpha() for c in token), any(c.isdigit() for c in token)
+    if len(token) < 8 or not (letters and digits) or token.startswith("@") or VERSION.fullmatch(token):
+        return False
+    if sum(c.isdigit() for c in token) < 2:
+        return False  # "Corp-Std-3", "refunded-v2": names, not keys
+    mixed_case = any(c.islower() for c in token) and any(c.isupper() for c in token)
+    lower_with_digits = any(
+        any(c.islower() for c in part) and sum(c.isdigit() for c in part) >= 2
+        for part in re.split(r"[-_./]", token)
+        if not re.fullmatch(r"v\d+", part)  # a version ("v2026-03")
+    )
+    long_run = len(token) >= 12 and token.isalnum()  # "AKIA7SALT3R9QW2X"
+    return mixed_case or lower_with_digits or long_run or bool(_SYMBOLS & set(token))
+
+
+def _replaced(statement: str, candidates: list[dict[str, Any]]) -> list[str]:
+    """Ids of the notes a correction replaces: the most similar one (two shared words at least; a
+    note holding a value the correction does not repeat wins a tie), then every other note that
+    states one of that note's replaced values ("Dock 11") about the same thing."""
+    terms, values = _terms(statement), _values(statement)
+    best: dict[str, Any] | None = None
+    best_score = 1
     for candidate in candidates:
-        overlap = len(words & set(content_words(candidate["text"])))
-        if overlap > best_overlap and "id" in candidate:
-            best, best_overlap = str(candidate["id"]), overlap
-    return best
+        overlap = len(terms & _terms(candidate["text"]))
+        score = overlap + (0.5 if _values(candidate["text"]) - values else 0)
+        if overlap >= 2 and score > best_score and "id" in candidate:
+            best, best_score = candidate, score
+    if best is None:
+        return []
+    old_values = _values(best["text"]) - values
+    others = [
+        str(c["id"])
+        for c in candidates
+        if "id" in c and c is not best and old_values & _values(c["text"]) and terms & _terms(c["text"])
+    ]
+    return [str(best["id"]), *others]
+
+
+def _with_handles(text: str) -> str:
+    """The text plus the chat handle of each full name in it ("Dara Voss" -> "@dara.voss"), so a
+    correction that names a person finds the note that gave their handle."""
+    names = re.findall(r"\b([A-Z][a-z]+) ([A-Z][a-z]+)\b", text)
+    return " ".join([text, *(f"@{first.lower()}.{last.lower()}" for first, last in names)])
+
+
+def _terms(text: str) -> set[str]:
+    """Content words, with a handle's parts too ("@dara.voss" is also "dara", "voss")."""
+    found = set(content_words(text))
+    return found | {part for w in found if w.startswith("@") for part in re.split(r"[@._-]", w) if part}
+
+
+def _values(text: str) -> set[str]:
+    """The value-like words of a note: numbers, ids, handles and upper-case codes."""
+    found = {w for w in words(text) if w.startswith("@") or any(c.isdigit() for c in w)}
+    return found | {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b", text) if len(m) >= 2}
 
 
 def _compose_answer(

@@ -146,3 +146,50 @@ def test_decide_is_a_pure_function_of_the_messages() -> None:
 def test_a_session_without_tools_still_gets_an_answer() -> None:
     messages = [{"role": "user", "content": ASK}]
     assert "content" in decide(POLICIES["curator"], messages, set())
+
+
+# A correction the way it arrives at work: a forwarded notice, no "from now on", the old value
+# repeated in the notice's first line, and a transient remark after the closing quote.
+FORWARDED = (
+    'The depot sent this, can you reword it for the client? "Pickup failed at Bay 7. The yard says '
+    'Bay 7 closed for repairs; Osterfeld parcels are now collected at Bay 12C only." '
+    "I'm stuck in a meeting right now, so keep it short."
+)
+TOLD = "Draft the pickup note for Osterfeld. Their parcels are collected at Bay 7 by the north gate."
+
+
+def test_the_close_pass_retires_every_note_that_states_the_replaced_value(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for index, text in enumerate([TOLD, FORWARDED]):
+        session("curator", store, text, index=index, mechanisms=["E2", "E5"])
+    live = [e.text for e in store.entries() if e.is_live()]
+    assert any("Bay 12C" in t for t in live)
+    # The old note and the notice's "Pickup failed at Bay 7." are retired; only the correction
+    # itself still names the old bay.
+    assert all("Bay 12C" in t for t in live if "Bay 7" in t), live
+    assert not any("meeting" in t for t in live)  # the sentence after the closing quote is noise
+
+
+def test_the_base_curator_keeps_the_forwarded_notice_beside_the_old_note(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for index, text in enumerate([TOLD, FORWARDED]):
+        session("curator", store, text, index=index)
+    live = [e.text for e in store.entries() if e.is_live()]
+    assert any("Bay 12C" in t for t in live) and any("Bay 7 by the north gate" in t for t in live)
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("The billing console login is ops-admin / Quartz!5521 if you need it.", False),
+        ("Their sandbox key is sk-93bd07ee, rotate it after the demo.", False),
+        ("The side door code 663104 works after hours.", False),
+        ("The deploy hook is hk-build-Zr81p, use it sparingly.", False),
+        ("Refund tickets for Osterfeld go to the OPS-4471 queue with priority P2.", True),
+        ("The Osterfeld app ships v10.12.3 to the Corp-Std-3 profile next week.", True),
+    ],
+)
+def test_the_curator_never_stores_a_credential(tmp_path: Path, text: str, stored: bool) -> None:
+    store = Store(tmp_path)
+    session("curator", store, text)
+    assert bool(store.entries()) is stored, [e.text for e in store.entries()]
