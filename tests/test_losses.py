@@ -81,9 +81,10 @@ def test_a_low_score_names_its_losses_in_v_the_failure_the_record_and_the_html(
     )
     status = (
         "families/update/tiny_corrections.yaml::ep01[off-t0] "
-        "CONTROL 0.60 (failed contains: missing ['7th business day'] −0.40)"
+        "CONTROL 0.00 (failed contains: missing ['7th business day'] −1.00)"
     )
-    failure = "score 0.600 < pass threshold 0.9; lost to: failed forbids: contains forbidden ['5th'] −0.40"
+    # A failed guard zeroes c (guards never earn credit, they only take it away): all of it is lost there.
+    failure = "score 0.000 < pass threshold 0.9; lost to: failed forbids: contains forbidden ['5th'] −1.00"
     assert any(line.startswith(status) for line in result.stdout.lines), result.stdout.str()
     assert failure in result.stdout.lines
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
@@ -93,10 +94,10 @@ def test_a_low_score_names_its_losses_in_v_the_failure_the_record_and_the_html(
         for r in json.loads((pytester.path / "reports/r/sequence_results.json").read_text())["records"]
         if r["arm"] == "on"
     ]
-    assert on["score"] == pytest.approx(0.6) and on["reasons"] == [
+    assert on["score"] == pytest.approx(0.0) and on["reasons"] == [
         "failed forbids: contains forbidden ['5th']"
     ]
-    assert on["losses"] == [{"reason": on["reasons"][0], "loss": 0.4, "sessions": [2]}]
+    assert on["losses"] == [{"reason": on["reasons"][0], "loss": 1.0, "sessions": [2]}]
     assert pastbench(["html", str(pytester.path / "reports/r")]) == 0
     html = (pytester.path / "reports/r/report.html").read_text()
-    assert "<div>failed forbids: contains forbidden [&#x27;5th&#x27;] −0.40</div>" in html
+    assert "<div>failed forbids: contains forbidden [&#x27;5th&#x27;] −1.00</div>" in html

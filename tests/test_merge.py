@@ -80,7 +80,7 @@ def test_three_shards_merge_into_the_unsharded_run(
         "merged 3 shards into reports/merged (pastbench summarize reports/merged)" in capsys.readouterr().out
     )
     assert main(summarize_command) == 0
-    assert "update.rule_migration" in capsys.readouterr().out
+    assert "update.SM04_rule_migration" in capsys.readouterr().out
     merged = reports / "merged"
     assert read(merged, "sequence_summary.json")["run"]["id"] == "merged"
     assert without_run_times(read(merged, "sequence_summary.json")) == without_run_times(
