@@ -1,7 +1,5 @@
 """Small family files for plugin tests (the built-in data is tested on its own)."""
 
-import pytest
-
 # The PAST items of the built-in set, by capability marker: the packaged families also hold the
 # DESIGN §8 protocols' files (families/streams/, ...), which tests of the PAST runs leave out.
 PAST_ITEMS = ("-m", "memory or procedural or gathering or update")
@@ -105,16 +103,6 @@ SAMPLE_FAMILIES = {
     "update": ("SM03_fact_correction", "SM04_rule_migration"),
 }
 SAMPLE_EPISODES = ("ep01", "ep02", "ep03", "ep04")
-
-# On the whole update capability the generic curator now beats recall (tests/adversarial/
-# test_baseline_profiles.py), but on this 4-episode slice two episodes score the same for every
-# model (SM03 ep02: the eval's "renewal" does not find the note's "renewals"; SM04 ep02: recall
-# is right too), so a gate's 95% CI of the change still reaches 0 ("within noise") and E2 alone
-# retires one note per correction, not the forwarded line that repeats the old value (SM03 ep01).
-# Strict: the two gate tests that need a clear update drop on the slice must pass once it shows.
-CURATOR_EDGE_PENDING = pytest.mark.xfail(
-    strict=True, reason="update gate on the 4-episode slice is within noise (issue 16 item 6)"
-)
 
 
 def builtin_sample(*capabilities: str, episodes: tuple[str, ...] = SAMPLE_EPISODES) -> list[str]:
