@@ -23,9 +23,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 CACHE = Path(os.environ.get("PASTBENCH_EXAMPLES_CACHE", Path.home() / ".cache" / "pastbench-examples"))
-FAMILY = REPO / "families" / "memory" / "EP02_exception_list_recall.yaml"
+FAMILY = REPO / "families" / "memory" / "SM02_constraint_retention.yaml"
 EPISODES = "ep01 or ep02 or ep03 or ep04 or ep05"
-FAMILY_ID = "memory.EP02_exception_list_recall"
+FAMILY_ID = "memory.SM02_constraint_retention"
 BUILD_TIMEOUT_S = 900
 RUN_TIMEOUT_S = 900
 
