@@ -7,7 +7,8 @@ The five components, each in [0, 1] or N/A (None):
 - ``wp`` (write precision, the paper's name): share of the key facts the live entries *together*
   assert after the last learn session (one entry per step of a procedure is fine).
 - ``ra`` (retrieval accuracy): share of eval sessions in which a successful read or search
-  returned a key fact **and the answer that followed used it** (said its informative terms).
+  returned a key fact **and the session then used it**: its answer, or the arguments of a world
+  tool it called (not a store tool), says the fact's informative terms.
 - ``uc`` (update correctness; episodes with stale facts): 1 when the corrected facts are live,
   no stale fact is live and no answer uses one; 0.5 when corrected but a stale fact is live or
   used; 0 otherwise (an empty store: forgetting everything is not updating).
@@ -29,12 +30,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pytest_pastbench.matching import mentions, normalise_for_match
-from pytest_pastbench.records import MechScore, SessionRun, SessionScore, StoreEntry
+from pytest_pastbench.records import MechScore, SessionRun, SessionScore, StoreEntry, ToolCall
 from pytest_pastbench.schema import EVAL_STAGES, Episode, Fact
 from pytest_pastbench.stats import mean
 from pytest_pastbench.text import normalise, sentences
 
 _READ_OPS = ("read", "search")
+_STORE_TOOL_PREFIXES = ("memory_", "skill_")
 
 
 def canonical(text: str) -> str:
@@ -92,18 +94,28 @@ def _bears_key(canonical_text: str, key_facts: list[Fact], prompts: str) -> bool
 
 
 def used_retrieved_fact(run: SessionRun, key_facts: list[Fact], prompt: str) -> bool:
-    """Did a successful read/search here return a key fact that the session's answer then used?"""
+    """Did a successful read/search here return a key fact that the session then used: said in
+    its answer, or passed to a world tool (a ticket filed in the queue the note names is a use)?"""
     retrieved = together(
         t for a in run.store_accesses if a.ok and a.op in _READ_OPS for t in a.returned_texts
     )
     if not retrieved.strip():
         return False
-    answer = canonical(run.answer)
+    answer = together([run.answer, *(_arguments_text(c) for c in run.tool_calls if _acts_on_world(c))])
     for fact in key_facts:
         terms = informative_terms(fact, prompt)
         if _asserts_canonical(retrieved, terms) and _asserts_canonical(answer, terms):
             return True
     return False
+
+
+def _acts_on_world(call: ToolCall) -> bool:
+    # Store tools move facts around (a search for the fact is not a use of it); world tools act.
+    return call.ok and not call.name.startswith(_STORE_TOOL_PREFIXES)
+
+
+def _arguments_text(call: ToolCall) -> str:
+    return " ".join(str(v) for v in call.arguments.values())
 
 
 def _live_after(runs: list[SessionRun], stages: tuple[str, ...]) -> list[StoreEntry]:
