@@ -15,6 +15,10 @@ import pytest
 from .cache import CACHE_MODES
 
 PERSISTENCE_CHOICES = ("both", "on", "off")
+# Items in flight per process. A run waits on model latency, so threads, not cores, set its
+# speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
+# connections per provider busy, and an -n 0 run still overlaps 8 items.
+DEFAULT_CONCURRENCY = 8
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "max-connections",
         "model calls in flight per provider, shared by every worker, agent and judge (default 16)",
+    ),
+    OptionSpec(
+        "concurrency",
+        "items in flight at once in each pytest process (the -n 0 process or each xdist worker), "
+        "on threads (default 8: with -n 2 that fills the default 16 connections)",
     ),
     OptionSpec(
         "model-aliases",
@@ -187,6 +196,7 @@ class RunOptions:
     storage: str = ".pastbench/baselines"
     cache_dir: str = ".pastbench/cache"
     max_connections: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
     model_aliases: str | None = None  # absolute path of the user's alias file
     retries: int = 4
     retry_delay: float = 1.0
@@ -284,6 +294,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         storage=raw_value(config, "storage") or ".pastbench/baselines",
         cache_dir=cache_dir,
         max_connections=number("max-connections", int, 16, 1),
+        concurrency=_concurrency(raw_value(config, "concurrency")),
         model_aliases=aliases_file,
         retries=number("retries", int, 4, 1),
         retry_delay=number("retry-delay", float, 1.0, 0.0),
@@ -294,6 +305,21 @@ def resolve(config: pytest.Config) -> RunOptions:
         plasticity_checkpoints=number("plasticity-checkpoints", int, None, 1, 200),
         stream_scale=stream_scale,
     )
+
+
+def _concurrency(value: Any) -> int:
+    if value is None:
+        return DEFAULT_CONCURRENCY
+    try:
+        parsed = int(str(value))
+    except ValueError:
+        parsed = 0
+    if parsed < 1:
+        raise pytest.UsageError(
+            f"--pastbench-concurrency={value}: give a whole number of items in flight per process, "
+            f"1 or more (e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})"
+        )
+    return parsed
 
 
 def _mechanism_sets(values: list[str] | None, ablation: Any) -> list[list[str]] | None:

@@ -92,6 +92,16 @@ def _check_run_setup(config: pytest.Config) -> None:
 
     session = pastbench_session(config)
     session.agent()
+    options = session.options
+    if options.concurrency > options.max_connections:
+        config.issue_config_time_warning(
+            pytest.PytestWarning(
+                f"pastbench: --pastbench-concurrency={options.concurrency} is more than "
+                f"--pastbench-max-connections={options.max_connections}; "
+                "the extra sessions wait for a connection"
+            ),
+            stacklevel=2,
+        )
     problems = []
     for model in session.options.models:
         missing = missing_keys(model)
