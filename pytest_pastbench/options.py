@@ -92,6 +92,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "on threads (default 8: with -n 2 that fills the default 16 connections)",
     ),
     OptionSpec(
+        "max-cost",
+        "run-wide budget in USD over every model request (agents and judge, all workers); once "
+        "spent no new request starts and unfinished items are infra_blocked (budget:run_cost)",
+    ),
+    OptionSpec(
+        "max-tokens",
+        "run-wide budget in tokens (prompt + completion) over every model request; once spent "
+        "unfinished items are infra_blocked (budget:run_tokens)",
+    ),
+    OptionSpec(
         "model-aliases",
         "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
         "override and extend agents/models.yaml",
@@ -197,6 +207,8 @@ class RunOptions:
     cache_dir: str = ".pastbench/cache"
     max_connections: int = 16
     concurrency: int = DEFAULT_CONCURRENCY
+    max_cost: float | None = None  # run-wide budget in USD (budget.RunBudget)
+    max_tokens: int | None = None
     model_aliases: str | None = None  # absolute path of the user's alias file
     retries: int = 4
     retry_delay: float = 1.0
@@ -295,6 +307,8 @@ def resolve(config: pytest.Config) -> RunOptions:
         cache_dir=cache_dir,
         max_connections=number("max-connections", int, 16, 1),
         concurrency=_concurrency(raw_value(config, "concurrency")),
+        max_cost=_budget(raw_value(config, "max-cost"), "max-cost", float, "USD, e.g. 5.00"),
+        max_tokens=_budget(raw_value(config, "max-tokens"), "max-tokens", int, "tokens, e.g. 2000000"),
         model_aliases=aliases_file,
         retries=number("retries", int, 4, 1),
         retry_delay=number("retry-delay", float, 1.0, 0.0),
@@ -319,6 +333,18 @@ def _concurrency(value: Any) -> int:
             f"--pastbench-concurrency={value}: give a whole number of items in flight per process, "
             f"1 or more (e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})"
         )
+    return parsed
+
+
+def _budget(value: Any, name: str, kind: type, example: str) -> Any:
+    if value is None:
+        return None
+    try:
+        parsed = kind(str(value))
+    except ValueError:
+        parsed = 0
+    if parsed <= 0:
+        raise pytest.UsageError(f"--pastbench-{name}={value}: give a budget above 0 in {example}")
     return parsed
 
 

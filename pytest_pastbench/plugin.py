@@ -102,6 +102,17 @@ def _check_run_setup(config: pytest.Config) -> None:
             ),
             stacklevel=2,
         )
+    if options.max_cost is not None:
+        from .budget import unpriced_models
+
+        judge_models = [options.judge_model] if options.judge_model else []
+        unpriced = unpriced_models([*options.models, *judge_models])
+        if unpriced:
+            raise pytest.UsageError(
+                f"--pastbench-max-cost: no price known for {', '.join(unpriced)}; set "
+                "input_cost_per_token/output_cost_per_token for it in the alias file "
+                "(--pastbench-model-aliases) or budget tokens with --pastbench-max-tokens"
+            )
     problems = []
     for model in session.options.models:
         missing = missing_keys(model)
@@ -333,6 +344,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for name, section in sorted(pastbench.summary["protocols"].items()):
             terminalreporter.section(f"pastbench: {name}")
             terminalreporter.write_line(load_protocol(name).render(section))
+    budget = pastbench.summary.get("run", {}).get("budget")
+    if budget:
+        from .budget import budget_line
+
+        terminalreporter.write_line(budget_line(budget))
     terminalreporter.write_line(f"\nrun files: {pastbench.run_dir}")
     if pastbench.regression is not None and pastbench.regression.lines:
         terminalreporter.section("pastbench: comparison with the baseline")

@@ -135,6 +135,8 @@ class PastbenchSession:
             retry_delay_s=options.retry_delay,
             request_timeout_s=options.request_timeout,
             model_aliases=options.model_aliases,
+            max_cost_usd=options.max_cost,
+            max_tokens=options.max_tokens,
         )
 
     @_locked
@@ -400,6 +402,7 @@ class PastbenchSession:
         from .version import plugin_version
 
         payloads = current_payloads(self.payloads, self.resumed)
+        ledger = self.model_ledger()
         hashes = {p["record"]["family"]: p["family_hash"] for p in payloads.values()}
         data_hash = dataset_hash(hashes)
         records = []
@@ -422,7 +425,7 @@ class PastbenchSession:
             "plugin_version": plugin_version(),
             "judge": judge_info(self.options.judge_model),
             "cache": self.options.cache,
-            "model_calls": self.model_ledger(),
+            "model_calls": ledger,
             "models": self.options.models,
             "agent": self.options.agent,
             "persistence": self.options.persistence,
@@ -431,6 +434,11 @@ class PastbenchSession:
             "finished": _iso(time.time()),
             "families": dict(sorted(hashes.items())),
         }
+        if self.options.max_cost is not None or self.options.max_tokens is not None:
+            from .budget import budget_block
+
+            plain = [payloads[nodeid]["record"] for nodeid in sorted(payloads)]
+            run["budget"] = budget_block(self.options.max_cost, self.options.max_tokens, ledger, plain)
         return records, traces, run, protocol_records
 
 
