@@ -306,9 +306,18 @@ def resolve(config: pytest.Config) -> RunOptions:
         storage=raw_value(config, "storage") or ".pastbench/baselines",
         cache_dir=cache_dir,
         max_connections=number("max-connections", int, 16, 1),
-        concurrency=_concurrency(raw_value(config, "concurrency")),
-        max_cost=_budget(raw_value(config, "max-cost"), "max-cost", float, "USD, e.g. 5.00"),
-        max_tokens=_budget(raw_value(config, "max-tokens"), "max-tokens", int, "tokens, e.g. 2000000"),
+        concurrency=_positive(
+            config,
+            "concurrency",
+            int,
+            DEFAULT_CONCURRENCY,
+            "give a whole number of items in flight per process, 1 or more "
+            f"(e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})",
+        ),
+        max_cost=_positive(config, "max-cost", float, None, "give a budget above 0 in USD, e.g. 5.00"),
+        max_tokens=_positive(
+            config, "max-tokens", int, None, "give a budget above 0 in tokens, e.g. 2000000"
+        ),
         model_aliases=aliases_file,
         retries=number("retries", int, 4, 1),
         retry_delay=number("retry-delay", float, 1.0, 0.0),
@@ -321,30 +330,17 @@ def resolve(config: pytest.Config) -> RunOptions:
     )
 
 
-def _concurrency(value: Any) -> int:
+def _positive(config: pytest.Config, name: str, kind: type, default: Any, fix: str) -> Any:
+    """An option that must be a number above 0 (``kind(text)``), or a UsageError with ``fix``."""
+    value = raw_value(config, name)
     if value is None:
-        return DEFAULT_CONCURRENCY
-    try:
-        parsed = int(str(value))
-    except ValueError:
-        parsed = 0
-    if parsed < 1:
-        raise pytest.UsageError(
-            f"--pastbench-concurrency={value}: give a whole number of items in flight per process, "
-            f"1 or more (e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})"
-        )
-    return parsed
-
-
-def _budget(value: Any, name: str, kind: type, example: str) -> Any:
-    if value is None:
-        return None
+        return default
     try:
         parsed = kind(str(value))
     except ValueError:
         parsed = 0
     if parsed <= 0:
-        raise pytest.UsageError(f"--pastbench-{name}={value}: give a budget above 0 in {example}")
+        raise pytest.UsageError(f"--pastbench-{name}={value}: {fix}")
     return parsed
 
 
