@@ -161,6 +161,10 @@ class EpisodeItem(OneLineItem):
         self.add_marker(arm)
 
     def setup(self) -> None:
+        pastbench_session(self.config).measure(self)
+
+    def measure_item(self) -> None:
+        """Run the episode (on any thread: see ``concurrency``)."""
         pastbench_session(self.config).run(self)
 
     def runtest(self) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .budget import RunBudget
 from .cache import CacheMiss, ResponseCache, request_key
 from .gateway_apis import (
     APIS,
@@ -95,6 +96,8 @@ class ServiceSettings:
     retry_delay_s: float = RetryPolicy.base_delay_s
     request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
     model_aliases: str | None = None  # the user's alias file (``models.use_alias_file``)
+    max_cost_usd: float | None = None  # the run-wide budget (``budget.RunBudget``)
+    max_tokens: int | None = None
 
     def build_service(self) -> ModelService:
         cache = None
@@ -106,6 +109,7 @@ class ServiceSettings:
             self.seed,
             retry=RetryPolicy(attempts=self.retries, base_delay_s=self.retry_delay_s),
             request_timeout_s=self.request_timeout_s,
+            budget=RunBudget(self.max_cost_usd, self.max_tokens),
         )
 
 
@@ -119,8 +123,10 @@ class ModelService:
         seed: int = 0,
         retry: RetryPolicy | None = None,
         request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+        budget: RunBudget | None = None,
     ):
         self.cache = cache
+        self.budget = budget or RunBudget()
         self.max_connections = max_connections
         self.seed = seed
         self.retry = retry or RetryPolicy()
@@ -149,7 +155,9 @@ class ModelService:
             self._record(model, reply, cached=True)
             return reply, True
         try:
+            self.budget.check()  # before waiting for a connection, and again once it is ours
             with self._limit(model):
+                self.budget.check()
                 reply = self._client(model).complete(messages, tools, **params)
         except InfraError as exc:
             self._record_failure(model, exc.retries)
@@ -157,6 +165,7 @@ class ModelService:
         if self.cache:
             # The retry count is how this answer was fetched, not part of the answer.
             self.cache.put(key, {k: v for k, v in dataclasses.asdict(reply).items() if k != "retries"})
+        self.budget.spend(reply.prompt_tokens + reply.completion_tokens, reply.cost_usd)
         self._record(model, reply, cached=False)
         return reply, False
 

@@ -17,6 +17,10 @@ from .cache import CACHE_MODES
 
 PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
 ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
+# Items in flight per process. A run waits on model latency, so threads, not cores, set its
+# speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
+# connections per provider busy, and an -n 0 run still overlaps 8 items.
+DEFAULT_CONCURRENCY = 8
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,21 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "max-connections",
         "model calls in flight per provider, shared by every worker, agent and judge (default 16)",
+    ),
+    OptionSpec(
+        "concurrency",
+        "items in flight at once in each pytest process (the -n 0 process or each xdist worker), "
+        "on threads (default 8: with -n 2 that fills the default 16 connections)",
+    ),
+    OptionSpec(
+        "max-cost",
+        "run-wide budget in USD over every model request (agents and judge, all workers); once "
+        "spent no new request starts and unfinished items are infra_blocked (budget:run_cost)",
+    ),
+    OptionSpec(
+        "max-tokens",
+        "run-wide budget in tokens (prompt + completion) over every model request; once spent "
+        "unfinished items are infra_blocked (budget:run_tokens)",
     ),
     OptionSpec(
         "model-aliases",
@@ -207,6 +226,9 @@ class RunOptions:
     storage: str = ".pastbench/baselines"
     cache_dir: str = ".pastbench/cache"
     max_connections: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
+    max_cost: float | None = None  # run-wide budget in USD (budget.RunBudget)
+    max_tokens: int | None = None
     model_aliases: str | None = None  # absolute path of the user's alias file
     retries: int = 4
     retry_delay: float = 1.0
@@ -313,6 +335,18 @@ def resolve(config: pytest.Config) -> RunOptions:
         storage=raw_value(config, "storage") or ".pastbench/baselines",
         cache_dir=cache_dir,
         max_connections=number("max-connections", int, 16, 1),
+        concurrency=_positive(
+            config,
+            "concurrency",
+            int,
+            DEFAULT_CONCURRENCY,
+            "give a whole number of items in flight per process, 1 or more "
+            f"(e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})",
+        ),
+        max_cost=_positive(config, "max-cost", float, None, "give a budget above 0 in USD, e.g. 5.00"),
+        max_tokens=_positive(
+            config, "max-tokens", int, None, "give a budget above 0 in tokens, e.g. 2000000"
+        ),
         model_aliases=aliases_file,
         retries=number("retries", int, 4, 1),
         retry_delay=number("retry-delay", float, 1.0, 0.0),
@@ -323,6 +357,20 @@ def resolve(config: pytest.Config) -> RunOptions:
         plasticity_checkpoints=number("plasticity-checkpoints", int, None, 1, 200),
         stream_scale=stream_scale,
     )
+
+
+def _positive(config: pytest.Config, name: str, kind: type, default: Any, fix: str) -> Any:
+    """An option that must be a number above 0 (``kind(text)``), or a UsageError with ``fix``."""
+    value = raw_value(config, name)
+    if value is None:
+        return default
+    try:
+        parsed = kind(str(value))
+    except ValueError:
+        parsed = 0
+    if parsed <= 0:
+        raise pytest.UsageError(f"--pastbench-{name}={value}: {fix}")
+    return parsed
 
 
 def _mechanism_sets(values: list[str] | None, ablation: Any) -> list[list[str]] | None:

@@ -133,6 +133,26 @@ def _check_run_setup(config: pytest.Config) -> None:
             unusable.append(f"--pastbench-cache=replay: {problem}")
     if unusable:
         raise pytest.UsageError("; ".join(unusable))
+    if options.concurrency > options.max_connections:
+        config.issue_config_time_warning(
+            pytest.PytestWarning(
+                f"pastbench: --pastbench-concurrency={options.concurrency} is more than "
+                f"--pastbench-max-connections={options.max_connections}; "
+                "the extra sessions wait for a connection"
+            ),
+            stacklevel=2,
+        )
+    if options.max_cost is not None:
+        from .budget import unpriced_models
+
+        judge_models = [options.judge_model] if options.judge_model else []
+        unpriced = unpriced_models([*options.models, *judge_models])
+        if unpriced:
+            raise pytest.UsageError(
+                f"--pastbench-max-cost: no price known for {', '.join(unpriced)}; set "
+                "input_cost_per_token/output_cost_per_token for it in the alias file "
+                "(--pastbench-model-aliases) or budget tokens with --pastbench-max-tokens"
+            )
     problems = []
     for model in options.models:
         missing = missing_keys(model)
@@ -420,6 +440,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for name, section in sorted(pastbench.summary["protocols"].items()):
             terminalreporter.section(f"pastbench: {name}")
             terminalreporter.write_line(load_protocol(name).render(section))
+    budget = pastbench.summary.get("run", {}).get("budget")
+    if budget:
+        from .budget import budget_line
+
+        terminalreporter.write_line(budget_line(budget))
     if not pastbench.options.agent_sandbox:
         terminalreporter.write_line(
             "pastbench: WARNING: --pastbench-no-agent-sandbox: subprocess agents ran UNSANDBOXED "

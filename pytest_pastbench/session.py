@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -16,6 +17,17 @@ from .models import InfraError
 from .options import RunOptions
 
 PAYLOAD_ATTR = "pastbench"
+
+
+def _locked(method: Any) -> Any:
+    """Items run on several threads (--pastbench-concurrency): the lazily built agents, clients
+    and judge are built once, under the session's lock."""
+
+    def locked(self: PastbenchSession, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
 
 
 class PastbenchSession:
@@ -37,6 +49,8 @@ class PastbenchSession:
         self._gateway_failed = False
         self.gateway_file: Path | None = None
         self._agent_factories: dict[str, Any] | None = None
+        self._lock = threading.RLock()
+        self._pool: Any = None  # an ItemPool when --pastbench-concurrency > 1
         self.started = time.time()
         # A resumed run keeps the start of its first invocation (set from its run.json).
         self.run_started = _iso(self.started)
@@ -68,6 +82,7 @@ class PastbenchSession:
     def note_family(self, family_id: str, file_hash: str) -> None:
         self.family_hashes[family_id] = file_hash
 
+    @_locked
     def agent_factories(self) -> dict[str, Any]:
         if self._agent_factories is None:
             factories: dict[str, Any] = {}
@@ -79,6 +94,7 @@ class PastbenchSession:
             self._agent_factories = factories
         return self._agent_factories
 
+    @_locked
     def agent(self) -> Any:
         from .agent import make_agent
 
@@ -106,6 +122,7 @@ class PastbenchSession:
         agent's own (a profile's name; a short name for a ``subprocess:``/``docker:`` spec)."""
         return self.options.agent_label or self.agent().name
 
+    @_locked
     def agent_for(self, mechanisms: list[str] | None) -> Any:
         """The agent of one config: the selected agent with ``mechanisms`` (None: its own)."""
         agent = self.agent()
@@ -131,14 +148,18 @@ class PastbenchSession:
             retry_delay_s=options.retry_delay,
             request_timeout_s=options.request_timeout,
             model_aliases=options.model_aliases,
+            max_cost_usd=options.max_cost,
+            max_tokens=options.max_tokens,
         )
 
+    @_locked
     def service(self) -> Any:
         """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
         if self._service is None:
             self._service = self.service_settings().build_service()
         return self._service
 
+    @_locked
     def client(self, model: str, trial: int = 0) -> Any:
         """A ``ModelClient``: the controller's gateway from an xdist worker, else in-process."""
         from .gateway import GatewayClient, ServiceClient
@@ -152,6 +173,7 @@ class PastbenchSession:
             self._clients[(model, trial)] = client
         return self._clients[(model, trial)]
 
+    @_locked
     def judge(self) -> Any:
         """The rubric judge (``--pastbench-judge-model``), on the same client as the agent; or None."""
         if self._judge is None and self.options.judge_model is not None:
@@ -204,6 +226,9 @@ class PastbenchSession:
         return self._service.ledger_json() if self._service is not None else {}
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
         if self._gateway is not None:
             self._gateway.stop()
             self._gateway = None
@@ -238,8 +263,25 @@ class PastbenchSession:
 
         return Budgets(tool_calls=self.options.max_tool_calls, wall_s=self.options.session_timeout)
 
+    def measure(self, item: Any) -> None:
+        """An item's setup: its ``measure_item``, with up to ``--pastbench-concurrency`` items of
+        this process in flight at once (started ahead on threads; 1: right here)."""
+        if self.options.concurrency == 1:
+            item.measure_item()
+            return
+        from .concurrency import ItemPool, upcoming_items
+
+        if self._pool is None:
+            session = item.session
+
+            def stopping() -> bool:
+                return bool(session.shouldfail or session.shouldstop)
+
+            self._pool = ItemPool(self.options.concurrency, stopping)
+        self._pool.run(item, upcoming_items(item))
+
     def run(self, item: Any) -> None:
-        """Run one item (during its setup); store the outcome on the item."""
+        """Run one item (its ``measure_item``, on any thread); store the outcome on the item."""
         from .collect import ItemInfraError
         from .models import InfraError
         from .runner import run_item
@@ -379,6 +421,7 @@ class PastbenchSession:
         from .version import plugin_version
 
         payloads = current_payloads(self.payloads, self.resumed)
+        ledger = self.model_ledger()
         hashes = {p["record"]["family"]: p["family_hash"] for p in payloads.values()}
         data_hash = dataset_hash(hashes)
         records = []
@@ -401,7 +444,7 @@ class PastbenchSession:
             "plugin_version": plugin_version(),
             "judge": judge_info(self.options.judge_model),
             "cache": self.options.cache,
-            "model_calls": self.model_ledger(),
+            "model_calls": ledger,
             "models": self.options.models,
             "agent": self.agent_label(),
             "agent_spec": self.options.agent,  # as given, to rerun it; never a label
@@ -419,6 +462,11 @@ class PastbenchSession:
             # Two values would mean items of two selections in one run (a resume across a change).
             selection = selections[0] if len(selections) == 1 else None
             run["shard"] = {"k": k, "n": n, "selection": selection}
+        if self.options.max_cost is not None or self.options.max_tokens is not None:
+            from .budget import budget_block
+
+            plain = [payloads[nodeid]["record"] for nodeid in sorted(payloads)]
+            run["budget"] = budget_block(self.options.max_cost, self.options.max_tokens, ledger, plain)
         return records, traces, run, protocol_records
 
 

@@ -76,6 +76,10 @@ class ProtocolItem(OneLineItem):
 
     # -- shared ----------------------------------------------------------------------------------
     def setup(self) -> None:
+        pastbench_session(self.config).measure(self)
+
+    def measure_item(self) -> None:
+        """Measure (on any thread: see ``concurrency``)."""
         from ..models import InfraError
         from ..trace import redact_text
 
