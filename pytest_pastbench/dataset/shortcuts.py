@@ -12,10 +12,15 @@ themselves and takes milliseconds per episode:
   month, a common allergen, ...) can be guessed; it is flagged.
 - **side effects**: noise, secrets and far evals must not be locked to a scenario group or to
   an episode's position; the table shows where they fall.
+- **announced facts**: at most a fifth of a family's learn turns flag the fact ("For the future:
+  …", "Remember that …"); facts should come up in the course of work.
+- **rubric**: every family has at least one `rubric` check with a deterministic fallback, where
+  meaning matters more than a value.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +32,13 @@ from ..schema import EVAL_STAGES, Episode, Family
 from ..text import normalise
 
 LEAVE_ONE_OUT_MAX = 0.10
+ANNOUNCED_MAX = 0.2
+# Phrases that flag a fact as something to keep, instead of letting it come up in passing.
+ANNOUNCEMENT = re.compile(
+    r"\b(for the future|for future reference|remember (that|this)|going forward|from now on|"
+    r"keep in mind|make a note|note for later|don't forget)\b",
+    re.IGNORECASE,
+)
 # Keys of a check whose strings are what the answer must contain. Decoys and superseded values
 # are what it must *not* assert, so they are left out on purpose.
 _EXPECTED_KEYS = ("value", "values", "also")
@@ -194,6 +206,33 @@ def side_effect_findings(path: Path, family: Family) -> list[ShortcutFinding]:
     return findings
 
 
+def announced_share(family: Family) -> float:
+    """Share of the family's learn turns that announce a fact."""
+    turns = [t for e in family.episodes for s in e.sessions if s.stage == "learn" for t in s.user]
+    return sum(1 for t in turns if ANNOUNCEMENT.search(t)) / len(turns) if turns else 0.0
+
+
+def has_rubric_with_fallback(family: Family) -> bool:
+    return any(
+        c.type == "rubric" and getattr(c, "fallback", None)
+        for e in family.episodes
+        for s in e.sessions
+        for c in s.checks
+    )
+
+
+def family_findings(path: Path, family: Family) -> list[ShortcutFinding]:
+    """The per-family authoring rules: announced facts and a judged rubric."""
+    findings = []
+    share = announced_share(family)
+    if share > ANNOUNCED_MAX:
+        message = f"{share:.0%} of the learn turns announce the fact (at most {ANNOUNCED_MAX:.0%})"
+        findings.append(ShortcutFinding(str(path), "announced", message))
+    if not has_rubric_with_fallback(family):
+        findings.append(ShortcutFinding(str(path), "rubric", "no rubric check with a fallback in the family"))
+    return findings
+
+
 def _has_groups(family: Family) -> bool:
     return any(getattr(e, "group", None) for e in family.episodes)
 
@@ -217,6 +256,7 @@ def audit_shortcuts(families: dict[Path, Family]) -> tuple[list[ShortcutFinding]
                 )
             )
         findings += side_effect_findings(path, family)
+        findings += family_findings(path, family)
         for episode in family.episodes:
             where = f"{path}::{episode.id}"
             values = episode_values(episode)

@@ -65,6 +65,12 @@ def _rules(family: Family) -> dict[str, list[str]]:
 
 
 CLEAN = [_episode(1, "@mira.k"), _episode(2, "@tobias.r", far=False, noise=True), _episode(3, "@lena.v")]
+RUBRIC = {
+    "type": "rubric",
+    "rubric": "Names the recipient.",
+    "fallback": [{"type": "value", "value": "@mira.k"}],
+}
+CLEAN[0]["sessions"][1]["checks"].append(RUBRIC)
 
 
 def test_a_clean_family_has_no_shortcut():
@@ -113,3 +119,13 @@ def test_side_effects_locked_to_position_or_group():
 def test_decoys_and_superseded_values_are_not_expected_values():
     family = _family(copy.deepcopy(CLEAN))
     assert episode_values(family.episodes[0]) == frozenset({"@mira.k"})
+
+
+def test_families_that_announce_their_facts_or_have_no_rubric_are_flagged():
+    episodes = copy.deepcopy(CLEAN)
+    episodes[0]["sessions"][1]["checks"].remove(RUBRIC)
+    assert "rubric" in _rules(_family(episodes))
+    for episode in episodes:
+        episode["sessions"][0]["user"] = ["For the future: " + episode["sessions"][0]["user"][0]]
+    rules = _rules(_family(episodes))
+    assert rules["announced"] == ["100% of the learn turns announce the fact (at most 20%)"]
