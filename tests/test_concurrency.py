@@ -14,8 +14,9 @@ import pytest
 from pytest_pastbench.concurrency import ItemPool
 from tests.test_plugin import outcomes, run
 
-# Two episodes of every built-in memory family: 10 families' worth of items, some long, some short.
-SLICE = ("--pastbench-families=builtin", "-m", "memory", "-k", "ep01 or ep02")
+# Two episodes of the built-in SM memory families (3 families; "-k ep01" alone would also match
+# every item of the family EP01_prior_case_recall): items some long, some short.
+SLICE = ("--pastbench-families=builtin", "-m", "memory", "-k", "SM0 and (ep01 or ep02)")
 SLOW_MODEL = "--pastbench-model=pastbench/recall?latency_ms=20"
 
 
@@ -93,8 +94,8 @@ def test_summaries_reports_order_and_junit_are_identical_at_k_1_and_k_16(pyteste
             pytester, *SLICE, SLOW_MODEL, "-v", f"--pastbench-concurrency={k}",
             f"--pastbench-run-id=k{k}", f"--junitxml=k{k}.xml",
         )  # fmt: skip
-    assert outcomes(results[1]) == outcomes(results[16]) == {"scored": 10, "control": 10, "deselected": 434}
-    assert _verdicts(results[1]) == _verdicts(results[16]) and len(_verdicts(results[1])) == 20
+    assert outcomes(results[1]) == outcomes(results[16]) == {"scored": 6, "control": 6, "deselected": 442}
+    assert _verdicts(results[1]) == _verdicts(results[16]) and len(_verdicts(results[1])) == 12
     assert _run_files(pytester, "k1") == _run_files(pytester, "k16")
     assert _junit_cases(pytester.path / "k1.xml") == _junit_cases(pytester.path / "k16.xml")
 
@@ -102,7 +103,7 @@ def test_summaries_reports_order_and_junit_are_identical_at_k_1_and_k_16(pyteste
 def test_xdist_workers_with_k_in_flight_give_the_same_summary(pytester: pytest.Pytester) -> None:
     one = run(pytester, *SLICE, "--pastbench-concurrency=1", "--pastbench-run-id=a")
     many = run(pytester, *SLICE, "-n", "2", "--pastbench-concurrency=8", "--pastbench-run-id=b")
-    assert outcomes(one)["scored"] == outcomes(many)["scored"] == 10
+    assert outcomes(one)["scored"] == outcomes(many)["scored"] == 6
     assert _run_files(pytester, "a") == _run_files(pytester, "b")
 
 
