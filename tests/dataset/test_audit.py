@@ -51,7 +51,14 @@ CLEAN: dict[str, Any] = {
                 {
                     "stage": "eval_far",
                     "user": ["The Brightwater report is ready; whom do I send it to?"],
-                    "checks": [{"type": "contains", "values": ["@mira.k"]}],
+                    "checks": [
+                        {"type": "contains", "values": ["@mira.k"]},
+                        {
+                            "type": "rubric",
+                            "rubric": "Names @mira.k as the one to send the Brightwater report to.",
+                            "fallback": [{"type": "value", "value": "@mira.k"}],
+                        },
+                    ],
                 },
             ],
         }
