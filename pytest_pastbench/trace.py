@@ -75,7 +75,14 @@ def secret_pattern(secret: str) -> re.Pattern[str]:
     parts = _LETTERS_OR_DIGITS.findall(secret)
     if not parts:
         return re.compile(re.escape(secret))
-    return re.compile(_SEPARATOR.join(map(re.escape, parts)), re.IGNORECASE)
+    # The secret's own leading and trailing punctuation ("…_", "!x") goes too when it is there, so
+    # redaction never leaves a remnant of the value behind.
+    found = list(_LETTERS_OR_DIGITS.finditer(secret))
+    lead, trail = secret[: found[0].start()], secret[found[-1].end() :]
+    core = _SEPARATOR.join(map(re.escape, parts))
+    before = f"(?:{re.escape(lead)})?" if lead else ""
+    after = f"(?:{re.escape(trail)})?" if trail else ""
+    return re.compile(before + core + after, re.IGNORECASE)
 
 
 def mentions_secret(text: str, secret: str) -> bool:

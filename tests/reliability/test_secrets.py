@@ -357,3 +357,11 @@ def test_a_reshaped_declared_secret_appears_in_no_file_of_the_run(
     assert any("/items/" in p for p in outputs) and any("/traces/" in p for p in outputs)
     leaks = sorted(where for where, text in outputs.items() if _squashed(DECLARED) in _squashed(text))
     assert not leaks, f"the declared secret, reshaped, is in: {leaks}"
+
+
+@pytest.mark.parametrize("secret", ["abc123_", "_ab12-", "Zq9_-", "!x7Y"])
+def test_a_secret_edged_with_punctuation_leaves_no_remnant(secret: str) -> None:
+    # Session tokens can end in "_" or "-": redaction takes the value whole, never a piece of it.
+    from pytest_pastbench.trace import redact_text
+
+    assert redact_text(f"token={secret} end", [secret]) == "token=[REDACTED] end"
