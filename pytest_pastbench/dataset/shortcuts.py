@@ -22,13 +22,21 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..records import SessionRun
-from ..schema import EVAL_STAGES, Episode, Family
+from ..schema import (
+    EVAL_STAGES,
+    Check,
+    Episode,
+    Family,
+    ToolCalledCheck,
+    WorldStateCheck,
+    answer_values,
+    is_guard,
+)
 from ..text import normalise
 
 LEAVE_ONE_OUT_MAX = 0.10
@@ -39,12 +47,6 @@ ANNOUNCEMENT = re.compile(
     r"keep in mind|make a note|note for later|don't forget)\b",
     re.IGNORECASE,
 )
-# Keys of a check whose strings are what the answer must contain. Decoys and superseded values
-# are what it must *not* assert, so they are left out on purpose.
-_EXPECTED_KEYS = ("value", "values", "also")
-# World-state and tool checks expect field values: they tell episodes apart as well.
-_EXPECTED_FIELDS = ("match", "args")
-_GUARD_TYPES = ("forbids",)
 
 SMALL_POOLS: dict[str, frozenset[str]] = {
     "weekday": frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]),
@@ -96,27 +98,17 @@ class ShortcutFinding:
     message: str
 
 
-def expected_values(check: Any) -> list[str]:
-    """The strings a credit check expects in the answer (guards expect nothing)."""
-    if getattr(check, "type", None) in _GUARD_TYPES:
+def expected_values(check: Check) -> list[str]:
+    """The strings a credit check expects: its answer values (``schema.answer_values``) and, for
+    world-state and tool checks, the field values the record or call must carry. Guards expect
+    nothing."""
+    if is_guard(check):
         return []
-    return sorted(set(_walk_expected(check.model_dump())))
-
-
-def _walk_expected(value: Any, key: str | None = None) -> Iterator[str]:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k in ("decoys", "superseded") or (k == "type" and v in _GUARD_TYPES):
-                continue
-            if k in _EXPECTED_FIELDS and isinstance(v, dict):
-                yield from (str(field) for field in v.values() if isinstance(field, str | int | float))
-                continue
-            yield from _walk_expected(v, k)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _walk_expected(item, key)
-    elif isinstance(value, str) and key in _EXPECTED_KEYS:
-        yield value
+    values = answer_values(check)
+    fields = check.match if isinstance(check, WorldStateCheck) else getattr(check, "args", None)
+    if isinstance(check, WorldStateCheck | ToolCalledCheck) and fields:
+        values += [str(v) for v in fields.values() if isinstance(v, str | int | float)]
+    return sorted(set(values))
 
 
 def episode_values(episode: Episode) -> frozenset[str]:
