@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.collect import longest_first
+from tests.docs_text import docs_text
 
 
 class _Item:
@@ -61,7 +62,6 @@ def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pyte
     """An installed wheel's families: ids ``pastbench/<capability>/<file>::…``, not the path into
     site-packages; ``-k``, ``--deselect`` and JUnit classnames use them."""
     import xml.etree.ElementTree as ET
-    from pathlib import Path
 
     source = Path(__file__).resolve().parent.parent / "families" / "update" / "SM04_rule_migration.yaml"
     package = pytester.path / ".venv/lib/python3.11/site-packages/pytest_pastbench"
@@ -100,7 +100,6 @@ def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pyte
     assert "site-packages" not in (pytester.path / "out.xml").read_text()
 
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 FAILING_ON = "families/update/tiny_corrections.yaml::ep01[on-t0]"
 ITS_CONTROL = "families/update/tiny_corrections.yaml::ep01[off-t0]"
 
@@ -134,7 +133,7 @@ def test_lf_and_ff_rerun_the_failed_items_with_their_control_arms(pytester: pyte
     rerun = pytester.runpytest_subprocess("families", "--lf", "-n", "2", threshold, "--pastbench-run-id=lf")
     rerun.assert_outcomes(failed=1)
     header = "pastbench: the failed on items rerun with their episodes' 1 control items"
-    assert header in README.replace("\n  ", " ")  # the README quotes what the run prints
+    assert header in docs_text().replace("\n  ", " ")  # the docs quote what the run prints
     rerun.stdout.fnmatch_lines([f"{header}*"])
     records = json.loads((pytester.path / "reports/lf/sequence_results.json").read_text())["records"]
     assert sorted(r["nodeid"] for r in records) == sorted([FAILING_ON, ITS_CONTROL])

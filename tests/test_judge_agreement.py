@@ -15,6 +15,7 @@ from pytest_pastbench.cli import main
 from pytest_pastbench.judge import JudgeError, Verdict
 from pytest_pastbench.judge_agreement import LabelError, agreement, judge_samples, read_labels
 from pytest_pastbench.models import use_alias_file
+from tests.docs_text import docs_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "judge-agreement" / "labels.jsonl"
@@ -129,13 +130,12 @@ def test_a_real_judge_without_its_key_is_exit_2(tmp_path: Path, monkeypatch: pyt
     assert code == 2 and "needs OPENAI_API_KEY" in err and "--judge-model=pastbench/judge" in err
 
 
-def test_the_readme_shows_what_the_example_prints() -> None:
+def test_the_docs_show_what_the_example_prints() -> None:
     code, out, _ = run_cli(str(EXAMPLE))
     assert code == 0
-    readme = (ROOT / "README.md").read_text()
     command = "$ pastbench judge-agreement examples/judge-agreement/labels.jsonl\n"
-    block = re.search(rf"```\n{re.escape(command)}(.*?)```", readme, re.S)
-    assert block is not None, "README: the judge-agreement example and its output"
+    block = re.search(rf"```\n{re.escape(command)}(.*?)```", docs_text(), re.S)
+    assert block is not None, "docs: the judge-agreement example and its output"
     assert block.group(1) == out
 
 
@@ -169,7 +169,7 @@ def test_samples_without_a_verdict_are_listed_and_exit_1(tmp_path: Path, reset_a
 V3_LABELS = sorted((ROOT / "examples" / "judge-agreement").glob("labels-v3-*.jsonl"))
 
 
-def test_the_v3_label_set_covers_every_capability_and_the_readme_quotes_its_totals() -> None:
+def test_the_v3_label_set_covers_every_capability_and_the_docs_quote_its_totals() -> None:
     """Issue 16: ≥ 60 labelled answers across the families, read as one set from several files."""
     assert {p.stem.removeprefix("labels-v3-") for p in V3_LABELS} == {
         "memory",
@@ -183,5 +183,6 @@ def test_the_v3_label_set_covers_every_capability_and_the_readme_quotes_its_tota
     code, out, _ = run_cli(*map(str, V3_LABELS))
     assert code == 0
     totals = out[out.index("judge                     pastbench/judge") :]
-    readme = (ROOT / "README.md").read_text()
-    assert "$ pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl\n…\n" + totals in readme
+    assert (
+        "$ pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl\n…\n" + totals in docs_text()
+    )

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 from pytest_pastbench.losses import describe_losses, item_losses, session_losses
 from pytest_pastbench.records import CheckResult, Loss, SessionScore
+from tests.docs_text import docs_text
 from tests.family_samples import GOOD_UPDATE
 
 
@@ -87,8 +87,8 @@ def test_a_low_score_names_its_losses_in_v_the_failure_the_record_and_the_html(
     failure = "score 0.000 < pass threshold 0.9; lost to: failed forbids: contains forbidden ['5th'] −1.00"
     assert any(line.startswith(status) for line in result.stdout.lines), result.stdout.str()
     assert failure in result.stdout.lines
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert status in readme and failure in readme.replace("\n  ", " ")  # the README quotes these
+    docs = docs_text()
+    assert status in docs and failure in docs.replace("\n  ", " ")  # the docs quote these
     [on] = [
         r
         for r in json.loads((pytester.path / "reports/r/sequence_results.json").read_text())["records"]

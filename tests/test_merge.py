@@ -14,6 +14,7 @@ from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.merge import MergeError, merge_runs
 from pytest_pastbench.output import write_run
 from pytest_pastbench.summary import build_comparison, build_summary
+from tests.docs_text import docs_text
 from tests.family_samples import builtin_sample
 
 
@@ -27,11 +28,10 @@ def without_run_times(data: dict) -> dict:
 
 
 def readme_lines(start: str) -> list[list[str]]:
-    """The README's indented command lines that start with ``start``, split like a shell."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    """The docs' indented command lines that start with ``start``, split like a shell."""
     return [
         shlex.split(line.strip(), comments=True)
-        for line in readme.splitlines()
+        for line in docs_text().splitlines()
         if line.startswith(f"    {start}")
     ]
 
@@ -49,7 +49,7 @@ def test_three_shards_merge_into_the_unsharded_run(
     ]
     full = pytester.runpytest_subprocess(*common, "--pastbench-run-id=full")
     assert full.ret == 0, full.stdout.str()[-3000:]
-    # The README's commands: its shard job line for each K, then its merge and summarize lines.
+    # The docs' commands: its shard job line for each K, then its merge and summarize lines.
     [[_, *shard_job]] = readme_lines("pytest --pastbench-shard=1/3")
     for k in (1, 2, 3):
         job = [arg.replace("1/3", f"{k}/3").replace("shard-1", f"shard-{k}") for arg in shard_job]

@@ -1,30 +1,174 @@
-"""The README's examples are real: its family file validates and its commands are the CI's."""
+"""The README and the docs pages are real: their family files validate, the options and commands
+they show exist, the output they quote is what the command prints, and CI runs their set-up.
 
+Every page is read (``tests/docs_text.py``): a passage keeps its test when it moves between the
+README and a page. Commands whose quoted output a test of their own checks are listed in
+``CHECKED_ELSEWHERE`` rather than run twice.
+"""
+
+from __future__ import annotations
+
+import glob
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
-from pytest_pastbench.schema import Family
+from pytest_pastbench.cli import build_parser, main
+from pytest_pastbench.dataset.audit import describe_protocol_family
+from pytest_pastbench.loader import load_family
+from tests.docs_text import DOCS, README, ROOT, command_lines, docs_text, fenced_blocks, pages
 
-ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
-
-
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, re.S)
-
-
-def test_the_family_example_validates() -> None:
-    [example] = [b for b in blocks("yaml") if "format: pastbench/v1" in b]
-    family = Family.model_validate(yaml.safe_load(example.replace("…", "x")))
-    assert family.qualified_id == "update.fact_correction"
-    assert family.episodes[0].evidence.stale_facts
+FAMILY_FORMATS = {
+    "pastbench/v1",
+    "pastbench/intervention-v1",
+    "pastbench/stream-v1",
+    "pastbench/plasticity-v1",
+}
+# `$ command` blocks whose output a dedicated test already compares with what the command prints.
+CHECKED_ELSEWHERE = {
+    "pastbench judge-agreement examples/judge-agreement/labels.jsonl": "tests/test_judge_agreement.py",
+    "pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl": "tests/test_judge_agreement.py",
+}
 
 
 def test_the_first_lines_are_the_two_commands_and_ci_runs_the_second() -> None:
-    commands = re.findall(r"^    (\S.*)$", README, re.M)[:2]
+    commands = re.findall(r"^    (\S.*)$", README.read_text(), re.M)[:2]
     assert commands[0] == "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && pytest"
     assert commands[1] == "bash .ci/run"
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert "pytest tests -n 2" in ci and 'pip install --quiet -e ".[dev]"' in ci
+    # the docs site is built strictly, after the linters and before the tests
+    [docs] = [i for i, line in enumerate(ci) if "mkdocs build --strict" in line]
+    assert ci.index("ruff format --check .") < docs < ci.index("pytest tests -n 2")
+
+
+def test_every_family_example_validates(tmp_path: Path) -> None:
+    examples = [b for b in fenced_blocks("yaml") if b.startswith("format: pastbench/")]
+    formats = set()
+    for n, example in enumerate(examples):
+        data = yaml.safe_load(example.replace("…", "x"))
+        formats.add(data["format"])
+        path = tmp_path / str(n) / f"{data['id']}.yaml"
+        path.parent.mkdir()
+        path.write_text(example.replace("…", "x"))
+        if describe_protocol_family(path) is None:  # a PAST family (the protocols' files describe)
+            family, _ = load_family(path)
+            assert family.episodes, path
+    assert formats == FAMILY_FORMATS  # each protocol's page shows a valid family file
+
+
+def test_the_past_family_example_is_the_one_the_text_explains() -> None:
+    [example] = [b for b in fenced_blocks("yaml") if b.startswith("format: pastbench/v1")]
+    data = yaml.safe_load(example.replace("…", "x"))
+    assert f"{data['capability']}.{data['id']}" == "update.fact_correction"
+    assert data["episodes"][0]["evidence"]["stale_facts"]
+
+
+def test_every_option_the_docs_name_exists_and_every_option_is_documented(
+    pytestconfig: pytest.Config,
+) -> None:
+    registered = {
+        "--" + dest.replace("_", "-") for dest in vars(pytestconfig.option) if dest.startswith("pastbench_")
+    }
+    named = set(re.findall(r"--pastbench-[a-z0-9]+(?:-[a-z0-9]+)*", docs_text()))
+    assert named - registered == set(), "the docs name options that do not exist"
+    assert registered - named == set(), "options missing from the docs (docs/options.md)"
+
+
+def documented_cli_commands() -> list[str]:
+    return sorted(
+        {line.removeprefix("$ ") for line in command_lines("pastbench ") + command_lines("$ pastbench ")}
+    )
+
+
+@pytest.mark.parametrize("line", documented_cli_commands())
+def test_every_pastbench_command_the_docs_show_parses(line: str) -> None:
+    argv = shlex.split(line, comments=True)[1:]
+    try:
+        build_parser().parse_args(argv)  # an unknown subcommand or flag exits with the reason
+    except SystemExit as exc:
+        pytest.fail(f"{line}: {exc}")
+
+
+def quoted_runs() -> list[tuple[str, list[str]]]:
+    """``$ pastbench …`` lines of the docs with the output lines quoted under them (indented or
+    fenced), up to a blank line or the fence's end; ``…`` marks a line left out."""
+    runs = []
+    lines = docs_text().splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r"^( *)\$ (pastbench .*)$", line)
+        if match is None:
+            continue
+        indent, output = match.group(1), []
+        for following in lines[i + 1 :]:
+            if not following.strip() or following.strip().startswith("```"):
+                break
+            output.append(following.removeprefix(indent).rstrip())
+        runs.append((match.group(2), output))
+    return runs
+
+
+def test_every_quoted_output_is_checked() -> None:
+    commands = {command for command, _ in quoted_runs()}
+    assert set(CHECKED_ELSEWHERE) <= commands, "a command listed as checked elsewhere left the docs"
+    assert commands - set(CHECKED_ELSEWHERE), "no quoted output left to run here"
+
+
+@pytest.mark.parametrize(
+    ("command", "quoted"), [run for run in quoted_runs() if run[0] not in CHECKED_ELSEWHERE]
+)
+def test_the_quoted_output_is_what_the_command_prints(
+    command: str, quoted: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    argv = [a for arg in shlex.split(command)[1:] for a in (sorted(glob.glob(arg)) if "*" in arg else [arg])]
+    assert main(argv) == 0
+    printed = iter(line.rstrip() for line in capsys.readouterr().out.splitlines())
+    for line in (q for q in quoted if q != "…"):
+        assert line in printed, f"{command}: the docs quote {line!r}, which it did not print (in this order)"
+
+
+def test_the_site_lists_every_page_and_the_readme_links_resolve() -> None:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+
+    def leaves(nav: list[str | dict[str, str | list]]) -> list[str]:
+        values = [next(iter(e.values())) if isinstance(e, dict) else e for e in nav]
+        return [page for v in values for page in (leaves(v) if isinstance(v, list) else [v])]
+
+    in_nav = set(leaves(config["nav"]))
+    assert in_nav == {str(p.relative_to(DOCS)) for p in pages() if p != README}
+    for target in re.findall(r"\]\((docs/[^)#]+)", README.read_text()):
+        assert (ROOT / target).is_file(), target
+
+
+@pytest.mark.slow
+def test_the_readme_screen_is_what_the_run_prints(tmp_path: Path) -> None:
+    """The README's one screen of output, run again: the same table and the same counts."""
+    [block] = [b for b in fenced_blocks("") if b.startswith("$ pytest ")]
+    command, *quoted = block.splitlines()
+    argv = shlex.split(command.removeprefix("$ "))[1:]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *argv, f"--pastbench-report-dir={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    printed = run.stdout.splitlines()
+    table = quoted[
+        quoted.index("hermes@pastbench/recall") : next(
+            i for i, line in enumerate(quoted) if line.startswith("95% CIs")
+        )
+        + 1
+    ]
+    start = printed.index(table[0])
+    assert printed[start : start + len(table)] == table
+    counts = re.compile(r"=+ (.*) in [\d.]+s.* =+$")
+    [quoted_counts] = [m.group(1) for line in quoted if (m := counts.match(line))]
+    assert counts.match(printed[-1]).group(1) == quoted_counts

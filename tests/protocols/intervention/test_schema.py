@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from pytest_pastbench.protocols.intervention.graph import DependencyGraph, chang
 from pytest_pastbench.protocols.intervention.items import load_intervention_family
 from pytest_pastbench.protocols.intervention.schema import PolicyRule
 from pytest_pastbench.resources import families_dir
+from tests.docs_text import fenced_blocks
 from tests.protocols.intervention.samples import TINY
 
 
@@ -139,10 +139,8 @@ def test_the_builtin_set_has_three_domains_each_with_a_schema_and_a_policy_event
         assert family.profiles["power"].skills and all(e.fallbacks for e in family.events)
 
 
-def test_the_readme_example_validates(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
-    [example] = [b for b in blocks if "pastbench/intervention-v1" in b]
+def test_the_docs_example_validates(tmp_path: Path) -> None:
+    [example] = [b for b in fenced_blocks("yaml") if "pastbench/intervention-v1" in b]
     family = load_intervention_family(write(tmp_path, yaml.safe_load(example), name="stats_mini"))
     assert family.profiles["power"].skills and family.events[0].targets == ["corr_a", "corr_b"]
 

@@ -1,18 +1,16 @@
-"""The README's stream family example is a valid stream family."""
+"""The docs' stream family example is a valid stream family."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from pytest_pastbench.protocols.stream.family import load_stream
 from pytest_pastbench.protocols.stream.generator import dataset_counts, generate
-
-README = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+from tests.docs_text import fenced_blocks
 
 
 def test_the_stream_family_example_loads_and_generates(tmp_path: Path) -> None:
-    [example] = [b for b in re.findall(r"```yaml\n(.*?)```", README, re.S) if "pastbench/stream-v1" in b]
+    [example] = [b for b in fenced_blocks("yaml") if "pastbench/stream-v1" in b]
     path = tmp_path / "my_stream.yaml"
     path.write_text(example)
     stream = load_stream(path)
