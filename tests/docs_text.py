@@ -32,7 +32,8 @@ def fenced_blocks(language: str) -> list[str]:
 
 
 def command_lines(start: str) -> list[str]:
-    """Every line of the docs, stripped, that starts with ``start`` (commands are quoted as
-    indented or fenced lines; a trailing backslash continues onto the next line)."""
+    """The command lines of the docs that start with ``start``, stripped: code lines indented as
+    a block (a trailing backslash continues one onto the next) and ``$ ``-prompted lines."""
     joined = re.sub(r"\\\n\s*", " ", docs_text())
-    return [line.strip() for line in joined.splitlines() if line.strip().startswith(start)]
+    code = (line.strip() for line in joined.splitlines() if line.startswith("    ") or line.startswith("$ "))
+    return [line for line in code if line.startswith(start)]

@@ -14,7 +14,7 @@ from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.merge import MergeError, merge_runs
 from pytest_pastbench.output import write_run
 from pytest_pastbench.summary import build_comparison, build_summary
-from tests.docs_text import docs_text
+from tests.docs_text import command_lines
 from tests.family_samples import builtin_sample
 
 
@@ -28,12 +28,8 @@ def without_run_times(data: dict) -> dict:
 
 
 def readme_lines(start: str) -> list[list[str]]:
-    """The docs' indented command lines that start with ``start``, split like a shell."""
-    return [
-        shlex.split(line.strip(), comments=True)
-        for line in docs_text().splitlines()
-        if line.startswith(f"    {start}")
-    ]
+    """The docs' command lines that start with ``start``, split like a shell."""
+    return [shlex.split(line, comments=True) for line in command_lines(start)]
 
 
 def test_three_shards_merge_into_the_unsharded_run(
