@@ -161,14 +161,11 @@ def test_the_readme_screen_is_what_the_run_prints(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     printed = run.stdout.splitlines()
-    table = quoted[
-        quoted.index("hermes@pastbench/recall") : next(
-            i for i, line in enumerate(quoted) if line.startswith("95% CIs")
-        )
-        + 1
-    ]
+    end = next(i for i, line in enumerate(quoted) if line.startswith("95% CIs")) + 1
+    table = quoted[quoted.index("hermes@pastbench/recall") : end]
+    assert table[0] in printed, run.stdout
     start = printed.index(table[0])
-    assert printed[start : start + len(table)] == table
-    counts = re.compile(r"=+ (.*) in [\d.]+s.* =+$")
+    assert printed[start : start + len(table)] == table, run.stdout
+    counts = re.compile(r"^=+ (.*) in [\d.]+s.* =+$")
     [quoted_counts] = [m.group(1) for line in quoted if (m := counts.match(line))]
-    assert counts.match(printed[-1]).group(1) == quoted_counts
+    assert [m.group(1) for line in printed if (m := counts.match(line))] == [quoted_counts], run.stdout
