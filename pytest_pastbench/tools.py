@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from .records import StoreEntry, ToolCall
 from .store import Store, StoreError
@@ -207,6 +207,7 @@ class ToolError(Exception):
     """Raised inside dispatch; becomes an ``ok=False`` call and an error message to the agent."""
 
 
+@runtime_checkable
 class SessionToolBox(Protocol):
     """The tools of one agent session, whatever the protocol: what the session runner drives,
     what an agent (Hermes or an external program) calls, and what it records."""
