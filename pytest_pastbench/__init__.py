@@ -22,6 +22,8 @@ _EXPORTS = {
     "Store": "store",
     "World": "world",
     "ToolBox": "tools",
+    "SessionToolBox": "tools",
+    "MemoryTools": "tools",
     "ModelClient": "models",
     "ModelReply": "models",
     "LiteLLMClient": "models",
@@ -29,6 +31,7 @@ _EXPORTS = {
     "ItemRecord": "item_record",
     "plugin_version": "version",
     "run_agent_session": "runner",
+    "run_session": "session_runner",
     "SessionRun": "records",
 }
 

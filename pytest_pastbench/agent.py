@@ -1,6 +1,6 @@
 """The ``Agent`` protocol, session budgets, agent selection, and the base ``hermes`` agent.
 
-An agent runs one session: user turns in, tool calls against the session's ``ToolBox``, a final
+An agent runs one session: user turns in, tool calls against the session's tool box, a final
 answer out. It gets a fresh conversation every session; whatever it wants to keep must go
 through the store tools.
 """
@@ -21,7 +21,7 @@ from .mechanisms import MechanismRuntime, parse_mechanisms
 from .models import ModelClient, ModelReply
 from .records import ToolCall
 from .resources import agents_dir
-from .tools import ToolBox, result_text
+from .tools import SessionToolBox, result_text
 from .trace import TraceRecorder
 
 
@@ -36,7 +36,7 @@ class Budgets:
 @dataclass
 class SessionContext:
     user_turns: list[str]
-    tools: ToolBox
+    tools: SessionToolBox
     model: ModelClient
     budgets: Budgets
     trace: TraceRecorder

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .tools import STORE_TOOLS, ToolBox, tool_specs
+from .tools import STORE_TOOLS, tool_specs
 
 if TYPE_CHECKING:
     from .agent import SessionContext
@@ -85,17 +85,17 @@ class MechanismRuntime:
 
     def __init__(self, enabled: list[str], ctx: SessionContext) -> None:
         self.ctx = ctx
-        # The mechanisms work on the PAST tool box (its store, clock and views). A protocol's own
-        # tool set (streams, interventions, plasticity) gets the base agent, and the trace says so.
-        self.toolbox = ctx.tools if isinstance(ctx.tools, ToolBox) else None
-        if self.toolbox is None and enabled:
-            self.event("runtime", "unavailable", requested=sorted(enabled), why="tools are not a ToolBox")
+        # The mechanisms act on the memory and skill tools a tool box offers them (its store, clock
+        # and views). A tool box without them gets the base agent, and the trace says so.
+        self.memory = ctx.tools.memory
+        if self.memory is None and enabled:
+            self.event("runtime", "unavailable", requested=sorted(enabled), why="no store tools offered")
             enabled = []
         self.enabled = frozenset(enabled)
-        self.store = self.toolbox.store if self.toolbox is not None else None
+        self.store = self.memory.store if self.memory is not None else None
         self.render = "E2" in self.enabled
-        if self.toolbox is not None:
-            self.toolbox.render = self.render
+        if self.memory is not None:
+            self.memory.render = self.render
         self.turn = ""  # the user turn being answered
         self.asked: list[str] = []  # the user turns so far (never a later one)
         self._planned: set[str] = set()  # irreversible tools already looked up this session (E1)
@@ -113,9 +113,7 @@ class MechanismRuntime:
         )
 
     def specs(self) -> list[dict[str, Any]]:
-        if self.toolbox is None:
-            return self.ctx.tools.specs()
-        return self.toolbox.specs(render=self.render)
+        return self.ctx.tools.specs()
 
     def system_prompt(self, base: str) -> str:
         addenda = [SYSTEM_ADDENDA[name] for name in sorted(self.enabled)]
@@ -146,8 +144,8 @@ class MechanismRuntime:
             return None
         self._planned.add(name)
         query = " ".join([self.turn, name.replace("_", " "), _argument_text(raw_arguments)])
-        clock = self.ctx.tools.read_clock()
-        notes = [self.ctx.tools.entry_view(e) for e in self.store.search(query, live_at=clock)]
+        clock = self.memory.read_clock()
+        notes = [self.memory.entry_view(e) for e in self.store.search(query, live_at=clock)]
         skills = [{"name": e.name, "text": e.text} for e in self.store.search(query, kind="skill", limit=2)]
         if not notes and not skills:
             self.event("E1", "checked", tool=name, found=0)
@@ -182,7 +180,7 @@ class MechanismRuntime:
             return None
         if any(c.ok and c.name in _STORE_READS for c in self.ctx.tools.calls):
             return None
-        related = self.store.matching_ids(" ".join(self.asked), live_at=self.ctx.tools.read_clock())
+        related = self.store.matching_ids(" ".join(self.asked), live_at=self.memory.read_clock())
         if not related:
             return None  # nothing stored touches this task: not history-dependent
         self._gated = True

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import schema
-from .agent import Agent, Budgets, SessionContext
+from .agent import Agent, Budgets
 from .item_record import ItemRecord
 from .judge import Judge
 from .losses import item_losses
@@ -24,6 +24,7 @@ from .mech import compute_mech, eval_prompts, key_bearing
 from .models import ModelClient
 from .records import SessionRun, SessionScore
 from .scoring import episode_score, score_session
+from .session_runner import run_session
 from .store import Store
 from .tools import ToolBox
 from .trace import TraceRecorder, redact, secret_values
@@ -185,47 +186,22 @@ def run_agent_session(
     stage: str = "",
     budgets: Budgets | None = None,
     trace: TraceRecorder | None = None,
-    tools: Any = None,
 ) -> SessionRun:
-    """Run one session of ``agent`` against a store and a world; return what happened.
+    """Run one PAST session of ``agent`` against a store and a world; return what happened.
 
     The building block of the protocol, public so users can test their agent directly with
-    the ``pastbench_store`` / ``pastbench_world`` fixtures. ``tools`` replaces the store and
-    world tools with another set of the same interface (the intervention protocol's versioned
-    domain, DESIGN §8).
+    the ``pastbench_store`` / ``pastbench_world`` fixtures: ``session_runner.run_session`` over
+    PAST's ``ToolBox``.
     """
-    trace = trace if trace is not None else TraceRecorder()
-    store.session = index
-    tools = tools if tools is not None else ToolBox(store, world)
-    trace.add("session", session=index, stage=stage, now=world.now)
-    started = time.monotonic()
-    result = agent.run_session(
-        SessionContext(
-            user_turns=user_turns,
-            tools=tools,
-            model=model,
-            budgets=budgets or Budgets(),
-            trace=trace,
-            session_index=index,
-            stage=stage,
-        )
-    )
-    return SessionRun(
+    return run_session(
+        agent,
+        model,
+        ToolBox(store, world),
+        user_turns,
         index=index,
         stage=stage,
-        now=world.now,
-        answer=result.answer,
-        tool_calls=tools.calls,
-        store_accesses=[a for a in store.access_log if a.session == index],
-        store_after=store.snapshot(),
-        world_after=world.snapshot(),
-        budget_exceeded=result.budget_exceeded,
-        agent_error=result.error,
-        model_calls=result.model_calls,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        cost_usd=result.cost_usd,
-        wall_s=round(time.monotonic() - started, 4),
+        budgets=budgets,
+        trace=trace,
     )
 
 

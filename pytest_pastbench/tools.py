@@ -1,4 +1,10 @@
-"""Tools the agent sees: store tools and world tools, their JSON schemas, validation and dispatch.
+"""Tools the agent sees: the tool-box interface every protocol's tools implement, the store tools
+and the world tools, their JSON schemas, validation and dispatch.
+
+``SessionToolBox`` is what the session runner (``session_runner.py``), the agents and Hermes'
+mechanisms rely on; PAST's ``ToolBox`` (store + world), the intervention domain's, the stream
+harness's and the plasticity inventory's tool boxes implement it. ``MemoryTools`` are the
+memory_* and skill_* tools over one store, shared by every tool box that offers them.
 
 A malformed call (unknown tool, missing or mistyped argument, a service refusal) is returned to
 the agent as a tool error and logged with ``ok=False``; it never raises out of the agent loop.
@@ -12,7 +18,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .records import StoreEntry, ToolCall
 from .store import Store, StoreError
@@ -201,16 +207,47 @@ class ToolError(Exception):
     """Raised inside dispatch; becomes an ``ok=False`` call and an error message to the agent."""
 
 
-class ToolBox:
-    """The tools of one session, bound to the item's store and the session's world."""
+@runtime_checkable
+class SessionToolBox(Protocol):
+    """The tools of one agent session, whatever the protocol: what the session runner drives,
+    what an agent (Hermes or an external program) calls, and what it records."""
 
-    def __init__(self, store: Store, world: World) -> None:
+    calls: list[ToolCall]  # every call of the session, in order, refused ones included
+
+    @property
+    def store(self) -> Store | None:
+        """The persistent store the tools act on (an external agent may read its folder); None
+        when the session has none."""
+
+    @property
+    def memory(self) -> MemoryTools | None:
+        """The memory and skill tools Hermes' mechanisms E1–E5 act on; None: they do not apply."""
+
+    @property
+    def clock(self) -> str | None:
+        """The session's simulated time, None where the tools have no clock."""
+
+    def specs(self) -> list[dict[str, Any]]:
+        """The tools the agent is offered, as OpenAI function specs (JSON schemas)."""
+
+    def call(self, name: Any, raw_arguments: Any) -> ToolCall:
+        """Validate and run one call; every outcome, garbage input included, is a logged ToolCall."""
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        """The state of the services the tools act on, after the session (what checks read)."""
+
+
+class MemoryTools:
+    """The memory_* and skill_* tools over one store: handlers, their specs and E2 (render).
+
+    ``clock`` is the session's time, used by E2 reads to hide expired entries."""
+
+    def __init__(self, store: Store, clock: str | None = None) -> None:
         self.store = store
-        self.world = world
-        self.calls: list[ToolCall] = []
+        self.clock = clock
         # E2 (render): the agent switches it on for its session; off, the tools are the base ones.
         self.render = False
-        self._handlers: dict[str, Callable[..., Any]] = {
+        self.handlers: dict[str, Callable[..., Any]] = {
             "memory_search": self._memory_search,
             "memory_read": lambda id: self.entry_view(store.read(id, live_at=self.read_clock())),
             "memory_write": self._memory_write,
@@ -220,18 +257,21 @@ class ToolBox:
             "skill_read": lambda name: _skill_view(store.read_skill(name)),
             "skill_write": lambda name, steps, tags=None: {"name": store.write_skill(name, steps, tags).name},
         }
-        for spec in WORLD_TOOLS:
-            self._handlers[spec.name] = getattr(world, spec.name)
 
-    @staticmethod
-    def specs(render: bool = False) -> list[dict[str, Any]]:
-        return [spec.to_openai() for spec in tool_specs(render).values()]
+    def spec(self, name: str) -> ToolSpec | None:
+        """The spec of a store tool (the E2 one with render on), None for any other name."""
+        return (RENDER_TOOLS.get(name) if self.render else None) or _STORE_SPECS.get(name)
 
-    # -- store handlers (base and E2) --------------------------------------------------------------
+    def specs(self) -> list[ToolSpec]:
+        return [spec for name in _STORE_SPECS if (spec := self.spec(name)) is not None]
+
+    def run(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Validate and run one store tool call (a ``ToolError`` for a bad name or argument)."""
+        return self.handlers[validated(self.spec(name), name, arguments).name](**arguments)
 
     def read_clock(self) -> str | None:
         """The session clock when reads hide dead entries (E2), else None (base: only deletes)."""
-        return self.world.now if self.render else None
+        return self.clock if self.render else None
 
     def entry_view(self, entry: StoreEntry) -> dict[str, Any]:
         view = _memory_view(entry)
@@ -257,6 +297,51 @@ class ToolBox:
             raise ToolError("memory_update needs a new text or a field to change")
         return {"id": self.store.update_memory(id, text, **fields).id}
 
+
+_STORE_SPECS = {spec.name: spec for spec in STORE_TOOLS}
+
+
+class _SpecList:
+    """``ToolBox.specs(render=False)`` on the class: the base tool list (what model clients and
+    tests send); ``box.specs()`` on a box: the list its session offers (E2 changes the memory tools)."""
+
+    def __get__(self, box: ToolBox | None, owner: type) -> Callable[..., list[dict[str, Any]]]:
+        if box is None:
+            return lambda render=False: [spec.to_openai() for spec in tool_specs(render).values()]
+        return lambda: [spec.to_openai() for spec in tool_specs(box.render).values()]
+
+
+class ToolBox:
+    """PAST's tools of one session: the store tools over the item's store and the world tools
+    over the session's world (implements ``SessionToolBox``)."""
+
+    specs = _SpecList()
+
+    def __init__(self, store: Store, world: World) -> None:
+        self.store = store
+        self.world = world
+        self.memory = MemoryTools(store, clock=world.now)
+        self.calls: list[ToolCall] = []
+        self._world_handlers: dict[str, Callable[..., Any]] = {
+            spec.name: getattr(world, spec.name) for spec in WORLD_TOOLS
+        }
+
+    @property
+    def clock(self) -> str:
+        return self.world.now
+
+    @property
+    def render(self) -> bool:
+        """E2 (render) switched on for this session (by the agent's mechanisms)."""
+        return self.memory.render
+
+    @render.setter
+    def render(self, value: bool) -> None:
+        self.memory.render = value
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        return self.world.snapshot()
+
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         """Run one tool call; every outcome, including garbage input, becomes a logged ToolCall."""
         spec = tool_specs(self.render).get(name) if isinstance(name, str) else None
@@ -264,11 +349,16 @@ class ToolBox:
             len(self.calls),
             name,
             raw_arguments,
-            lambda arguments: self._handlers[validated(spec, name, arguments).name](**arguments),
+            lambda arguments: self._run(validated(spec, name, arguments), arguments),
             irreversible=bool(spec and spec.irreversible),
         )
         self.calls.append(record)
         return record
+
+    def _run(self, spec: ToolSpec, arguments: dict[str, Any]) -> Any:
+        if spec.name in self._world_handlers:
+            return self._world_handlers[spec.name](**arguments)
+        return self.memory.handlers[spec.name](**arguments)
 
 
 def validated(spec: ToolSpec | None, name: Any, arguments: dict[str, Any]) -> ToolSpec:

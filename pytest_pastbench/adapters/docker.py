@@ -123,9 +123,14 @@ class DockerAgent(ExternalAgent):
                 shim.RUN_DIR_ENV: CONTAINER_RUN_DIR,
                 shim.PORT_ENV: str(CONTAINER_GATEWAY_PORT),
             }
+            store = ctx.tools.store
             volumes = {
                 str(run_dir): {"bind": CONTAINER_RUN_DIR, "mode": "rw"},
-                str(Path(ctx.tools.store.root).resolve()): {"bind": CONTAINER_STORE_DIR, "mode": "ro"},
+                **(
+                    {str(Path(store.root).resolve()): {"bind": CONTAINER_STORE_DIR, "mode": "ro"}}
+                    if store is not None
+                    else {}
+                ),
                 str(Path(shim.__file__).resolve()): {"bind": CONTAINER_SHIM, "mode": "ro"},
                 **{host: {"bind": target, "mode": "ro"} for host, target in self.mounts.items()},
             }

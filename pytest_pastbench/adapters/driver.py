@@ -2,7 +2,7 @@
 
 ``ExternalAgent.run_session`` opens a gateway scope (the session's own token, bound to the item's
 model), starts the program through its adapter (``process.py``, ``docker.py``), relays tool calls
-to the session's ``ToolBox`` (so store, world, trace and checks work as for any agent), and turns
+to the session's tool box (so store, world, trace and checks work as for any agent), and turns
 everything that can go wrong into a defined outcome:
 
 - the agent's fault (crash, early exit, non-JSON output, an invalid message, a line over 1 MB,
@@ -254,7 +254,7 @@ class ExternalAgent:
                 )
                 if process.mcp_url
                 else None,
-                store_dir=str(ctx.tools.store.root),
+                store_dir=str(store.root) if (store := ctx.tools.store) is not None else None,
             )
         )
         for turn, content in enumerate(ctx.user_turns):

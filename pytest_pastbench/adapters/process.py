@@ -153,11 +153,12 @@ class SubprocessAgent(ExternalAgent):
         env[shim.STDIO_ENV] = "1"
         if MCP_URL_ENV in env:
             env[shim.MCP_PORT_ENV] = str(SANDBOX_MCP_PORT)
-        relay, store = Path(shim.__file__).resolve(), Path(ctx.tools.store.root).resolve()
-        if sandbox.unreadable_in_sandbox([store]):
+        relay = Path(shim.__file__).resolve()
+        stores = [Path(ctx.tools.store.root).resolve()] if ctx.tools.store is not None else []
+        for store in sandbox.unreadable_in_sandbox(stores):
             store.chmod(0o755)  # the harness's own (0700) temp folder: as root, the sandbox's uid reads it
         package = Path(__file__).resolve().parents[1]  # mcp_stdio, the stdio bridge, runs from it
-        readable = [relay, store, package, *self._program_paths(env.get("PATH")), *self.read_only]
+        readable = [relay, *stores, package, *self._program_paths(env.get("PATH")), *self.read_only]
         ro_paths = sorted({p.resolve() for p in readable if p.exists()})
         closed = sandbox.unreadable_in_sandbox(ro_paths)
         if closed:

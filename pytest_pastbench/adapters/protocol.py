@@ -67,8 +67,9 @@ class SessionStart(BaseModel):
     mcp: McpAccess | None = Field(
         default=None, description="the tools over MCP, when the adapter serves them"
     )
-    store_dir: str = Field(
-        description="the item's store folder, to read only: writes go through the memory_*/skill_* tools"
+    store_dir: str | None = Field(
+        description="the item's store folder, to read only: writes go through the memory_*/skill_* tools; "
+        "null when the session has no store (a stream's blind, oracle and rag harnesses)"
     )
 
 

@@ -17,8 +17,10 @@ from pytest_pastbench.adapters.process import SubprocessAgent
 from pytest_pastbench.agent import Budgets
 from pytest_pastbench.gateway import Gateway, GatewayClient, ModelService, ServiceClient
 from pytest_pastbench.models import InfraError
+from pytest_pastbench.protocols.stream.harness import StoreTools
 from pytest_pastbench.runner import run_agent_session
 from pytest_pastbench.schema import World as WorldSeed
+from pytest_pastbench.session_runner import run_session
 from pytest_pastbench.store import Store
 from pytest_pastbench.trace import TraceRecorder
 from pytest_pastbench.world import World
@@ -111,6 +113,14 @@ def test_session_start_carries_the_contract(tmp_path: Path) -> None:
     )
     assert {t["function"]["name"] for t in start["tools"]} >= {"memory_search", "memory_write"}
     assert start["store_dir"] == str(tmp_path / "store")
+
+
+def test_a_session_without_a_store_tells_the_program_so(tmp_path: Path) -> None:
+    # A stream's blind harness: no store, no tools; the program still runs through the same runner.
+    agent = script_agent(tmp_path, 'send({"type": "answer", "content": json.dumps(start)})\n')
+    session = run_session(agent, ServiceClient(ModelService(), "pastbench/recall"), StoreTools(None), ["hi"])
+    start = json.loads(session.answer)
+    assert session.agent_error is None and start["store_dir"] is None and start["tools"] == []
 
 
 def test_the_program_gets_gateway_settings_and_no_provider_keys(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001

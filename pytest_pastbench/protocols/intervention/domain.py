@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...records import ToolCall
-from ...schema import World as WorldSeed
 from ...store import Store
-from ...tools import STORE_TOOLS, ToolBox, ToolError, _name_text, record_call
-from ...world import World
+from ...tools import MemoryTools, ToolError, _name_text, record_call
 from .schema import Event, Param, Service, ToolVersion
 
 SERVICE_INFO_TOOL = "service_versions"
+SESSION_CLOCK = "2026-03-02T10:00:00"  # every session's simulated time
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -80,31 +79,36 @@ class DomainService:
 
 
 class DomainToolBox:
-    """Store tools plus the domain service's tools, with the interface agents use
-    (``specs()``, ``call(name, raw_arguments) -> ToolCall``, ``.calls``)."""
+    """Store tools plus the domain service's tools (implements ``tools.SessionToolBox``)."""
+
+    # Hermes' mechanisms are not offered the store tools here yet: interventions run the base agent.
+    memory = None
+    clock = SESSION_CLOCK
 
     def __init__(self, store: Store, service: DomainService) -> None:
-        # The store tools are the PAST ones, dispatched by a ToolBox whose world is empty.
-        self._store_tools = ToolBox(store, World(WorldSeed()))
-        self._store_names = {spec.name for spec in STORE_TOOLS}
+        self._store_tools = MemoryTools(store, clock=self.clock)
         self.service = service
         self.store = store
         self.calls: list[ToolCall] = []
 
     def specs(self) -> list[dict[str, Any]]:
-        return [spec.to_openai() for spec in STORE_TOOLS] + self.service.specs()
+        return [spec.to_openai() for spec in self._store_tools.specs()] + self.service.specs()
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
-        if isinstance(name, str) and name in self._store_names:
-            inner = self._store_tools.call(name, raw_arguments)
-            record = inner.model_copy(update={"index": len(self.calls)})
-        else:
-            label = _name_text(name)
-            record = record_call(
-                len(self.calls), name, raw_arguments, lambda arguments: self.service.call(label, arguments)
-            )
+        label = _name_text(name)
+        record = record_call(
+            len(self.calls), name, raw_arguments, lambda arguments: self._run(label, arguments)
+        )
         self.calls.append(record)
         return record
+
+    def _run(self, name: str, arguments: dict[str, Any]) -> Any:
+        if self._store_tools.spec(name) is not None:
+            return self._store_tools.run(name, arguments)
+        return self.service.call(name, arguments)
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        return {}  # what the domain returns is declared, not kept: checks read the calls
 
 
 def _choices(param: Param) -> str:

@@ -23,19 +23,15 @@ from ...agent import Agent, Budgets
 from ...judge import Judge
 from ...models import ModelClient
 from ...records import SessionRun
-from ...runner import run_agent_session
-from ...schema import World as WorldSeed
+from ...session_runner import run_session
 from ...store import Store
 from ...trace import TraceRecorder
-from ...world import World
 from . import metrics
 from .domain import DomainService, DomainToolBox
 from .fallback import score_fallback
 from .graph import DependencyGraph, changed_nodes
 from .schema import Event, InterventionFamily, Profile
 from .scoring import evaluate_query
-
-SESSION_CLOCK = "2026-03-02T10:00:00"
 
 
 @dataclass(frozen=True)
@@ -78,17 +74,15 @@ def run_domain_session(
     (the building block of an item; public for users' own tests, see ``pastbench_profile``)."""
     trace = trace if trace is not None else TraceRecorder()
     trace.add("service", session=index, version=service.tag)
-    return run_agent_session(
+    return run_session(
         agent,
         model,
-        store,
-        World(WorldSeed(now=SESSION_CLOCK)),  # unused: the domain's tools replace the world's
+        DomainToolBox(store, service),
         user_turns,
         index=index,
         stage=stage,
         budgets=budgets,
         trace=trace,
-        tools=DomainToolBox(store, service),
     )
 
 

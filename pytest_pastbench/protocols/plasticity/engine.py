@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...agent import Agent, AgentResult, Budgets, SessionContext
+from ...agent import Agent, Budgets
 from ...models import ModelClient
+from ...records import SessionRun
+from ...session_runner import run_session
 from ...trace import TraceRecorder
 from . import chess_env, text_env
 from .artifacts import Inventory
@@ -42,7 +44,7 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
 
-    def add(self, result: AgentResult) -> None:
+    def add(self, result: SessionRun) -> None:
         self.model_calls += result.model_calls
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
@@ -199,15 +201,14 @@ def run_lineage(
     rows: list[dict[str, Any]] = []
     edits_made = {"accepted": 0, "rejected": 0}
 
-    def session(prompt: str, toolbox: ArtifactToolBox, usage: Usage, stage: str) -> AgentResult:
+    def session(prompt: str, toolbox: ArtifactToolBox, usage: Usage, stage: str) -> SessionRun:
         nonlocal session_index
         session_index += 1
-        trace.add("session", session=session_index, stage=stage)
-        result = agent.run_session(
-            SessionContext([prompt], toolbox, model, budgets, trace, session_index=session_index, stage=stage)
+        run = run_session(
+            agent, model, toolbox, [prompt], index=session_index, stage=stage, budgets=budgets, trace=trace
         )
-        usage.add(result)
-        return result
+        usage.add(run)
+        return run
 
     def actor(usage: Usage, stage: str) -> Act:
         def act(prompt: str) -> tuple[str, list[str]]:

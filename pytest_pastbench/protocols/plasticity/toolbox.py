@@ -1,4 +1,4 @@
-"""The tools an agent gets in a plasticity session (same interface as ``tools.ToolBox``).
+"""The tools an agent gets in a plasticity session (a ``tools.SessionToolBox``).
 
 Acting sessions (train and held-out) see the inventory read-only: search and read notes and
 skills, list, read and run tools. Nothing an acting session does can change the inventory, so
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...records import ToolCall
+from ...store import Store
 from ...tools import STORE_TOOLS, ToolError, ToolSpec, _p, record_call, validated
 from .artifacts import EditRejected, Inventory, run_tool
 
@@ -62,6 +63,11 @@ REFLECTION_TOOLS: tuple[ToolSpec, ...] = (
 class ArtifactToolBox:
     """The tools of one plasticity session, bound to the lineage's inventory."""
 
+    # The inventory's own read-only views and proposals, not the store tools Hermes' mechanisms act
+    # on: plasticity runs the base agent.
+    memory = None
+    clock = None
+
     def __init__(self, inventory: Inventory, reflection: bool = False, max_edits: int = 8) -> None:
         self.inventory = inventory
         self.reflection = reflection
@@ -88,8 +94,15 @@ class ArtifactToolBox:
             ),
         }
 
+    @property
+    def store(self) -> Store:
+        return self.inventory.store
+
     def specs(self) -> list[dict[str, Any]]:
         return [spec.to_openai() for spec in self._specs.values()]
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        return {}  # the inventory is read after the lineage's sessions, not per session
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         spec = self._specs.get(name) if isinstance(name, str) else None

@@ -15,35 +15,44 @@ from pathlib import Path
 from typing import Any
 
 from ...records import ToolCall
-from ...schema import World as WorldSeed
 from ...store import Store
 from ...text import words
-from ...tools import STORE_TOOLS, ToolBox
-from ...world import World
+from ...tools import MemoryTools, record_call
 
 RAG_TOP_K = 5
-_STORE_TOOL_NAMES = frozenset(spec.name for spec in STORE_TOOLS)
 
 
 class StoreTools:
-    """The memory and skill tools only (a stream has no notes, tickets or deploys to touch);
-    the ``ToolBox`` interface the agents use: ``specs()``, ``call()`` and ``calls``."""
+    """The memory and skill tools only (a stream has no notes, tickets or deploys to touch), or
+    no tool at all without a store; implements ``tools.SessionToolBox``."""
+
+    # Hermes' mechanisms are not offered the store tools here yet: streams run the base agent.
+    memory = None
+    clock = None
 
     def __init__(self, store: Store | None) -> None:
-        self._box = ToolBox(store, World(WorldSeed())) if store is not None else None
-        self.calls: list[ToolCall] = self._box.calls if self._box is not None else []
+        self.store = store
+        self._store_tools = MemoryTools(store) if store is not None else None
+        self.calls: list[ToolCall] = []
 
     def specs(self) -> list[dict[str, Any]]:
-        return [spec.to_openai() for spec in STORE_TOOLS] if self._box is not None else []
+        return [spec.to_openai() for spec in self._store_tools.specs()] if self._store_tools else []
 
-    def call(self, name: str, raw_arguments: Any) -> ToolCall:
-        if self._box is not None and name in _STORE_TOOL_NAMES:
-            return self._box.call(name, raw_arguments)
-        record = ToolCall(
-            index=len(self.calls), name=str(name)[:100], ok=False, error=f"unknown tool {name!r}"
-        )
+    def call(self, name: Any, raw_arguments: Any) -> ToolCall:
+        store_tools = self._store_tools
+        if store_tools is not None and isinstance(name, str) and store_tools.spec(name) is not None:
+            record = record_call(
+                len(self.calls), name, raw_arguments, lambda arguments: store_tools.run(name, arguments)
+            )
+        else:
+            record = ToolCall(
+                index=len(self.calls), name=str(name)[:100], ok=False, error=f"unknown tool {name!r}"
+            )
         self.calls.append(record)
         return record
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        return {}
 
 
 class FrozenStore:

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...agent import Agent, AgentResult, Budgets, SessionContext
+from ...agent import Agent, Budgets
 from ...models import ModelClient
+from ...records import SessionRun
+from ...session_runner import run_session
 from ...store import Store
 from ...trace import TraceRecorder
 from .family import Stream
@@ -121,26 +123,22 @@ class _StreamRunner:
             task, reply, answer, score, reply.prompt_tokens + reply.completion_tokens, reply.cost_usd
         )
 
-    def _session(self, message: str, store: Store | None, stage: str) -> AgentResult:
-        if store is not None:
-            store.session = self.sessions
-        tools = StoreTools(store)
-        result = self.agent.run_session(
-            SessionContext(
-                user_turns=[message],
-                tools=tools,  # type: ignore[arg-type]  (the ToolBox interface)
-                model=self.model,
-                budgets=self.budgets,
-                trace=TraceRecorder(),  # per-message traces of thousands of tickets stay out of the run
-                session_index=self.sessions,
-                stage=stage,
-            )
+    def _session(self, message: str, store: Store | None, stage: str) -> SessionRun:
+        run = run_session(
+            self.agent,
+            self.model,
+            StoreTools(store),
+            [message],
+            index=self.sessions,
+            stage=stage,
+            budgets=self.budgets,
+            trace=TraceRecorder(),  # per-message traces of thousands of tickets stay out of the run
         )
         self.sessions += 1
-        return result
+        return run
 
     def _record(
-        self, task: Task, reply: AgentResult, answer: str, score: int, tokens: int, cost: float | None
+        self, task: Task, reply: SessionRun, answer: str, score: int, tokens: int, cost: float | None
     ) -> None:
         ticket = TicketResult(
             seq=task.seq,

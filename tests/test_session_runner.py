@@ -1,0 +1,107 @@
+"""The one session runner: every protocol's tool box implements ``SessionToolBox`` and is driven
+by ``run_session`` alike; the session record, the trace's session event and the store stamp come
+from the box, and Hermes' mechanisms act on whichever box offers its memory tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.protocols.intervention.domain import SESSION_CLOCK, DomainService, DomainToolBox
+from pytest_pastbench.protocols.plasticity.artifacts import Inventory
+from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
+from pytest_pastbench.protocols.stream.harness import StoreTools
+from pytest_pastbench.schema import World as WorldSeed
+from pytest_pastbench.session_runner import run_session
+from pytest_pastbench.store import Store
+from pytest_pastbench.tools import MemoryTools, SessionToolBox, ToolBox
+from pytest_pastbench.trace import TraceRecorder
+from pytest_pastbench.world import World
+from tests.protocols.intervention.test_domain import SERVICE
+from tests.test_agent import ScriptedModel, answer, call
+
+NOW = "2026-03-02T10:00:00"
+
+
+def boxes(root: Path) -> dict[str, Any]:
+    return {
+        "past": ToolBox(Store(root / "past"), World(WorldSeed(now=NOW))),
+        "intervention": DomainToolBox(Store(root / "iv"), DomainService(SERVICE)),
+        "stream": StoreTools(Store(root / "stream")),
+        "stream-blind": StoreTools(None),
+        "plasticity": ArtifactToolBox(Inventory(root / "inventory")),
+    }
+
+
+def test_every_protocol_tool_box_implements_the_interface(tmp_path: Path) -> None:
+    for name, box in boxes(tmp_path).items():
+        assert isinstance(box, SessionToolBox), name
+        assert box.calls == [] and isinstance(box.specs(), list) and isinstance(box.snapshot(), dict), name
+    assert not isinstance(object(), SessionToolBox)
+
+
+@pytest.mark.parametrize("name", ["past", "intervention", "stream", "plasticity"])
+def test_run_session_records_the_session_from_any_box(tmp_path: Path, name: str) -> None:
+    box = boxes(tmp_path)[name]
+    box.store.session = 2
+    box.store.write_memory("written before the session")
+    read = "memory_search"
+    model = ScriptedModel([call(read, query="tea"), answer("done")])
+    trace = TraceRecorder()
+    run = run_session(HermesAgent(), model, box, ["Do I like tea?"], index=3, stage="eval", trace=trace)
+    assert run.answer == "done" and run.index == 3 and run.stage == "eval"
+    assert [c.name for c in run.tool_calls] == [read] and run.tool_calls[0].ok
+    # Only this session's store accesses, stamped with its index.
+    assert [(a.op, a.session) for a in run.store_accesses] == [("search", 3)]
+    assert run.store_after == box.store.snapshot()
+    assert run.world_after == box.snapshot()
+    assert (run.model_calls, run.prompt_tokens, run.completion_tokens) == (2, 15, 5)
+    session_event = next(e for e in trace.events if e["kind"] == "session")
+    clock = {"past": NOW, "intervention": SESSION_CLOCK}.get(name)
+    assert run.now == (clock or "")
+    assert session_event.get("now") == clock and ("now" in session_event) == (clock is not None)
+
+
+def test_a_session_without_a_store_runs_and_records_no_store(tmp_path: Path) -> None:
+    run = run_session(
+        HermesAgent(), ScriptedModel([call("memory_search", query="x"), answer("A")]), StoreTools(None), ["?"]
+    )
+    assert run.answer == "A" and run.store_accesses == [] and run.store_after == []
+    assert run.tool_calls[0].ok is False and "unknown tool" in (run.tool_calls[0].error or "")
+
+
+class OfferedMemory(StoreTools):
+    """A protocol's store-tool box that offers its memory tools to the mechanisms."""
+
+    @property
+    def memory(self) -> MemoryTools | None:  # type: ignore[override]
+        return self._store_tools
+
+
+def test_mechanisms_act_on_any_box_that_offers_its_memory_tools(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    store.write_skill("rotate tls cert", ["drain the gateway", "swap the cert", "undrain"], ["tls", "cert"])
+    turn = ["Rotate the tls cert on the gateway."]
+    for box, offered in ((OfferedMemory(store), True), (StoreTools(store), False)):
+        trace = TraceRecorder()
+        run_session(HermesAgent(mechanisms=["E3"]), ScriptedModel([answer("ok")]), box, turn, trace=trace)
+        mechanism = [(e["mechanism"], e["action"]) for e in trace.events if e["kind"] == "mechanism"]
+        assert mechanism == ([("E3", "injected")] if offered else [("runtime", "unavailable")])
+
+
+def test_e2_switches_the_memory_tools_a_box_offers(tmp_path: Path) -> None:
+    box = OfferedMemory(Store(tmp_path / "s"))
+    model = ScriptedModel([answer("ok")])
+    run_session(HermesAgent(mechanisms=["E2"]), model, box, ["hi"])
+    assert box.memory is not None and box.memory.render
+    write = next(t for t in box.specs() if t["function"]["name"] == "memory_write")
+    assert "supersedes" in write["function"]["parameters"]["properties"]
+    assert (
+        "supersedes"
+        not in next(t for t in ToolBox.specs() if t["function"]["name"] == "memory_write")["function"][
+            "parameters"
+        ]["properties"]
+    )
