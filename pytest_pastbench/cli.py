@@ -54,7 +54,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from .dataset.export import export_dataset
-    from .loader import FamilyFileError
+    from .errors import FamilyFileError
     from .resources import families_dir
 
     try:

@@ -27,8 +27,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .judge import JudgeError, Verdict
-from .models import OFFLINE_PREFIX, InfraError, ModelClient, resolve_model
+from .errors import InfraError, JudgeError
+from .judge import Verdict
+from .models import OFFLINE_PREFIX, ModelClient, resolve_model
 
 PROMPT_FILE = Path(__file__).parent / "prompts" / "judge_rubric.md"
 REFERENCE_JUDGE = "pastbench/judge"

@@ -277,7 +277,8 @@ def resolve(config: pytest.Config) -> RunOptions:
         raise pytest.UsageError(f"--pastbench-cache={cache!r}: choose one of {', '.join(CACHE_MODES)}")
     shard = None
     if raw_value(config, "shard") is not None:
-        from .shard import ShardSpecError, parse_shard
+        from .errors import ShardSpecError
+        from .shard import parse_shard
 
         try:
             shard = parse_shard(raw_value(config, "shard"))
@@ -375,7 +376,8 @@ def _positive(config: pytest.Config, name: str, kind: type, default: Any, fix: s
 
 def _mechanism_sets(values: list[str] | None, ablation: Any) -> list[list[str]] | None:
     """--pastbench-ablation's seven sets, then each --pastbench-mechanisms value; no repeats."""
-    from .mechanisms import MechanismError, ablation_sets, parse_mechanisms
+    from .errors import MechanismError
+    from .mechanisms import ablation_sets, parse_mechanisms
 
     sets = ablation_sets() if ablation else []
     for value in values or []:

@@ -39,8 +39,8 @@ from urllib.parse import urlsplit
 
 from .. import sandbox
 from ..agent import SessionContext
+from ..errors import InfraError
 from ..gateway import AgentScope
-from ..models import InfraError
 from . import shim
 from .driver import STDERR_TAIL_BYTES, ExternalAgent, LineChannel, agent_environment, mcp_environment
 from .mcp_server import MCP_PATH, McpToolServer

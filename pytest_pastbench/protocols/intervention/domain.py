@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ToolError
 from ...records import ToolCall
 from ...schema import World as WorldSeed
 from ...store import Store
-from ...tools import STORE_TOOLS, ToolBox, ToolError, _name_text, record_call
+from ...tools import STORE_TOOLS, ToolBox, printable_name, record_call
 from ...world import World
 from .schema import Event, Param, Service, ToolVersion
 
@@ -99,7 +100,7 @@ class DomainToolBox:
             inner = self._store_tools.call(name, raw_arguments)
             record = inner.model_copy(update={"index": len(self.calls)})
         else:
-            label = _name_text(name)
+            label = printable_name(name)
             record = record_call(
                 len(self.calls), name, raw_arguments, lambda arguments: self.service.call(label, arguments)
             )
