@@ -96,13 +96,13 @@ def _summarize(args: argparse.Namespace) -> int:
 
 # Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
 COMMAND_MODULES = (
-    "compare",
-    "gates",
-    "merge",
-    "plots",
-    "html_report",
-    "judge_agreement",
-    "protocols.stream.cli",
+    "pytest_pastbench.compare",
+    "pytest_pastbench.gates",
+    "pytest_pastbench.merge",
+    "pytest_pastbench.plots",
+    "pytest_pastbench.html_report",
+    "pytest_pastbench.judge_agreement",
+    "pytest_pastbench.protocols.stream.cli",
 )
 
 
@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pastbench", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
-        import_module(f"{__package__}.{module}").register_cli(commands)
+        import_module(module).register_cli(commands)
     schema = commands.add_parser("schema", help="print the JSON Schema of family files")
     schema.add_argument("-o", "--output", help="write to this file instead of stdout")
     schema.set_defaults(func=_schema)

@@ -30,8 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import InfraError, JudgeError
 from .judge import Verdict
 from .models import OFFLINE_PREFIX, ModelClient, resolve_model
+from .resources import prompt_file
 
-PROMPT_FILE = Path(__file__).parent / "prompts" / "judge_rubric.md"
+PROMPT_FILE = prompt_file("judge_rubric.md")
 REFERENCE_JUDGE = "pastbench/judge"
 PASS_AT = 0.5  # a score at or above this passes the rubric check
 JUDGE_ATTEMPTS = 3  # replies asked for before a malformed answer becomes judge_error

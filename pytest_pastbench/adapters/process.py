@@ -41,6 +41,7 @@ from .. import sandbox
 from ..agent import SessionContext
 from ..errors import InfraError
 from ..gateway import AgentScope
+from ..resources import package_dir
 from . import shim
 from .driver import STDERR_TAIL_BYTES, ExternalAgent, LineChannel, agent_environment, mcp_environment
 from .mcp_server import MCP_PATH, McpToolServer
@@ -156,7 +157,7 @@ class SubprocessAgent(ExternalAgent):
         relay, store = Path(shim.__file__).resolve(), Path(ctx.tools.store.root).resolve()
         if sandbox.unreadable_in_sandbox([store]):
             store.chmod(0o755)  # the harness's own (0700) temp folder: as root, the sandbox's uid reads it
-        package = Path(__file__).resolve().parents[1]  # mcp_stdio, the stdio bridge, runs from it
+        package = package_dir()  # mcp_stdio, the stdio bridge, runs from it
         readable = [relay, store, package, *self._program_paths(env.get("PATH")), *self.read_only]
         ro_paths = sorted({p.resolve() for p in readable if p.exists()})
         closed = sandbox.unreadable_in_sandbox(ro_paths)
