@@ -103,6 +103,7 @@ COMMAND_MODULES = (
     "pytest_pastbench.html_report",
     "pytest_pastbench.judge_agreement",
     "pytest_pastbench.protocols.stream.cli",
+    "pytest_pastbench.options",
 )
 
 
@@ -110,7 +111,7 @@ DESCRIPTION = (
     "Tools of pytest-pastbench. The benchmark itself runs under pytest (pytest --pastbench-...); "
     "these commands work on finished runs (summarize, compare, gate, merge, plot, html, "
     "judge-agreement) and on family files (validate, schema, generate-families, generate-streams, "
-    "export). 'pastbench COMMAND --help' describes each."
+    "export), and print the options reference (options). 'pastbench COMMAND --help' describes each."
 )
 
 

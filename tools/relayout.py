@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -175,6 +176,8 @@ MODULES: dict[str, str] = {
     "ci_summary": "results.render.ci_summary",
     # --- cli/ ------------------------------------------------------------------------------------------
     "cli": "cli",
+    # --- whole subpackages ("X.*": every module under X, the package included) ---------------------
+    "protocols.stream.servelearn.*": "protocols.stream.servelearn.*",
 }
 
 # Docstrings of the packages the move creates (a package that already exists keeps its own).
@@ -267,15 +270,30 @@ def _parents(name: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts))}
 
 
+def expanded_modules(on_disk: dict[str, Path]) -> dict[str, str | None]:
+    """MODULES with each ``X.*`` entry spelled out for the modules under X on disk (relative names)."""
+    table = {old: new for old, new in MODULES.items() if not old.endswith(".*")}
+    for old, new in MODULES.items():
+        if not old.endswith(".*"):
+            continue
+        old_prefix, new_prefix = old.removesuffix(".*"), (new or "").removesuffix(".*")
+        for name in on_disk:
+            relative = name.removeprefix(PACKAGE + ".")
+            if relative == old_prefix or relative.startswith(old_prefix + "."):
+                table[relative] = new_prefix + relative.removeprefix(old_prefix)
+    return table
+
+
 def make_plan() -> Plan:
     plan = Plan()
     on_disk = current_modules()
-    mapping = {full(old): full(new) for old, new in MODULES.items()}
+    table = expanded_modules(on_disk)
+    mapping = {full(old): full(new) for old, new in table.items()}
     known = set(mapping) | {new for new in mapping.values() if new}
     known |= {parent for name in list(known) for parent in _parents(name)}
     for name in sorted(set(on_disk) - known):
         plan.problems.append(f"unmapped module: {on_disk[name]} ({name}); add it to MODULES")
-    for old_rel, new_rel in MODULES.items():
+    for old_rel, new_rel in table.items():
         old, new = full(old_rel), full(new_rel)
         path = on_disk.get(old)
         if path is None:
@@ -610,7 +628,10 @@ def main(argv: list[str] | None = None) -> int:
             doc = NEW_PACKAGES.get(relative_name, f"{relative_name}.")
             init.write_text(f'"""{doc}"""\n')
             git("add", str(init.relative_to(REPO)))
-    # Package data that sat beside a moved module (none today: files are found via resources.py).
+    # Folders the move emptied (what is left in them is __pycache__) go too.
+    for folder in sorted({old.parent for old in plan.paths}, key=lambda f: -len(f.parts)):
+        if (REPO / folder).is_dir() and not git("ls-files", str(folder)).strip():
+            shutil.rmtree(REPO / folder)
     touched = sorted({str(plan.paths.get(rel, rel)) for rel in changed if plan.paths.get(rel, rel)})
     py_files = [name for name in touched if name.endswith(".py")]
     if py_files and not args.no_ruff:
