@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -207,6 +208,9 @@ RENAMES: dict[str, str] = {
 MODULE_RENAMES: dict[tuple[str, str], str] = {
     ("schema", "World"): "WorldSeed",
 }
+
+# ruff from this interpreter's environment when it has it (a venv's python run directly).
+RUFF = [sys.executable, "-m", "ruff"] if importlib.util.find_spec("ruff") else ["ruff"]
 
 CITATION = re.compile(r"\bDESIGN(?:\.md)? §")
 CITATION_TARGET = "docs/design.md §"
@@ -638,7 +642,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(
             ["ruff", "check", "--fix", "--select", "I,F401", "-q", *py_files], cwd=REPO, check=False
         )
-        subprocess.run(["ruff", "format", "-q", *py_files], cwd=REPO, check=False)
+        subprocess.run([*RUFF, "format", "-q", *py_files], cwd=REPO, check=False)
     leftovers = stale_references(plan)
     for leftover in leftovers:
         print(f"  left for a hand: {leftover}")
