@@ -640,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     py_files = [name for name in touched if name.endswith(".py")]
     if py_files and not args.no_ruff:
         subprocess.run(
-            ["ruff", "check", "--fix", "--select", "I,F401", "-q", *py_files], cwd=REPO, check=False
+            [*RUFF, "check", "--fix", "--select", "I,F401", "-q", *py_files], cwd=REPO, check=False
         )
         subprocess.run([*RUFF, "format", "-q", *py_files], cwd=REPO, check=False)
     leftovers = stale_references(plan)
