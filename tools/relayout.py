@@ -10,7 +10,8 @@ What it does, in order:
    modules would land on one path, or while a target path is taken by another file. It also
    refuses a dirty tree (``--allow-dirty`` to override), so ``git reset --hard`` undoes a run.
 2. Rewrites every ``pytest_pastbench`` import (relative ones resolved against the module's old
-   place, then written relative to its new place, or absolute where they were absolute) in the
+   place, then written relative to its new place when that takes at most two dots, else
+   absolute; absolute ones stay absolute) in the
    package, tests/, benchmarks/, examples/, tools/ and conftest.py; dotted names in strings and
    text (``"pytest_pastbench.session.X"`` monkeypatch targets, ``PROTOCOL_MODULES``, ``-p``
    names, the pytest11 entry point and the console script in pyproject.toml, docs); renames the
@@ -214,6 +215,9 @@ RUFF = [sys.executable, "-m", "ruff"] if importlib.util.find_spec("ruff") else [
 
 CITATION = re.compile(r"\bDESIGN(?:\.md)? §")
 CITATION_TARGET = "docs/design.md §"
+
+# A relative import that would climb further than this is written absolute.
+MAX_DOTS = 2
 
 # Where references are rewritten (relative to the repository root).
 PY_ROOTS = (PACKAGE, "tests", "benchmarks", "examples", "tools")
@@ -446,8 +450,12 @@ def rewrite_imports(source: str, rel: Path, plan: Plan, modules: set[str], warni
 
 
 def _spell(target: str, importer: Importer, relative: bool) -> str:
+    """Relative stays relative up to MAX_DOTS (``..core.store``); deeper, the absolute name reads
+    better than ``....core.store``."""
     if relative and importer.new is not None:
-        return relative_form(importer.new, importer.is_package, target)
+        spelled = relative_form(importer.new, importer.is_package, target)
+        if len(spelled) - len(spelled.lstrip(".")) <= MAX_DOTS:
+            return spelled
     return target
 
 
