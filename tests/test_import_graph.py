@@ -157,9 +157,9 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_is_read_from_the_package() -> None:
     graph = import_graph()
     assert len(graph) > 50
-    assert f"{PACKAGE}.plugin" in graph
     # Real edges are found: relative, absolute and parent-package ones.
-    assert graph[f"{PACKAGE}.plugin"], "plugin.py imports package modules"
+    assert sum(map(len, graph.values())) > 200
+    assert sum(f"{PACKAGE}.errors" in deps for deps in graph.values()) > 20, "the errors module is imported"
     packages = {name for name, path in package_modules().items() if path.name == "__init__.py"}
     assert any(deps & packages for deps in graph.values()), "importing a submodule runs its package"
 
@@ -177,7 +177,7 @@ def _cycles_text(cycles: list[list[str]]) -> str:
 def test_function_level_imports_are_in_the_runtime_graph() -> None:
     static, runtime = import_graph(), import_graph(runtime=True)
     assert all(static[name] <= runtime[name] for name in static)
-    # plugin.py's hooks import the run's modules inside functions, so there is more to see.
+    # The run object imports most of what it drives inside functions, so there is more to see.
     assert sum(map(len, runtime.values())) > sum(map(len, static.values()))
 
 
