@@ -2,7 +2,6 @@
 
 Nothing needs registering: the benchmark data (families/, agents/) is found beside the package
 in a checkout and inside the package in a wheel (pytest_pastbench/resources.py), and the plugin
-itself is loaded through its pytest11 entry point. The tests' pytester plugin comes from
-addopts in pyproject.toml, because pytest_plugins in a conftest breaks runs that collect the
-packaged families from another directory.
+itself is loaded through its pytest11 entry point. The tests' pytester plugin is requested by
+tests/conftest.py, so a user's `pytest` over families/ from this checkout never loads it.
 """

@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .errors import BaselineError, RunLoadError
 from .item_record import ItemRecord
 from .output import write_json_atomic
-from .runs import RunLoadError, load_run
+from .runs import load_run
 from .summary import episode_scores
 from .version import plugin_version
 
@@ -31,10 +32,6 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 # label -> family -> episode -> (s_on, s_off); a score is None where that arm has no score.
 Episodes = dict[str, dict[str, dict[str, tuple[float | None, float | None]]]]
-
-
-class BaselineError(Exception):
-    """A baseline cannot be saved or found; the message says what was looked for and where."""
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .models import InfraError
+from .errors import InfraError
 
 RUN_COST = "budget:run_cost"
 RUN_TOKENS = "budget:run_tokens"

@@ -15,12 +15,10 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from .errors import CacheMiss
+
 CACHE_MODES = ("off", "rw", "replay")
 CACHE_FILE = "responses.sqlite"
-
-
-class CacheMiss(LookupError):
-    """Replay mode found no stored response for a request."""
 
 
 def request_key(

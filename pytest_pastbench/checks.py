@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from pytest_pastbench.judge import Judge, JudgeError, Verdict
+from pytest_pastbench.errors import JudgeError
+from pytest_pastbench.judge import Judge, Verdict
 from pytest_pastbench.matching import asserts_value, mentions
 from pytest_pastbench.records import CheckResult, SessionRun
 from pytest_pastbench.schema import (

@@ -54,7 +54,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from .dataset.export import export_dataset
-    from .loader import FamilyFileError
+    from .errors import FamilyFileError
     from .resources import families_dir
 
     try:
@@ -96,13 +96,14 @@ def _summarize(args: argparse.Namespace) -> int:
 
 # Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
 COMMAND_MODULES = (
-    "compare",
-    "gates",
-    "merge",
-    "plots",
-    "html_report",
-    "judge_agreement",
-    "protocols.stream.cli",
+    "pytest_pastbench.compare",
+    "pytest_pastbench.gates",
+    "pytest_pastbench.merge",
+    "pytest_pastbench.plots",
+    "pytest_pastbench.html_report",
+    "pytest_pastbench.judge_agreement",
+    "pytest_pastbench.protocols.stream.cli",
+    "pytest_pastbench.options",
 )
 
 
@@ -110,7 +111,7 @@ DESCRIPTION = (
     "Tools of pytest-pastbench. The benchmark itself runs under pytest (pytest --pastbench-...); "
     "these commands work on finished runs (summarize, compare, gate, merge, plot, html, "
     "judge-agreement) and on family files (validate, schema, generate-families, generate-streams, "
-    "export). 'pastbench COMMAND --help' describes each."
+    "export), and print the options reference (options). 'pastbench COMMAND --help' describes each."
 )
 
 
@@ -118,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pastbench", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
-        import_module(f"{__package__}.{module}").register_cli(commands)
+        import_module(module).register_cli(commands)
     schema = commands.add_parser("schema", help="print the JSON Schema of family files")
     schema.add_argument("-o", "--output", help="write to this file instead of stdout")
     schema.set_defaults(func=_schema)

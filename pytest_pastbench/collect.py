@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .loader import FamilyFileError, load_family
+from .errors import BelowThreshold, FamilyFileError, InvalidFamily, ItemInfraError
+from .loader import load_family
 from .mechanisms import mechanism_set_label
 from .session import pastbench_session
 
@@ -101,16 +102,6 @@ def control_arm_ids(nodeids: Iterable[str]) -> list[str]:
     return sorted(set(twins))
 
 
-class ItemInfraError(Exception):
-    """The item could not be measured (infra_blocked); its reason is the message."""
-
-
-class BelowThreshold(AssertionError):
-    def __init__(self, score: float | None, threshold: float, why: str = "") -> None:
-        text = f"score {score if score is None else f'{score:.3f}'} < pass threshold {threshold}"
-        super().__init__(f"{text}; lost to: {why}" if why else text)
-
-
 class OneLineItem(pytest.Item):
     """An item whose expected failures (``one_line_errors``) are reported as their message alone;
     the plugin's makereport sends setup errors here too (pytest formats those itself)."""
@@ -197,10 +188,6 @@ class EpisodeItem(OneLineItem):
 
 
 INVALID_FAMILY_NAME = "invalid_family_file"
-
-
-class InvalidFamily(Exception):
-    """A family file that does not load; the message names the file and the field path."""
 
 
 class InvalidFamilyItem(OneLineItem):

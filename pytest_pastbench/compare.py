@@ -14,10 +14,10 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .baseline import DEFAULT_STORAGE, Baseline, BaselineError, load_baseline
+from .baseline import DEFAULT_STORAGE, Baseline, load_baseline
+from .errors import BaselineError, GateSyntaxError
 from .gates import (
     GATE_SYNTAX,
-    GateSyntaxError,
     check_against,
     compatibility_warnings,
     match_configs,

@@ -17,13 +17,11 @@ from typing import Any
 
 import pytest
 
+from .errors import StoppedBeforeStart
+
 # Results may finish ahead of the item pytest is reporting (a long item at the head): keep at
 # most this many times K items started ahead, so a slow head cannot pile up unbounded traces.
 AHEAD_FACTOR = 4
-
-
-class StoppedBeforeStart(Exception):
-    """The run was stopping (``-x``, ``--maxfail``, Ctrl-C) before this item started."""
 
 
 class ItemPool:

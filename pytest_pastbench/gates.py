@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .baseline import DEFAULT_STORAGE, Baseline, BaselineError, Episodes, load_baseline
+from .baseline import DEFAULT_STORAGE, Baseline, Episodes, load_baseline
+from .errors import BaselineError, GateSyntaxError
 from .judge import describe_judge
 from .stats import mean, paired_bootstrap_ci
 
@@ -54,10 +55,6 @@ EPISODE_METRICS: dict[str, Callable[[float | None, float | None], float | None]]
     "s_on": lambda on, off: on,
     "s_off": lambda on, off: off,
 }
-
-
-class GateSyntaxError(ValueError):
-    """A gate expression does not parse; the message shows the accepted syntax."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .budget import RunBudget
-from .cache import CacheMiss, ResponseCache, request_key
+from .cache import ResponseCache, request_key
+from .errors import CacheMiss, InfraError
 from .gateway_apis import (
     APIS,
     CHAT_PATH,
@@ -43,14 +44,7 @@ from .gateway_apis import (
     models_body,
     new_response_id,
 )
-from .models import (
-    DEFAULT_REQUEST_TIMEOUT_S,
-    InfraError,
-    LiteLLMClient,
-    ModelReply,
-    RetryPolicy,
-    resolve_model,
-)
+from .models import DEFAULT_REQUEST_TIMEOUT_S, LiteLLMClient, ModelReply, RetryPolicy, resolve_model
 
 LEDGER_PATH = "/pastbench/ledger"
 SCOPES_PATH = "/pastbench/scopes"

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from .errors import Unsupported
 from .models import ModelReply, import_litellm
 
 CHAT_PATH = "/v1/chat/completions"
@@ -32,13 +33,6 @@ DELTA_CHARS = 32  # a streamed text or argument string goes out in pieces of thi
 # cache key differ between two identical conversations.
 MESSAGE_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id")
 Stream = Iterator[bytes]
-
-
-class Unsupported(ValueError):
-    """A request this gateway cannot serve faithfully: a 400 naming the endpoint and what works."""
-
-    def __init__(self, path: str, what: str, supported: list[str] | tuple[str, ...]) -> None:
-        super().__init__(f"POST {path} does not support {what} (supported: {', '.join(supported)})")
 
 
 @dataclasses.dataclass

@@ -29,8 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .errors import InfraError
 from .gateway import Gateway, GatewayClient, ServiceSettings, write_private_json
-from .models import InfraError, import_litellm, use_alias_file
+from .models import import_litellm, use_alias_file
 
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0

@@ -20,10 +20,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from .errors import RunLoadError
 from .item_record import ItemRecord
 from .judge import describe_judge
 from .output import trace_path
-from .runs import LoadedRun, RunLoadError, load_run
+from .runs import LoadedRun, load_run
 from .table import format_delta, format_number, format_violations
 
 REPORT_FILE = "report.html"
@@ -390,7 +391,8 @@ def _figures(run: LoadedRun) -> str:
     import base64
     import tempfile
 
-    from .plots import PlotError, make_plots
+    from .errors import PlotError
+    from .plots import make_plots
 
     images: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as scratch:

@@ -12,14 +12,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 
-class JudgeError(Exception):
-    """The judge could not give a verdict (garbage reply, refusal, unparsable output).
-
-    A rubric check whose judge raises this is recorded as ``judge_error``: left out of c_e,
-    counted and flagged, never a silent fail and never a pass.
-    """
-
-
 @dataclass(frozen=True)
 class Verdict:
     """A judge's grade of one answer: pass/fail, the score behind it and why."""

@@ -21,15 +21,12 @@ from typing import Any, TextIO
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tabulate import tabulate
 
+from .errors import LabelError
 from .llm_judge import PASS_AT, REFERENCE_JUDGE
 from .stats import mean
 from .table import format_number
 
 DEFAULT_TOLERANCE = 0.5
-
-
-class LabelError(ValueError):
-    """A labels file that cannot be used; the message names the file and line."""
 
 
 class LabelledSample(BaseModel):
@@ -93,8 +90,7 @@ def read_labels(path: Path, scale: float) -> list[Sample]:
 
 def judge_samples(samples: list[Sample], judge: Any, scale: float) -> list[Judged]:
     """Grade each sample; a judge_error or a provider failure is kept as that sample's error."""
-    from .judge import JudgeError
-    from .models import InfraError
+    from .errors import InfraError, JudgeError
 
     results = []
     for sample in samples:

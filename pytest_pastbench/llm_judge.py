@@ -27,10 +27,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .judge import JudgeError, Verdict
-from .models import OFFLINE_PREFIX, InfraError, ModelClient, resolve_model
+from .errors import InfraError, JudgeError
+from .judge import Verdict
+from .models import OFFLINE_PREFIX, ModelClient, resolve_model
+from .resources import prompt_file
 
-PROMPT_FILE = Path(__file__).parent / "prompts" / "judge_rubric.md"
+PROMPT_FILE = prompt_file("judge_rubric.md")
 REFERENCE_JUDGE = "pastbench/judge"
 PASS_AT = 0.5  # a score at or above this passes the rubric check
 JUDGE_ATTEMPTS = 3  # replies asked for before a malformed answer becomes judge_error

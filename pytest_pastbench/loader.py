@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .errors import FamilyFileError
 from .schema import Family
 
 # libyaml's safe loader when PyYAML was built with it: several times faster on the full dataset.
@@ -22,10 +23,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 FamilyModel = TypeVar("FamilyModel", bound=BaseModel)
-
-
-class FamilyFileError(Exception):
-    """A family file is malformed; the message names the file and the field path."""
 
 
 def read_family_mapping(path: Path) -> tuple[dict[str, Any], bytes]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .errors import MechanismError
 from .tools import STORE_TOOLS, tool_specs
 
 if TYPE_CHECKING:
@@ -49,10 +50,6 @@ SYSTEM_ADDENDA: dict[str, str] = {
     "E5": "Close (E5): when the session ends you will be asked to record corrected facts and "
     "retire the notes they replace.",
 }
-
-
-class MechanismError(ValueError):
-    """A mechanism list that names something other than E1..E5."""
 
 
 def parse_mechanisms(value: str | list[str] | None) -> list[str]:

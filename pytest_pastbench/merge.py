@@ -13,15 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .errors import MergeError, RunLoadError
 from .item_record import ItemRecord
-from .runs import LoadedRun, RunLoadError, load_run
+from .runs import LoadedRun, load_run
 
 # Run settings that change what is measured or how it is summarised: shards must agree on them.
 PROTOCOL_KEYS = ("seed", "agent", "models", "persistence", "trials", "judge", "plugin_version")
-
-
-class MergeError(Exception):
-    """The runs cannot be merged; the message names the runs and the difference."""
 
 
 def _load(paths: list[Path]) -> list[LoadedRun]:

@@ -26,22 +26,11 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from .errors import InfraError
 from .resources import agents_dir
 
 OFFLINE_PREFIX = "pastbench/"
 DEFAULT_MODEL = "pastbench/recall"
-
-
-class InfraError(RuntimeError):
-    """The harness could not get an answer (provider down after retries, bad key, harness bug).
-
-    Items that hit it are errors with ``infra_blocked`` and this message, never a score of 0.
-    ``retries`` counts the transient errors retried before giving up (for the ledger).
-    """
-
-    def __init__(self, message: str, retries: int = 0) -> None:
-        super().__init__(message)
-        self.retries = retries
 
 
 @dataclass

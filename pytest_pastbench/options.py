@@ -6,7 +6,9 @@ Misuse is a ``pytest.UsageError`` with a one-line fix, raised before anything ru
 
 from __future__ import annotations
 
+import argparse
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ import pytest
 from .cache import CACHE_MODES
 
 PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
+STREAM_SCALES = ("sample", "full")
 ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 # Items in flight per process. A run waits on model latency, so threads, not cores, set its
 # speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
@@ -23,138 +26,345 @@ ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 DEFAULT_CONCURRENCY = 8
 
 
+# A further check of one option's value (after type, bounds and choices): the value so far, the
+# config, and the options resolved before it (in OPTIONS order) in; the final value out. Raises
+# ValueError (shown after "--pastbench-NAME=VALUE: ") or pytest.UsageError (shown as it is).
+Check = Callable[[Any, pytest.Config, dict[str, Any]], Any]
+
+
 @dataclass(frozen=True)
 class OptionSpec:
+    """One ``--pastbench-NAME`` option and its ini key ``pastbench_NAME``, declared as data."""
+
     name: str
     help: str
-    ini_type: str | None = None  # None: string
-    multiple: bool = False
-    flag: bool = False  # takes no value on the command line; a bool ini key
+    kind: type = str  # str, int or float; bool: a flag (no value on the command line)
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    low: float | None = None  # inclusive bounds
+    high: float | None = None
+    above_zero: str | None = None  # the value must be > 0; this says how to fix it
+    multiple: bool = False  # repeatable: a list
+    check: Check | None = None
+    field: str | None = None  # the RunOptions field it fills (default: its name); "" for none
+    default_text: str | None = None  # the default as the reference shows it, when not the value
+
+    @property
+    def flag(self) -> bool:
+        return self.kind is bool
+
+    @property
+    def ini_key(self) -> str:
+        return "pastbench_" + self.name.replace("-", "_")
+
+    @property
+    def ini_type(self) -> str | None:
+        return "bool" if self.flag else "args" if self.multiple else None
+
+    @property
+    def target(self) -> str:
+        return self.name.replace("-", "_") if self.field is None else self.field
+
+
+def _models(value: list[str] | None, config: pytest.Config, resolved: dict[str, Any]) -> list[str]:
+    from .models import DEFAULT_MODEL
+
+    return _dedupe(value or [DEFAULT_MODEL])
+
+
+def _agent_label(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    if value is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", value):
+        raise pytest.UsageError(
+            f"--pastbench-agent-label={value!r}: use a short name of letters, digits, '.', '_' "
+            "or '-' (at most 64), e.g. --pastbench-agent-label=my-agent"
+        )
+    return value
+
+
+def _negate(value: bool, config: pytest.Config, resolved: dict[str, Any]) -> bool:
+    return not value
+
+
+def _mechanism_sets(
+    values: list[str], config: pytest.Config, resolved: dict[str, Any]
+) -> list[list[str]] | None:
+    """--pastbench-ablation's seven sets, then each --pastbench-mechanisms value; no repeats."""
+    from .errors import MechanismError
+    from .mechanisms import ablation_sets, parse_mechanisms
+
+    sets = ablation_sets() if raw_value(config, "ablation") else []
+    for value in values:
+        try:
+            parsed = parse_mechanisms(value)
+        except MechanismError as exc:
+            raise pytest.UsageError(f"--pastbench-mechanisms={value}: {exc}") from None
+        if parsed not in sets:
+            sets.append(parsed)
+    return sets or None
+
+
+def _cache_dir(value: str, config: pytest.Config, resolved: dict[str, Any]) -> str:
+    if resolved["cache"] != "off" and Path(value).exists() and not Path(value).is_dir():
+        raise ValueError("exists and is not a folder")
+    return value
+
+
+def _alias_file(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    """The absolute path of the user's alias file, read once here (None: the built-in table)."""
+    from .models import use_alias_file
+
+    if value is not None:
+        path = Path(value)
+        if not path.is_absolute() and not path.exists():
+            path = config.rootpath / path  # an ini value is relative to the project
+        value = str(path.resolve())
+    try:
+        use_alias_file(value)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--pastbench-model-aliases: {exc}") from None
+    return value
+
+
+def _judge_model(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    if value is not None:
+        from .llm_judge import check_judge_model
+
+        check_judge_model(value)  # after the alias file (declared before it): an alias may name the judge
+    return value
+
+
+def _shard(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    from .errors import ShardSpecError
+    from .shard import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ShardSpecError as exc:
+        raise pytest.UsageError(f"--pastbench-shard={exc}") from None
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "model",
         "model to benchmark: a litellm model string, an alias from agents/models.yaml, or an "
-        "offline reference model pastbench/blind|recall|curator (default pastbench/recall); "
+        "offline reference model pastbench/blind|recall|curator; "
         "repeat for a comparison run",
-        ini_type="args",
+        check=_models,
         multiple=True,
+        field="models",
+        default_text="pastbench/recall",
     ),
     OptionSpec(
         "agent",
-        "agent: a profile in agents/ (default hermes) or a profile file, module:factory, "
+        "agent: a profile in agents/ or a profile file, module:factory, "
         "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents, see README)",
+        default="hermes",
     ),
     OptionSpec(
         "agent-label",
         "the agent's name in tables, plots and reports (default: its profile's name; for "
         "subprocess:/docker: specs the program's or image's name)",
+        check=_agent_label,
     ),
     OptionSpec(
         "no-agent-sandbox",
         "DEBUGGING ONLY: run subprocess agents outside the bubblewrap sandbox (they keep their fresh "
         "HOME and working directory, but see the host's files and network); every run says so",
-        ini_type="bool",
-        flag=True,
+        kind=bool,
+        default=False,
+        check=_negate,
+        field="agent_sandbox",
     ),
     OptionSpec(
         "docker-host",
-        "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock "
-        "(default: DOCKER_HOST, then the usual docker and podman sockets)",
+        "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock",
+        default_text="DOCKER_HOST, then the usual docker and podman sockets",
     ),
     OptionSpec(
         "mechanisms",
         "Hermes mechanisms to switch on: E1,E5 (E1 plan, E2 render, E3 route, E4 gate, E5 close), "
-        "all or none (default: the agent profile's); repeat for one config per set in the same run",
-        ini_type="args",
+        "all or none; repeat for one config per set in the same run",
         multiple=True,
+        check=_mechanism_sets,
+        field="mechanism_sets",
+        default_text="the agent profile's",
     ),
     OptionSpec(
         "ablation",
         "run the mechanism ablation: base, each of E1..E5 alone and all five, one config each, "
         "and print the ablation table",
-        ini_type="bool",
-        flag=True,
+        kind=bool,
+        default=False,
+        field="",
     ),
     OptionSpec(
         "persistence",
         "which arms to run: both (default: on and off), on, off, ablated (the on store after learning "
         "with every entry holding a key fact removed) or all (on, off and ablated)",
+        default="both",
+        choices=PERSISTENCE_CHOICES,
     ),
-    OptionSpec("trials", "trials per episode and arm (default 1)"),
-    OptionSpec("report-dir", "root of run outputs (default reports)"),
-    OptionSpec("run-id", "name of this run's output folder (default: timestamp and seed)"),
-    OptionSpec("pass-threshold", "make an on-arm item fail when its score is below this (0..1)"),
-    OptionSpec("seed", "seed for bootstrap CIs and any sampling (default 0)"),
+    OptionSpec(
+        "trials",
+        "trials per episode and arm",
+        kind=int,
+        default=1,
+        low=1,
+    ),
+    OptionSpec(
+        "report-dir",
+        "root of run outputs",
+        default="reports",
+    ),
+    OptionSpec(
+        "run-id",
+        "name of this run's output folder",
+        default_text="timestamp and seed",
+    ),
+    OptionSpec(
+        "pass-threshold",
+        "make an on-arm item fail when its score is below this (0..1)",
+        kind=float,
+        low=0.0,
+        high=1.0,
+    ),
+    OptionSpec(
+        "seed",
+        "seed for bootstrap CIs and any sampling",
+        kind=int,
+        default=0,
+        low=0,
+    ),
     OptionSpec(
         "families",
         "collect families from PATH, or 'builtin' for the packaged ones; repeatable",
-        ini_type="args",
         multiple=True,
+        default_text="this folder's testpaths",
     ),
-    OptionSpec("max-tool-calls", "tool-call budget per session (default 50)"),
-    OptionSpec("session-timeout", "wall-clock budget per session in seconds (default 300)"),
+    OptionSpec(
+        "max-tool-calls",
+        "tool-call budget per session",
+        kind=int,
+        default=50,
+        low=1,
+    ),
+    OptionSpec(
+        "session-timeout",
+        "wall-clock budget per session in seconds",
+        kind=float,
+        default=300.0,
+        low=1.0,
+    ),
     OptionSpec(
         "cache",
         "model-response cache: off (default), rw (reuse and store), replay (reuse; a miss is an error)",
+        default="off",
+        choices=CACHE_MODES,
     ),
-    OptionSpec("cache-dir", "where the response cache lives (default .pastbench/cache)"),
+    OptionSpec(
+        "cache-dir",
+        "where the response cache lives",
+        default=".pastbench/cache",
+        check=_cache_dir,
+    ),
     OptionSpec(
         "max-connections",
-        "model calls in flight per provider, shared by every worker, agent and judge (default 16)",
+        "model calls in flight per provider, shared by every worker, agent and judge",
+        kind=int,
+        default=16,
+        low=1,
     ),
     OptionSpec(
         "concurrency",
         "items in flight at once in each pytest process (the -n 0 process or each xdist worker), "
         "on threads (default 8: with -n 2 that fills the default 16 connections)",
+        kind=int,
+        default=DEFAULT_CONCURRENCY,
+        above_zero="give a whole number of items in flight per process, 1 or more "
+        f"(e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})",
     ),
     OptionSpec(
         "max-cost",
         "run-wide budget in USD over every model request (agents and judge, all workers); once "
         "spent no new request starts and unfinished items are infra_blocked (budget:run_cost)",
+        kind=float,
+        above_zero="give a budget above 0 in USD, e.g. 5.00",
     ),
     OptionSpec(
         "max-tokens",
         "run-wide budget in tokens (prompt + completion) over every model request; once spent "
         "unfinished items are infra_blocked (budget:run_tokens)",
+        kind=int,
+        above_zero="give a budget above 0 in tokens, e.g. 2000000",
     ),
     OptionSpec(
         "model-aliases",
         "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
         "override and extend agents/models.yaml",
+        check=_alias_file,
     ),
     OptionSpec(
         "judge-model",
         "model that scores rubric checks (LLM judge; same model strings and aliases as "
         "--pastbench-model; pastbench/judge is the offline reference judge); default: none, "
         "rubric checks are left out of c_e and flagged",
+        check=_judge_model,
     ),
-    OptionSpec("retries", "attempts per model request before the item is infra_blocked (default 4)"),
+    OptionSpec(
+        "retries",
+        "attempts per model request before the item is infra_blocked",
+        kind=int,
+        default=4,
+        low=1,
+    ),
     OptionSpec(
         "retry-delay",
-        "base backoff in seconds between attempts, doubled each time, with jitter (default 1.0)",
+        "base backoff in seconds between attempts, doubled each time, with jitter",
+        kind=float,
+        default=1.0,
+        low=0.0,
     ),
-    OptionSpec("request-timeout", "timeout of one model request in seconds (default 120)"),
-    OptionSpec("save", "after the run, save its summary as baseline NAME in the storage dir"),
-    OptionSpec("compare", "compare this run with a baseline: a saved NAME, a baseline file or a run folder"),
+    OptionSpec(
+        "request-timeout",
+        "timeout of one model request in seconds",
+        kind=float,
+        default=120.0,
+        low=0.001,
+    ),
+    OptionSpec(
+        "save",
+        "after the run, save its summary as baseline NAME in the storage dir",
+    ),
+    OptionSpec(
+        "compare",
+        "compare this run with a baseline: a saved NAME, a baseline file or a run folder",
+    ),
     OptionSpec(
         "compare-fail",
         "fail the session when a figure got worse than the baseline by more than a threshold: "
         "[SCOPE.]METRIC:X, e.g. delta:0.05, update.delta:0.03, mech:0.05, update.fact_correction.delta:±0.1; "
         "repeatable",
-        ini_type="args",
         multiple=True,
     ),
-    OptionSpec("storage", "where baselines are saved (default .pastbench/baselines)"),
+    OptionSpec(
+        "storage",
+        "where baselines are saved",
+        default=".pastbench/baselines",
+    ),
     OptionSpec(
         "shard",
         "run only shard K of N (K/N, e.g. 2/4): whole episodes, for splitting a run across CI jobs; "
         "join the shard runs with 'pastbench merge'",
+        check=_shard,
     ),
     OptionSpec(
         "plasticity-checkpoints",
         "plasticity protocol: run checkpoints 0..N instead of each family file's own C",
+        kind=int,
+        low=1,
+        high=200,
     ),
     OptionSpec(
         "resume",
@@ -165,9 +375,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "stream-scale",
         "stream protocol (families/streams): sample (default: the first tickets of every window) "
         "or full (every generated ticket, 4,000+ over the built-in streams)",
+        default="sample",
+        choices=STREAM_SCALES,
     ),
 )
-STREAM_SCALES = ("sample", "full")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -177,10 +388,16 @@ def add_options(parser: pytest.Parser) -> None:
             action: dict[str, Any] = {"action": "store_const", "const": True}
         else:
             action = {"action": "append" if spec.multiple else "store"}
-        group.addoption(
-            f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=spec.help, **action
-        )
-        parser.addini(f"pastbench_{spec.name.replace('-', '_')}", spec.help, type=spec.ini_type, default=None)
+        text = help_text(spec)
+        group.addoption(f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=text, **action)
+        parser.addini(spec.ini_key, text, type=spec.ini_type, default=None)
+
+
+def help_text(spec: OptionSpec) -> str:
+    """The help, with the default from the declaration (unless the help describes it itself)."""
+    if "default" in spec.help or spec.flag or spec.default in (None, ()) and spec.default_text is None:
+        return spec.help
+    return f"{spec.help} (default {spec.default_text or spec.default})"
 
 
 def _dest(name: str) -> str:
@@ -192,7 +409,7 @@ def raw_value(config: pytest.Config, name: str) -> Any:
     value = config.getoption(_dest(name))
     if value not in (None, []):
         return value
-    ini = config.getini(f"pastbench_{name.replace('-', '_')}")
+    ini = config.getini("pastbench_" + name.replace("-", "_"))
     # An unset bool ini key reads as False: that is "not given", like an unset string.
     return ini if ini not in (None, "", [], False) else None
 
@@ -245,147 +462,50 @@ class RunOptions:
 
 
 def resolve(config: pytest.Config) -> RunOptions:
-    from .models import DEFAULT_MODEL
-
-    def number(name: str, kind: type, default: Any, low: float, high: float | None = None) -> Any:
-        value = raw_value(config, name)
-        if value is None:
-            return default
-        try:
-            parsed = kind(value)
-        except ValueError:
-            noun = {int: "an integer", float: "a number"}.get(kind, f"a {kind.__name__}")
-            raise pytest.UsageError(f"--pastbench-{name}={value!r}: expected {noun}") from None
-        if parsed < low or (high is not None and parsed > high):
-            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
-            raise pytest.UsageError(f"--pastbench-{name}={value}: must be {bounds}")
-        return parsed
-
-    persistence = raw_value(config, "persistence") or "both"
-    if persistence not in PERSISTENCE_CHOICES:
-        raise pytest.UsageError(
-            f"--pastbench-persistence={persistence!r}: choose one of {', '.join(PERSISTENCE_CHOICES)}"
-        )
-    models = _dedupe(raw_value(config, "model") or [DEFAULT_MODEL])
-    stream_scale = raw_value(config, "stream-scale") or "sample"
-    if stream_scale not in STREAM_SCALES:
-        raise pytest.UsageError(
-            f"--pastbench-stream-scale={stream_scale!r}: choose one of {', '.join(STREAM_SCALES)}"
-        )
-    cache = raw_value(config, "cache") or "off"
-    if cache not in CACHE_MODES:
-        raise pytest.UsageError(f"--pastbench-cache={cache!r}: choose one of {', '.join(CACHE_MODES)}")
-    shard = None
-    if raw_value(config, "shard") is not None:
-        from .shard import ShardSpecError, parse_shard
-
-        try:
-            shard = parse_shard(raw_value(config, "shard"))
-        except ShardSpecError as exc:
-            raise pytest.UsageError(f"--pastbench-shard={exc}") from None
-    aliases_file = raw_value(config, "model-aliases")
-    if aliases_file is not None:
-        aliases_path = Path(aliases_file)
-        if not aliases_path.is_absolute() and not aliases_path.exists():
-            aliases_path = config.rootpath / aliases_path  # an ini value is relative to the project
-        aliases_file = str(aliases_path.resolve())
-    from .models import use_alias_file
-
-    try:
-        use_alias_file(aliases_file)  # read once here; None resets to the built-in table
-    except ValueError as exc:
-        raise pytest.UsageError(f"--pastbench-model-aliases: {exc}") from None
-    judge_model = raw_value(config, "judge-model")
-    if judge_model is not None:
-        from .llm_judge import check_judge_model
-
-        try:
-            check_judge_model(judge_model)  # after the alias file: an alias may name the judge
-        except ValueError as exc:
-            raise pytest.UsageError(f"--pastbench-judge-model={judge_model}: {exc}") from None
-    cache_dir = raw_value(config, "cache-dir") or ".pastbench/cache"
-    if cache != "off" and Path(cache_dir).exists() and not Path(cache_dir).is_dir():
-        raise pytest.UsageError(f"--pastbench-cache-dir={cache_dir}: exists and is not a folder")
-    agent_label = raw_value(config, "agent-label")
-    if agent_label is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", agent_label):
-        raise pytest.UsageError(
-            f"--pastbench-agent-label={agent_label!r}: use a short name of letters, digits, '.', '_' "
-            "or '-' (at most 64), e.g. --pastbench-agent-label=my-agent"
-        )
-    return RunOptions(
-        models=models,
-        agent=raw_value(config, "agent") or "hermes",
-        agent_label=agent_label,
-        agent_sandbox=not raw_value(config, "no-agent-sandbox"),
-        mechanism_sets=_mechanism_sets(raw_value(config, "mechanisms"), raw_value(config, "ablation")),
-        persistence=persistence,
-        trials=number("trials", int, 1, 1),
-        report_dir=raw_value(config, "report-dir") or "reports",
-        run_id=raw_value(config, "run-id"),
-        pass_threshold=number("pass-threshold", float, None, 0.0, 1.0),
-        seed=number("seed", int, 0, 0),
-        families=list(raw_value(config, "families") or []),
-        max_tool_calls=number("max-tool-calls", int, 50, 1),
-        session_timeout=number("session-timeout", float, 300.0, 1.0),
-        shard=shard,
-        cache=cache,
-        save=raw_value(config, "save"),
-        compare=raw_value(config, "compare"),
-        compare_fail=list(raw_value(config, "compare-fail") or []),
-        storage=raw_value(config, "storage") or ".pastbench/baselines",
-        cache_dir=cache_dir,
-        max_connections=number("max-connections", int, 16, 1),
-        concurrency=_positive(
-            config,
-            "concurrency",
-            int,
-            DEFAULT_CONCURRENCY,
-            "give a whole number of items in flight per process, 1 or more "
-            f"(e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})",
-        ),
-        max_cost=_positive(config, "max-cost", float, None, "give a budget above 0 in USD, e.g. 5.00"),
-        max_tokens=_positive(
-            config, "max-tokens", int, None, "give a budget above 0 in tokens, e.g. 2000000"
-        ),
-        model_aliases=aliases_file,
-        retries=number("retries", int, 4, 1),
-        retry_delay=number("retry-delay", float, 1.0, 0.0),
-        request_timeout=number("request-timeout", float, 120.0, 0.001),
-        resume=raw_value(config, "resume"),
-        docker_host=raw_value(config, "docker-host"),
-        judge_model=judge_model,
-        plasticity_checkpoints=number("plasticity-checkpoints", int, None, 1, 200),
-        stream_scale=stream_scale,
-    )
+    """Every option through ``validate``, in OPTIONS order (a check may read the ones before it)."""
+    resolved: dict[str, Any] = {}
+    for spec in OPTIONS:
+        resolved[spec.name] = validate(spec, raw_value(config, spec.name), config, resolved)
+    return RunOptions(**{spec.target: resolved[spec.name] for spec in OPTIONS if spec.target})
 
 
-def _positive(config: pytest.Config, name: str, kind: type, default: Any, fix: str) -> Any:
-    """An option that must be a number above 0 (``kind(text)``), or a UsageError with ``fix``."""
-    value = raw_value(config, name)
+def validate(spec: OptionSpec, value: Any, config: pytest.Config, resolved: dict[str, Any]) -> Any:
+    """The one routine: one option's given value (None: not given) to its value, or a UsageError."""
+    option = f"--pastbench-{spec.name}"
     if value is None:
-        return default
-    try:
-        parsed = kind(str(value))
-    except ValueError:
-        parsed = 0
-    if parsed <= 0:
-        raise pytest.UsageError(f"--pastbench-{name}={value}: {fix}")
-    return parsed
-
-
-def _mechanism_sets(values: list[str] | None, ablation: Any) -> list[list[str]] | None:
-    """--pastbench-ablation's seven sets, then each --pastbench-mechanisms value; no repeats."""
-    from .mechanisms import MechanismError, ablation_sets, parse_mechanisms
-
-    sets = ablation_sets() if ablation else []
-    for value in values or []:
+        value = list(spec.default or ()) if spec.multiple else spec.default
+    elif spec.flag:
+        value = bool(value)
+    elif spec.multiple:
+        value = list(value)
+    elif spec.above_zero is not None:
         try:
-            parsed = parse_mechanisms(value)
-        except MechanismError as exc:
-            raise pytest.UsageError(f"--pastbench-mechanisms={value}: {exc}") from None
-        if parsed not in sets:
-            sets.append(parsed)
-    return sets or None
+            parsed = spec.kind(str(value))
+        except ValueError:
+            parsed = 0
+        if parsed <= 0:
+            raise pytest.UsageError(f"{option}={value}: {spec.above_zero}")
+        value = parsed
+    elif spec.kind in (int, float):
+        try:
+            parsed = spec.kind(value)
+        except ValueError:
+            noun = "an integer" if spec.kind is int else "a number"
+            raise pytest.UsageError(f"{option}={value!r}: expected {noun}") from None
+        if (spec.low is not None and parsed < spec.low) or (spec.high is not None and parsed > spec.high):
+            bounds = (
+                f"between {spec.low} and {spec.high}" if spec.high is not None else f"at least {spec.low}"
+            )
+            raise pytest.UsageError(f"{option}={value}: must be {bounds}")
+        value = parsed
+    if spec.choices and value not in spec.choices:
+        raise pytest.UsageError(f"{option}={value!r}: choose one of {', '.join(spec.choices)}")
+    if spec.check is None:
+        return value
+    try:
+        return spec.check(value, config, resolved)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{option}={value}: {exc}") from None
 
 
 def _dedupe(values: list[str]) -> list[str]:
@@ -395,3 +515,73 @@ def _dedupe(values: list[str]) -> list[str]:
             if part.strip() and part.strip() not in out:
                 out.append(part.strip())
     return out
+
+
+# --- the options reference (docs/options.md) ---------------------------------------------------
+
+REFERENCE_FILE = "docs/options.md"
+
+
+def _value_text(spec: OptionSpec) -> str:
+    if spec.flag:
+        return "flag"
+    if spec.choices:
+        return " \\| ".join(f"`{choice}`" for choice in spec.choices)
+    noun = {int: "integer", float: "number"}.get(spec.kind, "text")
+    if spec.above_zero is not None:
+        noun += " > 0"
+    elif spec.low is not None and spec.high is not None:
+        noun += f" in [{spec.low}, {spec.high}]"
+    elif spec.low is not None:
+        noun += f" ≥ {spec.low}"
+    return noun + (", repeatable" if spec.multiple else "")
+
+
+def _default_text(spec: OptionSpec) -> str:
+    if spec.default_text is not None:
+        return spec.default_text
+    if spec.flag:
+        return "off"
+    return "none" if spec.default in (None, ()) else f"`{spec.default}`"
+
+
+def reference_markdown() -> str:
+    """docs/options.md, drawn from OPTIONS: one row per option."""
+    rows = [
+        "# Options",
+        "",
+        "<!-- Generated from the declarations in pytest_pastbench/options.py by",
+        f"     `pastbench options -o {REFERENCE_FILE}`; edit those, not this page. -->",
+        "",
+        "Every `--pastbench-NAME` option is also the ini key `pastbench_NAME` (in `pytest.ini`,",
+        "`pyproject.toml` under `[tool.pytest.ini_options]`, or `tox.ini`); the command line wins.",
+        "A value out of its type, bounds or choices stops the run before anything starts, with a",
+        "one-line fix.",
+        "",
+        "| option | ini key | value | default | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in OPTIONS:
+        option = f"--pastbench-{spec.name}" + ("" if spec.flag else "=VALUE")
+        text = help_text(spec).replace("|", "\\|")
+        rows.append(
+            f"| `{option}` | `{spec.ini_key}` | {_value_text(spec)} | {_default_text(spec)} | {text} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def register_cli(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("options", help="print the options reference (Markdown)")
+    parser.add_argument("--markdown", action="store_true", help="Markdown (the only format; the default)")
+    parser.add_argument("-o", "--output", metavar="FILE", help=f"write it to FILE, e.g. {REFERENCE_FILE}")
+    parser.set_defaults(func=_cli)
+
+
+def _cli(args: argparse.Namespace) -> int:
+    text = reference_markdown()
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(text)
+    else:
+        print(text, end="")
+    return 0

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .runs import LoadedRun, RunLoadError, load_run
+from .errors import PlotError, RunLoadError
+from .runs import LoadedRun, load_run
 
 if TYPE_CHECKING:  # only for annotations; the real import is lazy
     from matplotlib.figure import Figure
@@ -36,12 +37,8 @@ SIZES: dict[str, tuple[float, float]] = {
     "learning_curves.png": (10.0, 6.0),
 }
 # PNG text chunks: no "Software" (matplotlib version) so outputs compare equal across installs.
-_METADATA: dict[str, Any] = {"Software": None}
+PNG_METADATA: dict[str, Any] = {"Software": None}
 OVERALL = "overall"
-
-
-class PlotError(ValueError):
-    """The run cannot be plotted (e.g. its summary has no configs); the message says why."""
 
 
 @dataclass
@@ -120,7 +117,7 @@ def _new_figure(name: str) -> Figure:
 def _save(fig: Figure, out_dir: Path, name: str) -> Path:
     path = out_dir / name
     # No bbox_inches="tight": it would make the pixel size depend on the labels.
-    fig.savefig(path, dpi=DPI, format="png", metadata=_METADATA)
+    fig.savefig(path, dpi=DPI, format="png", metadata=PNG_METADATA)
     return path
 
 

@@ -13,18 +13,10 @@ from typing import Any
 
 import pytest
 
-from .baseline import Baseline, BaselineError, check_name, load_baseline, save_baseline
+from .baseline import Baseline, check_name, load_baseline, save_baseline
 from .compare import render_comparison
-from .gates import (
-    Gate,
-    GateResult,
-    GateSyntaxError,
-    gate_exit_code,
-    match_configs,
-    pair_families,
-    parse_gates,
-    report_gates,
-)
+from .errors import BaselineError, GateSyntaxError
+from .gates import Gate, GateResult, gate_exit_code, match_configs, pair_families, parse_gates, report_gates
 from .item_record import ItemRecord
 from .summary import episode_scores
 

@@ -1,4 +1,6 @@
-"""Where the packaged data lives: ``families/`` and ``agents/`` in a checkout or in the wheel."""
+"""Where the packaged data lives: ``families/`` and ``agents/`` in a checkout or in the wheel, and
+the package's own files (prompts). Modules find files through here, not beside their own
+``__file__``, so they can move between subpackages."""
 
 from __future__ import annotations
 
@@ -12,6 +14,15 @@ def _data_dir(name: str) -> Path:
     # finds it beside the package.
     packaged = _PACKAGE / "_data" / name
     return packaged if packaged.is_dir() else _PACKAGE.parent / name
+
+
+def package_dir() -> Path:
+    """The installed ``pytest_pastbench`` folder."""
+    return _PACKAGE
+
+
+def prompt_file(name: str) -> Path:
+    return _PACKAGE / "prompts" / name
 
 
 def families_dir() -> Path:

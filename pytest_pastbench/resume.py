@@ -188,7 +188,8 @@ def _family_files(config: pytest.Config) -> Iterator[Path]:
 def collected_family_hashes(config: pytest.Config) -> dict[str, str]:
     """Family id -> file hash of the families this invocation collects (as the collector hashes them)."""
     from .detect import FORMAT_TAG, family_format
-    from .loader import FamilyFileError, load_family
+    from .errors import FamilyFileError
+    from .loader import load_family
 
     hashes: dict[str, str] = {}
     for path in _family_files(config):

@@ -9,12 +9,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .errors import RunLoadError
 from .item_record import ItemRecord
 from .output import COMPARISON_FILE, RESULTS_FILE, SUMMARY_FILE, TRACES_DIR
-
-
-class RunLoadError(Exception):
-    """A path is not a readable run; the message says which file and why."""
 
 
 @dataclass

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from .errors import SandboxUnavailable
+
 SANDBOX_UID = 65534  # "nobody" on Debian; the uid a root harness hands the command to
 DEFAULT_FSIZE_MB = 64
 DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
@@ -56,10 +58,6 @@ INSTALL_HINT = (
 )
 SYSTEM_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _FORBIDDEN_RO = (Path("/"), Path("/etc"), Path("/proc"), Path("/sys"), Path("/dev"))
-
-
-class SandboxUnavailable(RuntimeError):
-    """The sandbox cannot run here; the message says why and what to install or change."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .models import InfraError
+from .errors import InfraError
 from .options import RunOptions
 
 PAYLOAD_ATTR = "pastbench"
@@ -96,7 +96,7 @@ class PastbenchSession:
 
     @_locked
     def agent(self) -> Any:
-        from .agent import make_agent
+        from .agent_registry import make_agent
 
         if self.options.agent not in self._agents:
             try:
@@ -282,8 +282,7 @@ class PastbenchSession:
 
     def run(self, item: Any) -> None:
         """Run one item (its ``measure_item``, on any thread); store the outcome on the item."""
-        from .collect import ItemInfraError
-        from .models import InfraError
+        from .errors import InfraError, ItemInfraError
         from .runner import run_item
 
         budgets = self.budgets()

@@ -11,9 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-
-class ShardSpecError(ValueError):
-    """A ``K/N`` value that is not a shard; the message says how to write one."""
+from .errors import ShardSpecError
 
 
 def parse_shard(value: str) -> tuple[int, int]:

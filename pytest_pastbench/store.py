@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .errors import StoreError
 from .records import StoreAccess, StoreEntry
 from .text import content_words, idf_overlap_score
 
@@ -41,10 +42,6 @@ MAX_FILE_BYTES = 1_000_000
 SUBFOLDERS = ("memory", "skills")
 _SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-class StoreError(ValueError):
-    """A store operation the agent asked for cannot be done; reported to it as a tool error."""
 
 
 class Store:

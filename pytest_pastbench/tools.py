@@ -20,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from .errors import StoreError, ToolError, WorldError
 from .records import StoreEntry, ToolCall
-from .store import Store, StoreError
-from .world import World, WorldError
+from .store import Store
+from .world import World
 
 _JSON_TYPES = {"string": str, "integer": int, "array": list}
 MAX_ARGUMENT_CHARS = 200_000  # raw JSON of one call; far above any legitimate store or world call
@@ -65,7 +66,7 @@ class ToolSpec:
         }
 
 
-def _p(type_: str, description: str, required: bool = True) -> Param:
+def param_spec(type_: str, description: str, required: bool = True) -> Param:
     return Param(type_, description, required)
 
 
@@ -73,68 +74,75 @@ STORE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "memory_search",
         "Search your persistent memory (kept across sessions) for notes matching a query.",
-        {"query": _p("string", "words to look for")},
+        {"query": param_spec("string", "words to look for")},
     ),
-    ToolSpec("memory_read", "Read one memory note by id.", {"id": _p("string", "note id, e.g. m0003")}),
+    ToolSpec(
+        "memory_read", "Read one memory note by id.", {"id": param_spec("string", "note id, e.g. m0003")}
+    ),
     ToolSpec(
         "memory_write",
         "Save a note to persistent memory so a future session can use it.",
-        {"text": _p("string", "the note"), "tags": _p("array", "optional tags", required=False)},
+        {
+            "text": param_spec("string", "the note"),
+            "tags": param_spec("array", "optional tags", required=False),
+        },
     ),
     ToolSpec(
         "memory_update",
         "Replace the text of an existing memory note (e.g. when a fact changed).",
-        {"id": _p("string", "note id"), "text": _p("string", "the new text")},
+        {"id": param_spec("string", "note id"), "text": param_spec("string", "the new text")},
     ),
     ToolSpec(
-        "memory_delete", "Delete a memory note that is wrong or obsolete.", {"id": _p("string", "note id")}
+        "memory_delete",
+        "Delete a memory note that is wrong or obsolete.",
+        {"id": param_spec("string", "note id")},
     ),
     ToolSpec(
         "skill_search",
         "Search your saved skills (reusable multi-step procedures).",
-        {"query": _p("string", "words to look for")},
+        {"query": param_spec("string", "words to look for")},
     ),
-    ToolSpec("skill_read", "Read a saved skill by name.", {"name": _p("string", "skill name")}),
+    ToolSpec("skill_read", "Read a saved skill by name.", {"name": param_spec("string", "skill name")}),
     ToolSpec(
         "skill_write",
         "Save (or replace) a reusable multi-step procedure as a named skill.",
         {
-            "name": _p("string", "skill name"),
-            "steps": _p("array", "the steps, in order"),
-            "tags": _p("array", "when the skill applies", required=False),
+            "name": param_spec("string", "skill name"),
+            "steps": param_spec("array", "the steps, in order"),
+            "tags": param_spec("array", "when the skill applies", required=False),
         },
     ),
 )
 
 WORLD_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("notes_list", "List the titles of the team's shared notes."),
-    ToolSpec("notes_read", "Read a shared team note.", {"title": _p("string", "note title")}),
+    ToolSpec("notes_read", "Read a shared team note.", {"title": param_spec("string", "note title")}),
     ToolSpec(
         "notes_write",
         "Create or overwrite a shared team note (visible to the team).",
-        {"title": _p("string", "note title"), "body": _p("string", "note body")},
+        {"title": param_spec("string", "note title"), "body": param_spec("string", "note body")},
         irreversible=True,
     ),
     ToolSpec(
         "archive_search",
         "Search the company document archive (retrospectives, handoffs, audits, minutes).",
-        {"query": _p("string", "words to look for")},
+        {"query": param_spec("string", "words to look for")},
     ),
-    ToolSpec("archive_read", "Read an archive document by id.", {"id": _p("string", "document id")}),
+    ToolSpec("archive_read", "Read an archive document by id.", {"id": param_spec("string", "document id")}),
     ToolSpec(
         "tickets_list",
         "List tickets, optionally in one queue.",
-        {"queue": _p("string", "queue name", required=False)},
+        {"queue": param_spec("string", "queue name", required=False)},
     ),
     ToolSpec(
         "tickets_create",
         "Open a ticket.",
         {
-            "title": _p("string", "ticket title"),
-            "body": _p("string", "description", required=False),
-            "queue": _p("string", "queue name", required=False),
-            "priority": _p("string", "P0..P4", required=False),
-            "assignee": _p("string", "assignee handle", required=False),
+            "title": param_spec("string", "ticket title"),
+            "body": param_spec("string", "description", required=False),
+            "queue": param_spec("string", "queue name", required=False),
+            "priority": param_spec("string", "P0..P4", required=False),
+            "assignee": param_spec("string", "assignee handle", required=False),
         },
         irreversible=True,
     ),
@@ -142,23 +150,26 @@ WORLD_TOOLS: tuple[ToolSpec, ...] = (
         "tickets_update",
         "Change a ticket's status, priority or assignee, or add a comment.",
         {
-            "id": _p("string", "ticket id"),
-            "status": _p("string", "new status", required=False),
-            "priority": _p("string", "new priority", required=False),
-            "assignee": _p("string", "new assignee", required=False),
-            "comment": _p("string", "comment to add", required=False),
+            "id": param_spec("string", "ticket id"),
+            "status": param_spec("string", "new status", required=False),
+            "priority": param_spec("string", "new priority", required=False),
+            "assignee": param_spec("string", "new assignee", required=False),
+            "comment": param_spec("string", "comment to add", required=False),
         },
         irreversible=True,
     ),
     ToolSpec(
         "deploys_list",
         "List recent deploys, optionally of one service.",
-        {"service": _p("string", "service name", required=False)},
+        {"service": param_spec("string", "service name", required=False)},
     ),
     ToolSpec(
         "deploys_create",
         "Deploy a version of a service to production.",
-        {"service": _p("string", "service name"), "version": _p("string", "version to deploy")},
+        {
+            "service": param_spec("string", "service name"),
+            "version": param_spec("string", "version to deploy"),
+        },
         irreversible=True,
     ),
 )
@@ -168,9 +179,9 @@ ALL_TOOLS = {spec.name: spec for spec in (*STORE_TOOLS, *WORLD_TOOLS)}
 # E2 (render): structured entries. The same tools with the fields that say what an entry is about,
 # where it applies, until when it holds and what replaced it; reads then hide dead entries.
 _E2_FIELDS = {
-    "entity": _p("string", "who or what the note is about, e.g. 'Pinecrest account'", required=False),
-    "scope": _p("string", "where it applies, e.g. 'billing' or 'staging'", required=False),
-    "expires": _p("string", "ISO date-time after which the note no longer holds", required=False),
+    "entity": param_spec("string", "who or what the note is about, e.g. 'Pinecrest account'", required=False),
+    "scope": param_spec("string", "where it applies, e.g. 'billing' or 'staging'", required=False),
+    "expires": param_spec("string", "ISO date-time after which the note no longer holds", required=False),
 }
 RENDER_TOOLS: dict[str, ToolSpec] = {
     "memory_write": ToolSpec(
@@ -178,10 +189,10 @@ RENDER_TOOLS: dict[str, ToolSpec] = {
         "Save a note to persistent memory so a future session can use it. When the note corrects "
         "or replaces an older note, give that note's id as 'supersedes': the old one is retired.",
         {
-            "text": _p("string", "the note"),
-            "tags": _p("array", "optional tags", required=False),
+            "text": param_spec("string", "the note"),
+            "tags": param_spec("array", "optional tags", required=False),
             **_E2_FIELDS,
-            "supersedes": _p("string", "id of the note this one replaces", required=False),
+            "supersedes": param_spec("string", "id of the note this one replaces", required=False),
         },
     ),
     "memory_update": ToolSpec(
@@ -189,10 +200,10 @@ RENDER_TOOLS: dict[str, ToolSpec] = {
         "Change an existing memory note: its text or fields, or retire it by naming the note "
         "that replaced it ('superseded_by').",
         {
-            "id": _p("string", "note id"),
-            "text": _p("string", "the new text", required=False),
+            "id": param_spec("string", "note id"),
+            "text": param_spec("string", "the new text", required=False),
             **_E2_FIELDS,
-            "superseded_by": _p("string", "id of the note that replaces this one", required=False),
+            "superseded_by": param_spec("string", "id of the note that replaces this one", required=False),
         },
     ),
 }
@@ -201,10 +212,6 @@ RENDER_TOOLS: dict[str, ToolSpec] = {
 def tool_specs(render: bool = False) -> dict[str, ToolSpec]:
     """The tools by name; with ``render`` (E2) the structured memory tools."""
     return {**ALL_TOOLS, **RENDER_TOOLS} if render else ALL_TOOLS
-
-
-class ToolError(Exception):
-    """Raised inside dispatch; becomes an ``ok=False`` call and an error message to the agent."""
 
 
 @runtime_checkable
@@ -364,7 +371,7 @@ class ToolBox:
 def validated(spec: ToolSpec | None, name: Any, arguments: dict[str, Any]) -> ToolSpec:
     """``spec`` once ``arguments`` fit it; a ``ToolError`` for an unknown tool or a bad argument."""
     if spec is None:
-        raise ToolError(f"unknown tool {_name_text(name)!r}")
+        raise ToolError(f"unknown tool {printable_name(name)!r}")
     _validate(spec, arguments)
     return spec
 
@@ -383,7 +390,7 @@ def record_call(
     arguments parsed, ``run(arguments)`` called, a refusal (``ToolError``, ``StoreError``,
     ``WorldError`` and ``refusals``) turned into a tool error the agent reads. Nothing a model
     sends raises out of here (DESIGN §9)."""
-    record = ToolCall(index=index, name=_name_text(name), irreversible=irreversible)
+    record = ToolCall(index=index, name=printable_name(name), irreversible=irreversible)
     try:
         record.arguments = _parse_arguments(raw_arguments)
         record.result = run(record.arguments)
@@ -398,7 +405,7 @@ def record_call(
     return record
 
 
-def _name_text(name: Any) -> str:
+def printable_name(name: Any) -> str:
     text = name if isinstance(name, str) else repr(name)
     text = _SURROGATE.sub("\ufffd", text)
     return text if len(text) <= MAX_NAME_CHARS else text[:MAX_NAME_CHARS] + "…"

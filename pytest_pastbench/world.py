@@ -10,13 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import schema
+from .errors import WorldError
 from .text import content_words, idf_overlap_score
 
 ARCHIVE_SEARCH_LIMIT = 5
-
-
-class WorldError(ValueError):
-    """A world tool was called with something the service refuses; a tool error to the agent."""
 
 
 class World:

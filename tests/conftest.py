@@ -11,6 +11,10 @@ import matplotlib.legend  # noqa: F401
 import matplotlib.style  # noqa: F401
 import pytest
 
+# Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
+# it out of the users' runs over families/ from this checkout.
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture(autouse=True)
 def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:

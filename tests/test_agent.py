@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.agent import Budgets, HermesAgent, make_agent
+from pytest_pastbench.agent import Budgets, HermesAgent
+from pytest_pastbench.agent_registry import make_agent
 from pytest_pastbench.models import ModelReply
 from pytest_pastbench.runner import run_agent_session
 from pytest_pastbench.schema import World as WorldSeed

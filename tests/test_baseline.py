@@ -12,14 +12,8 @@ from typing import Any
 import pytest
 
 from pytest_pastbench import baseline as baseline_module
-from pytest_pastbench.baseline import (
-    BaselineError,
-    check_name,
-    git_commit,
-    list_baselines,
-    load_baseline,
-    save_baseline,
-)
+from pytest_pastbench.baseline import check_name, git_commit, list_baselines, load_baseline, save_baseline
+from pytest_pastbench.errors import BaselineError
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.output import write_run
 from pytest_pastbench.summary import build_comparison, build_summary, episode_scores

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.cache import CacheMiss, ResponseCache, replay_problem, request_key
+from pytest_pastbench.cache import ResponseCache, replay_problem, request_key
+from pytest_pastbench.errors import CacheMiss
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

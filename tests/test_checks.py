@@ -8,7 +8,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from pytest_pastbench.checks import evaluate_check, first_json_object
-from pytest_pastbench.judge import Judge, JudgeError, Verdict
+from pytest_pastbench.errors import JudgeError
+from pytest_pastbench.judge import Judge, Verdict
 from pytest_pastbench.records import CheckResult, SessionRun, ToolCall
 from pytest_pastbench.schema import Check
 

@@ -9,14 +9,8 @@ import pytest
 
 from pytest_pastbench import cli
 from pytest_pastbench.baseline import Baseline, save_baseline
-from pytest_pastbench.gates import (
-    Gate,
-    GateSyntaxError,
-    compatibility_warnings,
-    evaluate_gates,
-    gate_exit_code,
-    parse_gates,
-)
+from pytest_pastbench.errors import GateSyntaxError
+from pytest_pastbench.gates import Gate, compatibility_warnings, evaluate_gates, gate_exit_code, parse_gates
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.summary import build_summary, episode_scores

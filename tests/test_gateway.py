@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.cache import ResponseCache
+from pytest_pastbench.errors import InfraError
 from pytest_pastbench.gateway import (
     CHAT_PATH,
     SCOPES_PATH,
@@ -18,7 +19,6 @@ from pytest_pastbench.gateway import (
     ServiceClient,
     scoped_request,
 )
-from pytest_pastbench.models import InfraError
 from pytest_pastbench.tools import ToolBox
 
 MESSAGES = [

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.cache import ResponseCache, request_key
+from pytest_pastbench.errors import InfraError
 from pytest_pastbench.gateway import GatewayClient, ServiceSettings
 from pytest_pastbench.gateway_process import GatewayProcess
-from pytest_pastbench.models import InfraError
 
 MESSAGES = [
     {"role": "system", "content": "s"},

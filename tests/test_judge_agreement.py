@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.judge import JudgeError, Verdict
-from pytest_pastbench.judge_agreement import LabelError, agreement, judge_samples, read_labels
+from pytest_pastbench.errors import JudgeError, LabelError
+from pytest_pastbench.judge import Verdict
+from pytest_pastbench.judge_agreement import agreement, judge_samples, read_labels
 from pytest_pastbench.models import use_alias_file
 from tests.docs_text import docs_text
 

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from pytest_pastbench.cache import ResponseCache
+from pytest_pastbench.errors import InfraError, JudgeError
 from pytest_pastbench.gateway import ModelService, ServiceClient
-from pytest_pastbench.judge import JudgeError
 from pytest_pastbench.llm_judge import (
     JUDGE_ATTEMPTS,
     PROMPT_FILE,
@@ -27,7 +27,7 @@ from pytest_pastbench.llm_judge import (
     load_prompt,
     parse_reply,
 )
-from pytest_pastbench.models import InfraError, RetryPolicy, use_alias_file
+from pytest_pastbench.models import RetryPolicy, use_alias_file
 from tests.family_samples import GOOD_MEMORY
 from tests.reliability.faultserver import Fault, FaultServer
 

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.agent import HERMES_SYSTEM_PROMPT, HermesAgent
+from pytest_pastbench.errors import MechanismError
 from pytest_pastbench.mech import pollution_rate
 from pytest_pastbench.mechanisms import (
     E3_OFFER,
     E4_SEND_BACK,
     E5_CLOSE,
-    MechanismError,
     ablation_sets,
     mechanism_set_label,
     parse_mechanisms,

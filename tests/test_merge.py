@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.cli import main
+from pytest_pastbench.errors import MergeError
 from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.merge import MergeError, merge_runs
+from pytest_pastbench.merge import merge_runs
 from pytest_pastbench.output import write_run
 from pytest_pastbench.summary import build_comparison, build_summary
 from tests.docs_text import command_lines

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
+from pytest_pastbench.errors import InfraError
 from pytest_pastbench.models import (
-    InfraError,
     LiteLLMClient,
     RetryPolicy,
     _response_cost,

@@ -12,9 +12,10 @@ import pytest
 from matplotlib.image import imread
 
 from pytest_pastbench.cli import main
+from pytest_pastbench.errors import PlotError
 from pytest_pastbench.item_record import ItemRecord
 from pytest_pastbench.output import write_run
-from pytest_pastbench.plots import PlotError, make_plots, plot_run
+from pytest_pastbench.plots import make_plots, plot_run
 from pytest_pastbench.records import MechScore
 from pytest_pastbench.runs import LoadedRun, load_run
 from pytest_pastbench.summary import build_comparison, build_summary

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.loader import FamilyFileError, load_family
+from pytest_pastbench.errors import FamilyFileError
+from pytest_pastbench.loader import load_family
 from pytest_pastbench.schema import AnyOfCheck, RubricCheck, ValueCheck, family_json_schema
 
 V3_FAMILY = """\

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.judge import JudgeError
+from pytest_pastbench.errors import JudgeError
 from pytest_pastbench.records import SessionRun, SessionScore, StoreEntry, ToolCall
 from pytest_pastbench.schema import Episode, Safety, Session
 from pytest_pastbench.scoring import (

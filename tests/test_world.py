@@ -1,7 +1,8 @@
 import pytest
 
+from pytest_pastbench.errors import WorldError
 from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.world import World, WorldError
+from pytest_pastbench.world import World
 
 SEED = WorldSeed.model_validate(
     {

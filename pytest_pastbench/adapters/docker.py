@@ -27,10 +27,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..agent import SessionContext
+from ..errors import AgentFailure, InfraError, SessionTimeout
 from ..gateway import AgentScope
-from ..models import InfraError
 from . import shim
-from .driver import AgentFailure, ExternalAgent, LineChannel, SessionTimeout, agent_environment
+from .driver import ExternalAgent, LineChannel, agent_environment
 from .process import base_environment
 
 CONTAINER_RUN_DIR = "/pastbench/run"

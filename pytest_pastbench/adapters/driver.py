@@ -26,8 +26,9 @@ from typing import IO, Protocol
 from pydantic import BaseModel
 
 from ..agent import AgentResult, SessionContext
+from ..errors import AgentFailure, InfraError, ProtocolViolation, SessionTimeout
 from ..gateway import AgentScope, agent_scope
-from ..models import InfraError, ModelReply
+from ..models import ModelReply
 from ..trace import redact, redact_text
 from .mcp_server import McpToolServer, SessionTools
 from .mcp_stdio import TOKEN_ENV as MCP_TOKEN_ENV
@@ -40,7 +41,6 @@ from .protocol import (
     LogMessage,
     McpAccess,
     ModelAccess,
-    ProtocolViolation,
     SessionEnd,
     SessionInfo,
     SessionStart,
@@ -53,14 +53,6 @@ from .protocol import (
 
 EXIT_GRACE_S = 5.0  # after session_end, how long the program may take to exit before it is killed
 STDERR_TAIL_BYTES = 4000
-
-
-class AgentFailure(Exception):
-    """The external program misbehaved: the session scores 0 with this message as the reason."""
-
-
-class SessionTimeout(Exception):
-    """The session's wall-clock budget ran out."""
 
 
 _TOO_LONG = object()  # the reader's marker for a line over MAX_LINE_BYTES

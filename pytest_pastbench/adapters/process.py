@@ -39,8 +39,9 @@ from urllib.parse import urlsplit
 
 from .. import sandbox
 from ..agent import SessionContext
+from ..errors import InfraError
 from ..gateway import AgentScope
-from ..models import InfraError
+from ..resources import package_dir
 from . import shim
 from .driver import STDERR_TAIL_BYTES, ExternalAgent, LineChannel, agent_environment, mcp_environment
 from .mcp_server import MCP_PATH, McpToolServer
@@ -157,7 +158,7 @@ class SubprocessAgent(ExternalAgent):
         stores = [Path(ctx.tools.store.root).resolve()] if ctx.tools.store is not None else []
         for store in sandbox.unreadable_in_sandbox(stores):
             store.chmod(0o755)  # the harness's own (0700) temp folder: as root, the sandbox's uid reads it
-        package = Path(__file__).resolve().parents[1]  # mcp_stdio, the stdio bridge, runs from it
+        package = package_dir()  # mcp_stdio, the stdio bridge, runs from it
         readable = [relay, *stores, package, *self._program_paths(env.get("PATH")), *self.read_only]
         ro_paths = sorted({p.resolve() for p in readable if p.exists()})
         closed = sandbox.unreadable_in_sandbox(ro_paths)

@@ -16,12 +16,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..errors import ProtocolViolation
+
 PROTOCOL = "pastbench-agent/1"
 MAX_LINE_BYTES = 1_000_000  # one message; far above a tool call (200 kB) or an answer
-
-
-class ProtocolViolation(ValueError):
-    """A line from the agent that is not a valid ``pastbench-agent/1`` message."""
 
 
 # -- harness → agent ------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..loader import FamilyFileError, load_family
+from ..errors import FamilyFileError
+from ..loader import load_family
 from ..matching import asserts_all
 from ..offline.direct import PolicyModel
 from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session, answer_values

@@ -28,7 +28,7 @@ from typing import Any
 from ..protocols.intervention.domain import SERVICE_INFO_TOOL
 from ..text import content_words
 from ..tools import STORE_TOOLS
-from .policies import Policy, _current_turn, _Emit, _entries, _Replay, _store, _Tools
+from .policies import Emit, OfferedTools, Policy, Replay, current_turn, note_entries, store_statements
 
 INTERVENTION_MARKER_TOOL = SERVICE_INFO_TOOL
 ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)=(\"[^\"]*\"|\[[^\]]*\]|[^\s,;]+)")
@@ -43,13 +43,13 @@ _STORE_NAMES = {spec.name for spec in STORE_TOOLS}
 
 def decide_intervention(policy: Policy, messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
     """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``."""
-    turn = _current_turn(messages)
+    turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
     specs = _specs(tools)
-    replay = _Replay(done, set(specs))
+    replay = Replay(done, set(specs))
     try:
         answer = _plan(policy, user_text, replay, specs)
-    except _Emit as emit:
+    except Emit as emit:
         return {"tool_calls": emit.calls}
     return {"content": answer}
 
@@ -68,7 +68,7 @@ def _specs(tools: list[Any]) -> dict[str, dict[str, Any]]:
     return specs
 
 
-def _plan(policy: Policy, user_text: str, replay: _Replay, specs: dict[str, dict[str, Any]]) -> str:
+def _plan(policy: Policy, user_text: str, replay: Replay, specs: dict[str, dict[str, Any]]) -> str:
     domain = {n: s for n, s in specs.items() if n not in _STORE_NAMES and n != SERVICE_INFO_TOOL}
     versions = {
         m.group(1): m.group(2) for s in domain.values() for m in SERVICE_TAG.finditer(s["description"])
@@ -79,8 +79,8 @@ def _plan(policy: Policy, user_text: str, replay: _Replay, specs: dict[str, dict
     skills: list[dict[str, Any]] = []
     if policy.uses_store:
         query = " ".join(content_words(user_text))
-        memories = _entries(replay.call("memory_search", {"query": query}))
-        skills = _entries(replay.call("skill_search", {"query": query}))
+        memories = note_entries(replay.call("memory_search", {"query": query}))
+        skills = note_entries(replay.call("skill_search", {"query": query}))
     if policy.curates and replay.has(SERVICE_INFO_TOOL):
         replay.call(SERVICE_INFO_TOOL, {})
 
@@ -94,7 +94,9 @@ def _plan(policy: Policy, user_text: str, replay: _Replay, specs: dict[str, dict
             if policy.uses_store:
                 # Look the procedure up by the tool's name: notes of the task itself would
                 # otherwise crowd a stored "call <tool>" line out of the search results.
-                lookup = _entries(replay.call("memory_search", {"query": f"call {tool.replace('_', ' ')}"}))
+                lookup = note_entries(
+                    replay.call("memory_search", {"query": f"call {tool.replace('_', ' ')}"})
+                )
                 memories += [m for m in lookup if m not in memories]
             source = next((m for m in memories if any(t == tool for t, _ in _templates(m["text"]))), None)
             template = next((a for t, a in _templates(source["text"]) if t == tool), None) if source else None
@@ -137,10 +139,10 @@ def _plan(policy: Policy, user_text: str, replay: _Replay, specs: dict[str, dict
     if policy.curates:
         _repair(replay, repairs, versions)
     if policy.uses_store:
-        store_tools = _Tools(
+        store_tools = OfferedTools(
             frozenset(specs), {name: frozenset(spec["properties"]) for name, spec in specs.items()}
         )
-        _store(policy, user_text, memories, replay, store_tools)
+        store_statements(policy, user_text, memories, replay, store_tools)
     notes = [m["text"] for m in memories if not (policy.curates and _stale(m, versions))]
     return _compose(policy, notes, done, trouble, domain)
 
@@ -260,7 +262,7 @@ def _as_template(args: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
 
 
 def _repair(
-    replay: _Replay, repairs: list[tuple[dict[str, Any], str, dict[str, Any]]], versions: dict[str, str]
+    replay: Replay, repairs: list[tuple[dict[str, Any], str, dict[str, Any]]], versions: dict[str, str]
 ) -> None:
     """Rewrite each repaired stored procedure with the new call and the current version tag."""
     for source, tool, template in repairs:

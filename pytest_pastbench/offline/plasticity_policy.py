@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ..text import content_words
-from .policies import Policy, _current_turn, _Emit, _Replay
+from .policies import Emit, Policy, Replay, current_turn
 
 RULE = re.compile(
     r"Rule \((?P<topic>[^)]+)\): answer = (?P<expr>.+?), with (?P<inputs>[a-z0-9_, ]+) given in this order"
@@ -92,9 +92,9 @@ def handles(tool_names: set[str]) -> bool:
 
 
 def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
-    turn = _current_turn(messages)
+    turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
-    replay = _Replay(done, tool_names)
+    replay = Replay(done, tool_names)
     try:
         if "propose_tool" in tool_names:
             answer = _reflect(policy, user_text, replay)
@@ -102,7 +102,7 @@ def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str])
             answer = _chess_move(policy, user_text, replay)
         else:
             answer = _text_answer(policy, user_text, replay)
-    except _Emit as emit:
+    except Emit as emit:
         return {"tool_calls": emit.calls}
     return {"content": answer}
 
@@ -110,7 +110,7 @@ def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str])
 # -- acting ------------------------------------------------------------------------------------
 
 
-def _covering_tool(request: str, replay: _Replay) -> str | None:
+def _covering_tool(request: str, replay: Replay) -> str | None:
     """The saved tool whose name and description share the most words with the request."""
     listed = replay.call("tool_list", {})
     words = set(content_words(request))
@@ -132,7 +132,7 @@ def _guess(request: str) -> str:
     return f"My estimate: {numbers[0] if numbers else 0}"
 
 
-def _text_answer(policy: Policy, request: str, replay: _Replay) -> str:
+def _text_answer(policy: Policy, request: str, replay: Replay) -> str:
     if not policy.uses_store:
         return _guess(request)
     if policy.curates:
@@ -150,7 +150,7 @@ def _text_answer(policy: Policy, request: str, replay: _Replay) -> str:
     return _guess(request)
 
 
-def _chess_move(policy: Policy, prompt: str, replay: _Replay) -> str:
+def _chess_move(policy: Policy, prompt: str, replay: Replay) -> str:
     legal_line = LEGAL.search(prompt)
     legal = legal_line.group(1).split() if legal_line else []
     fallback = legal[0] if legal else "0000"
@@ -176,7 +176,7 @@ def _episodes(prompt: str) -> list[tuple[str, str]]:
     return [(m.group("id"), m.group("body")) for m in EPISODE.finditer(prompt)]
 
 
-def _reflect(policy: Policy, prompt: str, replay: _Replay) -> str:
+def _reflect(policy: Policy, prompt: str, replay: Replay) -> str:
     if not policy.uses_store:
         return "No changes."
     episodes = _episodes(prompt)

@@ -102,7 +102,7 @@ POLICIES: dict[str, Policy] = {
 
 
 @dataclass
-class _Turn:
+class Turn:
     """What the policy reads from the conversation: the user's request and the runtime's signals."""
 
     user_text: str
@@ -115,7 +115,7 @@ class _Turn:
 
 
 @dataclass(frozen=True)
-class _Tools:
+class OfferedTools:
     names: frozenset[str]
     params: dict[str, frozenset[str]]
 
@@ -123,27 +123,27 @@ class _Tools:
         return param in self.params.get(tool, frozenset())
 
 
-def _tools(tools: Any) -> _Tools:
+def offered_tools(tools: Any) -> OfferedTools:
     """Tool names and parameter names from the request's tool list (or a bare set of names)."""
     if isinstance(tools, set | frozenset):
-        return _Tools(frozenset(tools), {})
+        return OfferedTools(frozenset(tools), {})
     params: dict[str, frozenset[str]] = {}
     for tool in tools or []:
         function = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             properties = (function.get("parameters") or {}).get("properties") or {}
             params[function["name"]] = frozenset(properties)
-    return _Tools(frozenset(params), params)
+    return OfferedTools(frozenset(params), params)
 
 
-class _Emit(Exception):
+class Emit(Exception):
     """Control flow: the plan needs tool calls that have not run yet."""
 
     def __init__(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
         self.calls = calls
 
 
-class _Replay:
+class Replay:
     """Feeds a plan the results of calls already made in this turn, in order."""
 
     def __init__(self, done: list[tuple[str, Any]], tools: set[str]) -> None:
@@ -167,7 +167,7 @@ class _Replay:
             results = [result for _, result in self.done[self.cursor : self.cursor + len(calls)]]
             self.cursor += len(calls)
             return results
-        raise _Emit(calls[len(self.done) - self.cursor :] if self.cursor < len(self.done) else calls)
+        raise Emit(calls[len(self.done) - self.cursor :] if self.cursor < len(self.done) else calls)
 
 
 def decide(policy: Policy, messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
@@ -175,15 +175,15 @@ def decide(policy: Policy, messages: list[dict[str, Any]], tools: Any) -> dict[s
 
     ``tools``: the request's tool list (OpenAI format), or just a set of tool names.
     """
-    turn = _current_turn(messages)
-    available = _tools(tools)
-    replay = _Replay(turn.done, set(available.names))
+    turn = current_turn(messages)
+    available = offered_tools(tools)
+    replay = Replay(turn.done, set(available.names))
     try:
         if turn.closing:
             answer = _close_pass(policy, turn, replay, available)
         else:
             answer = _plan(policy, turn, replay, available)
-    except _Emit as emit:
+    except Emit as emit:
         return {"tool_calls": emit.calls}
     return {"content": answer}
 
@@ -192,10 +192,10 @@ def _is_runtime(message: dict[str, Any]) -> bool:
     return str(message.get("content") or "").startswith(RUNTIME_PREFIX)
 
 
-def _current_turn(messages: list[dict[str, Any]]) -> _Turn:
+def current_turn(messages: list[dict[str, Any]]) -> Turn:
     users = [i for i, m in enumerate(messages) if m.get("role") == "user" and not _is_runtime(m)]
     last_user = users[-1] if users else -1
-    turn = _Turn(
+    turn = Turn(
         user_text=str(messages[last_user].get("content") or "") if users else "",
         done=[],
         session_user_texts=[str(messages[i].get("content") or "") for i in users],
@@ -204,7 +204,7 @@ def _current_turn(messages: list[dict[str, Any]]) -> _Turn:
     for index, message in enumerate(messages):
         content = str(message.get("content") or "")
         if message.get("role") == "system" and content.startswith(E3_OFFER):
-            turn.offered_skills = _entries(_parse(content.partition("\n")[2]))
+            turn.offered_skills = note_entries(_parse(content.partition("\n")[2]))
         if index <= last_user or message.get("role") != "user":
             continue
         if content.startswith(E4_SEND_BACK):
@@ -246,7 +246,7 @@ def _parse(content: Any) -> Any:
         return content
 
 
-def _plan(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> str:
+def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> str:
     user_text = turn.user_text
     query = " ".join(content_words(user_text))
     memory_hits: list[dict[str, Any]] = []
@@ -255,11 +255,11 @@ def _plan(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> str:
     # send-back is what makes it look in its memory too).
     directed = policy.curates and bool(DOCUMENT_QUESTION.search(user_text)) and not turn.gated
     if policy.uses_store and query and not directed:
-        memory_hits = _entries(replay.call("memory_search", {"query": query}))
+        memory_hits = note_entries(replay.call("memory_search", {"query": query}))
     if policy.curates and turn.offered_skills is not None:
         skill_hits = turn.offered_skills  # E3 offered them: no search needed
     elif policy.curates and query and not directed:
-        skill_hits = _entries(replay.call("skill_search", {"query": query}))
+        skill_hits = note_entries(replay.call("skill_search", {"query": query}))
     recalled = [h["text"] for h in skill_hits[:1]] + [h["text"] for h in memory_hits]
 
     archive_doc = _consult_archive(user_text, recalled, replay)
@@ -269,15 +269,15 @@ def _plan(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> str:
         return _compose_answer(recalled, archive_doc, done, policy)
     action_notes = _act(policy, user_text, recalled, archive_doc, replay)
     if policy.uses_store:
-        _store(policy, user_text, memory_hits, replay, tools)
+        store_statements(policy, user_text, memory_hits, replay, tools)
     return _compose_answer(recalled, archive_doc, action_notes, policy)
 
 
-def _entries(result: Any) -> list[dict[str, Any]]:
+def note_entries(result: Any) -> list[dict[str, Any]]:
     return [r for r in result if isinstance(r, dict) and "text" in r] if isinstance(result, list) else []
 
 
-def _consult_archive(user_text: str, recalled: list[str], replay: _Replay) -> dict[str, Any] | None:
+def _consult_archive(user_text: str, recalled: list[str], replay: Replay) -> dict[str, Any] | None:
     if not (replay.has("archive_search") and ARCHIVE_CUES.search(user_text)):
         return None
     terms = content_words(user_text)
@@ -300,7 +300,7 @@ def _act(
     user_text: str,
     recalled: list[str],
     archive_doc: dict[str, Any] | None,
-    replay: _Replay,
+    replay: Replay,
 ) -> list[str]:
     notes: list[str] = []
     context = "\n".join(recalled) + ("\n" + archive_doc["body"] if archive_doc else "")
@@ -346,7 +346,7 @@ def _held(result: Any) -> bool:
 def _held_texts(result: Any) -> list[str]:
     if not _held(result):
         return []
-    return [e["text"] for e in _entries(result.get("notes")) + _entries(result.get("skills"))]
+    return [e["text"] for e in note_entries(result.get("notes")) + note_entries(result.get("skills"))]
 
 
 def _deploy_target(user_text: str) -> str | None:
@@ -354,8 +354,8 @@ def _deploy_target(user_text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _store(
-    policy: Policy, user_text: str, hits: list[dict[str, Any]], replay: _Replay, tools: _Tools
+def store_statements(
+    policy: Policy, user_text: str, hits: list[dict[str, Any]], replay: Replay, tools: OfferedTools
 ) -> None:
     lines = sentences(user_text)
     statements = [s for s in lines if not s.rstrip().endswith("?") and not NUMBERED.match(s)]
@@ -380,7 +380,7 @@ def _store(
             if entity:
                 args["entity"] = entity
             if CORRECTION_CUES.search(statement):
-                similar = _entries(replay.call("memory_search", {"query": statement}))
+                similar = note_entries(replay.call("memory_search", {"query": statement}))
                 # One note per write (its ``supersedes``); E5's close pass retires the others.
                 stale = _replaced(statement, similar)
                 if stale:
@@ -399,7 +399,7 @@ def _entity(statement: str) -> str:
     return match.group(1) if match else ""
 
 
-def _close_pass(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> str:
+def _close_pass(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> str:
     """E5: record each correction of the session and retire the note it replaces."""
     if not policy.curates:
         return "DONE"
@@ -408,7 +408,7 @@ def _close_pass(policy: Policy, turn: _Turn, replay: _Replay, tools: _Tools) -> 
         for statement in _worth_keeping(sentences(text)):
             if not CORRECTION_CUES.search(statement) or statement.rstrip().endswith("?"):
                 continue
-            hits = _entries(replay.call("memory_search", {"query": _with_handles(statement)}))
+            hits = note_entries(replay.call("memory_search", {"query": _with_handles(statement)}))
             current = next((h for h in hits if normalise(h["text"]) == normalise(statement)), None)
             if current is None:
                 written = replay.call("memory_write", {"text": statement})

@@ -7,13 +7,19 @@ cost accounting as a real provider.
 
 from __future__ import annotations
 
-import hashlib
-import time
-from typing import Any
-from urllib.parse import parse_qs
+import os
 
-import litellm
-from litellm.types.utils import (
+# The harness's rule for importing litellm (the local price map, so nothing is fetched from the
+# network), applied here too, whoever imports this module first.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import hashlib  # noqa: E402
+import time  # noqa: E402
+from typing import Any  # noqa: E402
+from urllib.parse import parse_qs  # noqa: E402
+
+import litellm  # noqa: E402
+from litellm.types.utils import (  # noqa: E402
     ChatCompletionMessageToolCall,
     Choices,
     Function,
@@ -22,10 +28,10 @@ from litellm.types.utils import (
     Usage,
 )
 
-from . import plasticity_policy, reference_judge
-from .intervention_policy import INTERVENTION_MARKER_TOOL, decide_intervention
-from .policies import POLICIES, decide
-from .stream_policy import decide_stream, is_stream_conversation
+from . import plasticity_policy, reference_judge  # noqa: E402
+from .intervention_policy import INTERVENTION_MARKER_TOOL, decide_intervention  # noqa: E402
+from .policies import POLICIES, decide  # noqa: E402
+from .stream_policy import decide_stream, is_stream_conversation  # noqa: E402
 
 PROVIDER = "pastbench"
 _MODEL_NAMES = sorted([*POLICIES, reference_judge.NAME])

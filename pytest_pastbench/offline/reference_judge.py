@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from ..errors import NotAJudgePrompt
 from ..text import content_words
 
 NAME = "judge"
@@ -28,10 +29,6 @@ RUBRIC_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 _BLOCK = re.compile(r"<rubric>\n?(?P<rubric>.*?)\n?</rubric>\s*<answer>\n?(?P<answer>.*)\n?</answer>", re.S)
-
-
-class NotAJudgePrompt(ValueError):
-    """The conversation holds no rubric/answer blocks: this model only grades judge prompts."""
 
 
 def _stem(word: str) -> str:

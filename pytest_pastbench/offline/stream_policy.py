@@ -36,7 +36,7 @@ from ..protocols.stream.tickets import (
     ORACLE_HEADER,
     TICKET_MARKER,
 )
-from .policies import Policy, _current_turn, _Emit, _entries, _Replay
+from .policies import Emit, Policy, Replay, current_turn, note_entries
 
 RECENT = 3  # scored tickets under a condition that decide whether it holds now
 EXPLORE_MEMORY = 8  # scored tickets under a doubted condition that say what was tried
@@ -87,15 +87,15 @@ def is_stream_conversation(messages: list[dict[str, Any]]) -> bool:
 
 def decide_stream(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
     """The next assistant message on a stream ticket or feedback (same shape as policies.decide)."""
-    turn = _current_turn(messages)
+    turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
-    replay = _Replay(done, tool_names)
+    replay = Replay(done, tool_names)
     try:
         if user_text.startswith(FEEDBACK_MARKER):
             _remember(policy, user_text, replay)
             return {"content": "OK"}
         return {"content": f"ANSWER: {_answer(policy, parse_ticket(user_text), replay)}"}
-    except _Emit as emit:
+    except Emit as emit:
         return {"tool_calls": emit.calls}
 
 
@@ -154,7 +154,7 @@ def _value(raw: str) -> str | int:
 # -- acting -----------------------------------------------------------------------------------------
 
 
-def _answer(policy: Policy, ticket: Ticket, replay: _Replay) -> str:
+def _answer(policy: Policy, ticket: Ticket, replay: Replay) -> str:
     if ticket.oracle or not policy.uses_store:
         # Rules in view decide; blind learns nothing (and ignores retrieved examples).
         return (
@@ -164,12 +164,12 @@ def _answer(policy: Policy, ticket: Ticket, replay: _Replay) -> str:
     if policy.curates:
         observations += _nearest(ticket, _rulebook(replay, ticket.domain, ticket.action)[1])
     else:
-        hits = _entries(replay.call("memory_search", {"query": _ticket_query(ticket)}))
+        hits = note_entries(replay.call("memory_search", {"query": _ticket_query(ticket)}))
         observations += [o for o in (parse_observation(h["text"]) for h in hits) if o]
     return choose(ticket, observations, explore=ticket.phase == "serving")
 
 
-def _remember(policy: Policy, text: str, replay: _Replay) -> None:
+def _remember(policy: Policy, text: str, replay: Replay) -> None:
     if not policy.uses_store:
         return
     ticket = parse_ticket(
@@ -205,9 +205,9 @@ def _rulebook_title(domain: str, action: str) -> str:
     return f"stream rulebook {domain} {action}"
 
 
-def _rulebook(replay: _Replay, domain: str, action: str) -> tuple[str | None, list[Observation]]:
+def _rulebook(replay: Replay, domain: str, action: str) -> tuple[str | None, list[Observation]]:
     title = _rulebook_title(domain, action)
-    for hit in _entries(replay.call("memory_search", {"query": title})):
+    for hit in note_entries(replay.call("memory_search", {"query": title})):
         lines = hit["text"].splitlines()
         if lines and lines[0] == title:
             return str(hit.get("id")), [o for o in map(parse_observation, lines[1:]) if o]

@@ -12,15 +12,9 @@ from typing import Any
 
 import pytest
 
-from ..collect import (
-    INVALID_FAMILY_NAME,
-    InvalidFamilyItem,
-    ItemInfraError,
-    OneLineItem,
-    with_parsable_nodeid,
-)
+from ..collect import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..detect import family_format
-from ..loader import FamilyFileError
+from ..errors import FamilyFileError, ItemInfraError
 from ..session import pastbench_session
 from . import load_protocol, protocol_family_identity, protocol_of
 
@@ -80,7 +74,7 @@ class ProtocolItem(OneLineItem):
 
     def measure_item(self) -> None:
         """Measure (on any thread: see ``concurrency``)."""
-        from ..models import InfraError
+        from ..errors import InfraError
         from ..trace import redact_text
 
         try:

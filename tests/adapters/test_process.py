@@ -15,8 +15,8 @@ import pytest
 
 from pytest_pastbench.adapters.process import SubprocessAgent
 from pytest_pastbench.agent import Budgets
+from pytest_pastbench.errors import InfraError
 from pytest_pastbench.gateway import Gateway, GatewayClient, ModelService, ServiceClient
-from pytest_pastbench.models import InfraError
 from pytest_pastbench.protocols.stream.harness import StoreTools
 from pytest_pastbench.runner import run_agent_session
 from pytest_pastbench.schema import World as WorldSeed

@@ -8,12 +8,12 @@ import pytest
 
 from pytest_pastbench.adapters.protocol import (
     AnswerMessage,
-    ProtocolViolation,
     SessionStart,
     ToolCallMessage,
     encode,
     parse_agent_line,
 )
+from pytest_pastbench.errors import ProtocolViolation
 
 
 def line(value: object) -> bytes:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from pytest_pastbench.models import InfraError, LiteLLMClient
+from pytest_pastbench.errors import InfraError
+from pytest_pastbench.models import LiteLLMClient
 from pytest_pastbench.offline.provider import parse_model
 from pytest_pastbench.tools import ToolBox
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_pastbench.errors import StoreError
 from pytest_pastbench.records import StoreEntry
 from pytest_pastbench.schema import World as WorldSeed
 from pytest_pastbench.store import (
@@ -25,7 +26,6 @@ from pytest_pastbench.store import (
     MAX_TAG_CHARS,
     MAX_TAGS,
     Store,
-    StoreError,
 )
 from pytest_pastbench.tools import STORE_TOOLS, ToolBox
 from pytest_pastbench.world import World

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
+from pytest_pastbench.errors import InfraError
 from pytest_pastbench.gateway import ModelService, ServiceClient
 from pytest_pastbench.models import (
-    InfraError,
     LiteLLMClient,
     RetryPolicy,
     missing_keys,

@@ -20,7 +20,8 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pytest_pastbench.loader import FamilyFileError, load_family
+from pytest_pastbench.errors import FamilyFileError
+from pytest_pastbench.loader import load_family
 from pytest_pastbench.records import ToolCall
 from pytest_pastbench.schema import Family
 from pytest_pastbench.schema import World as WorldSeed

@@ -14,12 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.sandbox import (
-    SandboxResult,
-    SandboxUnavailable,
-    check_sandbox,
-    run_sandboxed,
-)
+from pytest_pastbench.errors import SandboxUnavailable
+from pytest_pastbench.sandbox import SandboxResult, check_sandbox, run_sandboxed
 
 pytestmark = pytest.mark.reliability
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ToolError
 from ...records import ToolCall
 from ...store import Store
-from ...tools import MemoryTools, ToolError, _name_text, record_call
+from ...tools import MemoryTools, printable_name, record_call
 from .schema import Event, Param, Service, ToolVersion
 
 SERVICE_INFO_TOOL = "service_versions"
@@ -95,7 +96,7 @@ class DomainToolBox:
         return [spec.to_openai() for spec in self._store_tools.specs()] + self.service.specs()
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
-        label = _name_text(name)
+        label = printable_name(name)
         record = record_call(
             len(self.calls), name, raw_arguments, lambda arguments: self._run(label, arguments)
         )

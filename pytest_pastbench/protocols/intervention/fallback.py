@@ -13,7 +13,8 @@ import hashlib
 import re
 from typing import Any
 
-from ...judge import Judge, JudgeError
+from ...errors import JudgeError
+from ...judge import Judge
 from .schema import Fallback
 
 DEFAULT_ACKNOWLEDGES = (

@@ -73,7 +73,7 @@ class PlasticityItem(ProtocolItem):
         self.extra_keyword_matches.add(arm)
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from .chess_env import EngineMissing
+        from ...errors import EngineMissing
         from .engine import run_lineage
         from .metrics import lineage_metrics
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ...models import InfraError
-from ...sandbox import SandboxUnavailable, run_sandboxed
-from ...store import Store, StoreError
+from ...errors import EditRejected, InfraError, SandboxUnavailable, StoreError
+from ...sandbox import run_sandboxed
+from ...store import Store
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 MAX_CODE_CHARS = 20_000
@@ -46,10 +46,6 @@ class SandboxLimits:
     timeout_s: float = 5.0
     memory_mb: int = 768
     max_procs: int = 16
-
-
-class EditRejected(ValueError):
-    """An edit failed its structural or executable check; the message is the reason."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...models import InfraError
+from ...errors import EngineMissing, InfraError
 
 if TYPE_CHECKING:
     import chess
@@ -31,10 +31,6 @@ ENGINE_DIRS = "/usr/games:/usr/local/games"  # where Debian installs stockfish (
 UCI_MOVE = re.compile(r"\b[a-h][1-8][a-h][1-8][qrbn]?\b")
 MATE_CP = 10_000
 MAX_FEEDBACK_MOVES = 5
-
-
-class EngineMissing(InfraError):
-    """The chess engine is not installed on this machine (a set-up gap, not a failed run)."""
 
 
 def find_engine(name: str) -> str:

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ...errors import FitError
+
 RISE_FLOOR = 10.0  # points: a fitted 90% rise below this is no reliable rise (P_sat = 0)
 EXTRAPOLATION_CAP = 3.0  # × the last observed cost
 MIN_POINTS = 4
@@ -47,10 +49,6 @@ class SaturationFit:
 
     def at(self, cost: float) -> float:
         return float(hill(cost, self.s0, self.rise, self.c50, self.h))
-
-
-class FitError(ValueError):
-    """The curve cannot be fitted; the message says why."""
 
 
 def fit_saturating(costs: Sequence[float], scores: Sequence[float]) -> SaturationFit:

@@ -158,7 +158,7 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ...plots import _METADATA, DPI
+    from ...plots import DPI, PNG_METADATA
     from .metrics import hill
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -206,5 +206,5 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
         for ax in (curves_ax, cost_ax):
             ax.grid(alpha=0.3)
             ax.legend(fontsize="x-small", loc="best")
-        fig.savefig(path, dpi=DPI, format="png", metadata=_METADATA)
+        fig.savefig(path, dpi=DPI, format="png", metadata=PNG_METADATA)
     return path

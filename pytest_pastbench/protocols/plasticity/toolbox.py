@@ -14,35 +14,44 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...errors import EditRejected, ToolError
 from ...records import ToolCall
 from ...store import Store
-from ...tools import STORE_TOOLS, ToolError, ToolSpec, _p, record_call, validated
-from .artifacts import EditRejected, Inventory, run_tool
+from ...tools import STORE_TOOLS, ToolSpec, param_spec, record_call, validated
+from .artifacts import Inventory, run_tool
 
 _READ_ONLY_STORE = ("memory_search", "memory_read", "skill_search", "skill_read")
 ARTIFACT_TOOLS: tuple[ToolSpec, ...] = (
     *(spec for spec in STORE_TOOLS if spec.name in _READ_ONLY_STORE),
     ToolSpec("tool_list", "List your saved executable Python tools (name and description)."),
-    ToolSpec("tool_read", "Read the code of one of your saved tools.", {"name": _p("string", "tool name")}),
+    ToolSpec(
+        "tool_read", "Read the code of one of your saved tools.", {"name": param_spec("string", "tool name")}
+    ),
     ToolSpec(
         "tool_run",
         "Run one of your saved tools on an input (its run(task) function, sandboxed); returns its output.",
-        {"name": _p("string", "tool name"), "input": _p("string", "the text passed to run(task)")},
+        {
+            "name": param_spec("string", "tool name"),
+            "input": param_spec("string", "the text passed to run(task)"),
+        },
     ),
 )
 REFLECTION_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "propose_note",
         "Propose a memory note for future sessions (kept if it passes the checks).",
-        {"text": _p("string", "the note"), "tags": _p("array", "optional tags", required=False)},
+        {
+            "text": param_spec("string", "the note"),
+            "tags": param_spec("array", "optional tags", required=False),
+        },
     ),
     ToolSpec(
         "propose_skill",
         "Propose (or replace) a named skill: a reusable procedure in steps.",
         {
-            "name": _p("string", "skill name"),
-            "steps": _p("array", "the steps, in order"),
-            "tags": _p("array", "when the skill applies", required=False),
+            "name": param_spec("string", "skill name"),
+            "steps": param_spec("array", "the steps, in order"),
+            "tags": param_spec("array", "when the skill applies", required=False),
         },
     ),
     ToolSpec(
@@ -51,10 +60,10 @@ REFLECTION_TOOLS: tuple[ToolSpec, ...] = (
         '`examples` is a JSON array of {"input": ..., "expected": ...} it is checked on in a '
         "sandbox (no network, no files outside its folder, 5 s) before it is kept.",
         {
-            "name": _p("string", "tool name, lower_snake_case"),
-            "description": _p("string", "what the tool is for"),
-            "code": _p("string", "Python source defining run(task)"),
-            "examples": _p("string", "JSON array of {input, expected} pairs"),
+            "name": param_spec("string", "tool name, lower_snake_case"),
+            "description": param_spec("string", "what the tool is for"),
+            "code": param_spec("string", "Python source defining run(task)"),
+            "examples": param_spec("string", "JSON array of {input, expected} pairs"),
         },
     ),
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ...loader import FamilyFileError
+from ...errors import FamilyFileError
 from ...resources import families_dir
 from .family import SCALES, load_stream
 from .generator import dataset_counts, generate

@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...loader import FamilyFileError, read_family_mapping, validate_family
+from ...errors import FamilyFileError
+from ...loader import read_family_mapping, validate_family
 from .domains import DOMAINS, Domain
 from .rules import Rule, clauses_from_mapping
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_pastbench.loader import FamilyFileError
+from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.protocols.intervention.graph import DependencyGraph, changed_nodes
 from pytest_pastbench.protocols.intervention.items import load_intervention_family
 from pytest_pastbench.protocols.intervention.schema import PolicyRule

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pytest_pastbench.errors import FitError
 from pytest_pastbench.protocols.plasticity.engine import Decision, tally
 from pytest_pastbench.protocols.plasticity.metrics import (
     EXTRAPOLATION_CAP,
-    FitError,
     cost_series,
     fit_saturating,
     gains_per_cost,

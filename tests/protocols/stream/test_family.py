@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.loader import FamilyFileError
+from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.protocols.stream.family import load_stream
 
 GOOD = """\

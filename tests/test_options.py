@@ -1,0 +1,66 @@
+"""Options declared as data (options.OPTIONS), validated by one routine, and their reference page."""
+
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.options import OPTIONS, REFERENCE_FILE, RunOptions, reference_markdown, validate
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = {spec.name: spec for spec in OPTIONS}
+
+
+def test_every_run_option_is_filled_by_exactly_one_declared_option() -> None:
+    targets = [spec.target for spec in OPTIONS if spec.target]
+    assert sorted(targets) == sorted(f.name for f in fields(RunOptions))
+
+
+def test_names_and_ini_keys_are_unique() -> None:
+    assert len(SPECS) == len(OPTIONS)
+    assert len({spec.ini_key for spec in OPTIONS}) == len(OPTIONS)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("trials", "0", "--pastbench-trials=0: must be at least 1"),
+        ("trials", "two", "--pastbench-trials='two': expected an integer"),
+        ("pass-threshold", "1.5", "--pastbench-pass-threshold=1.5: must be between 0.0 and 1.0"),
+        (
+            "persistence",
+            "maybe",
+            "--pastbench-persistence='maybe': choose one of both, on, off, ablated, all",
+        ),
+        ("max-cost", "-1", "--pastbench-max-cost=-1: give a budget above 0 in USD"),
+        ("max-cost", "lots", "--pastbench-max-cost=lots: give a budget above 0 in USD"),
+    ],
+)
+def test_the_one_routine_refuses_with_a_fix(name: str, value: str, message: str) -> None:
+    with pytest.raises(pytest.UsageError) as info:
+        validate(SPECS[name], value, None, {})  # type: ignore[arg-type] (no check reads the config)
+    assert str(info.value).startswith(message)
+
+
+def test_the_one_routine_converts_and_fills_defaults() -> None:
+    assert validate(SPECS["trials"], "3", None, {}) == 3  # type: ignore[arg-type]
+    assert validate(SPECS["session-timeout"], None, None, {}) == 300.0  # type: ignore[arg-type]
+    assert validate(SPECS["compare-fail"], None, None, {}) == []  # type: ignore[arg-type]
+    assert validate(SPECS["ablation"], True, None, {}) is True  # type: ignore[arg-type]
+
+
+def test_the_options_reference_is_generated_from_the_declarations() -> None:
+    page = (ROOT / REFERENCE_FILE).read_text()
+    assert page == reference_markdown(), (
+        f"{REFERENCE_FILE} is stale: run pastbench options -o {REFERENCE_FILE}"
+    )
+    for spec in OPTIONS:
+        assert f"`{spec.ini_key}`" in page
+
+
+def test_run_options_defaults_are_the_declared_ones() -> None:
+    # RunOptions() (tests, resume) must mean what an empty command line means.
+    defaults = RunOptions()
+    for spec in OPTIONS:
+        if spec.target and spec.check is None:
+            assert getattr(defaults, spec.target) == validate(spec, None, None, {}), spec.name  # type: ignore[arg-type]
