@@ -445,6 +445,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         from .budget import budget_line
 
         terminalreporter.write_line(budget_line(budget))
+    rate_limits = pastbench.summary.get("run", {}).get("rate_limits")
+    if rate_limits:
+        from .rate_limit import rate_limit_line
+
+        terminalreporter.write_line(rate_limit_line(rate_limits), yellow=True)
     if not pastbench.options.agent_sandbox:
         terminalreporter.write_line(
             "pastbench: WARNING: --pastbench-no-agent-sandbox: subprocess agents ran UNSANDBOXED "

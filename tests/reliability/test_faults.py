@@ -1,9 +1,12 @@
 """Provider faults: 429/500/timeouts/truncated bodies are retried, exhaustion is infra_blocked,
-malformed tool-call arguments are tool errors. Everything talks to a local fault server only."""
+429s adapt the provider's limit (AIMD, Retry-After), malformed tool-call arguments are tool errors.
+Everything talks to a local fault server only."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -209,7 +212,9 @@ def test_a_bad_alias_file_is_named(tmp_path: Path, text: str, message: str) -> N
 # -- the plugin end to end (pytester subprocesses) -----------------------------------------------------
 
 
-def benchmark(pytester: pytest.Pytester, server: FaultServer, run_id: str, *args: str) -> pytest.RunResult:
+def benchmark(
+    pytester: pytest.Pytester, server: FaultServer, run_id: str, *args: str, timeout: float | None = None
+) -> pytest.RunResult:
     family = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
     family.parent.mkdir(parents=True, exist_ok=True)
     family.write_text(GOOD_MEMORY)
@@ -223,6 +228,7 @@ def benchmark(pytester: pytest.Pytester, server: FaultServer, run_id: str, *args
         "--pastbench-request-timeout=2",
         f"--pastbench-run-id={run_id}",
         *args,
+        timeout=timeout,
     )
 
 
@@ -282,3 +288,112 @@ def test_malformed_tool_arguments_are_tool_errors_not_crashes(pytester: pytest.P
     ]
     assert calls and all(c["ok"] is False for c in calls)
     assert summary["run"]["model_calls"][ALIAS]["failed"] == 0
+
+
+# -- adaptive rate limits (rate_limit.py): AIMD on 429s, Retry-After ---------------------------------
+
+
+def _at_once(service: ModelService, model: str, n: int) -> list[Any]:
+    replies: list[Any] = []
+    threads = [
+        threading.Thread(target=lambda: replies.append(service.complete(model, MESSAGES, None, {})[0]))
+        for _ in range(n)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return replies
+
+
+def test_a_burst_of_429s_halves_the_limit_once_and_successes_raise_it_back(alias: AliasMaker) -> None:
+    # Four places, eight callers: the four requests first on the wire all answer 429.
+    with FaultServer(["429"] * 4, then="ok_text") as server:
+        service = ModelService(max_connections=4, retry=FAST)
+        replies = _at_once(service, alias(server), 8)
+    assert len(replies) == 8 and all(r.content == "All done." for r in replies)
+    assert server.faults().count("429") == 4
+    # One decrease (4 -> 2) for the burst; then 8 successes: 2 at 2 in flight, 3 at 3 -> back at 4.
+    assert service.rate_limits_json() == {
+        "openai": {"max_connections": 4, "rate_limited": 4, "decreases": 1, "increases": 2, "lowest_limit": 2}
+    }
+    assert service.ledger_json()[ALIAS]["retries"] == 4
+
+
+def test_retry_after_holds_the_providers_other_calls_too(alias: AliasMaker) -> None:
+    arrived: list[float] = []
+
+    def script(body: dict[str, Any], index: int) -> Fault:
+        arrived.append(time.monotonic())
+        return Fault("429", retry_after=0.6) if index == 0 else Fault("ok_text")
+
+    with FaultServer(script) as server:
+        service = ModelService(max_connections=4, retry=FAST)
+        model = alias(server)
+        first = threading.Thread(target=lambda: service.complete(model, MESSAGES, None, {}))
+        first.start()
+        while server.count < 1:
+            time.sleep(0.005)
+        time.sleep(0.05)  # the 429 is back
+        other = [{"role": "user", "content": "another caller"}]
+        service.complete(model, other, None, {})  # a new call to the same provider
+        first.join(10)
+    assert server.count == 3
+    assert all(t - arrived[0] >= 0.55 for t in arrived[1:]), [t - arrived[0] for t in arrived]
+
+
+def test_no_limit_no_adaptation(alias: AliasMaker) -> None:
+    with FaultServer(["429"], then="ok_text") as server:
+        service = ModelService(retry=FAST)  # max_connections unset: nothing to adapt
+        service.complete(alias(server), MESSAGES, None, {})
+    assert service.rate_limits_json() == {}
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_run_counts_the_changes_and_the_terminal_says_so(pytester: pytest.Pytester, workers: str) -> None:
+    with FaultServer(["429"] * 4, then="ok_text", max_seconds=50) as server:
+        result = benchmark(
+            pytester,
+            server,
+            "rl",
+            "-n",
+            workers,
+            "--pastbench-max-connections=4",
+            "--pastbench-concurrency=4",
+        )
+    counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
+    assert counts == {"scored": 2, "control": 2}, result.stdout.str()
+    summary, _ = run_files(pytester, "rl")
+    limits = summary["run"]["rate_limits"]["openai"]
+    assert limits["rate_limited"] == 4 and limits["decreases"] >= 1 and limits["lowest_limit"] <= 2
+    result.stdout.fnmatch_lines(
+        [f"pastbench rate limits: openai lowered {limits['decreases']}× (min * in flight) after 4 429s*"]
+    )
+
+
+@pytest.mark.parametrize("retry_after", [0.2, None], ids=["retry-after", "no-retry-after"])
+def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
+    pytester: pytest.Pytester, retry_after: float | None
+) -> None:
+    arrived: list[float] = []
+
+    def script(body: dict[str, Any], index: int) -> Fault:
+        arrived.append(time.monotonic())
+        return Fault("429", retry_after=retry_after)
+
+    with FaultServer(script, max_seconds=50) as server:
+        result = benchmark(pytester, server, "down429", "-n", "0", "--pastbench-retries=3", timeout=60)
+    counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
+    assert counts == {"errors": 4}, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [f"*infra_blocked: {ALIAS}: gave up after 3 attempts: RateLimitError (HTTP 429)*"]
+    )
+    # Each of the 4 items gives up on its first request after 3 attempts: 12 requests, no more.
+    assert server.count == 12
+    # Bounded by the retry settings: at worst one attempt at a time, each after the provider's
+    # Retry-After (0.2 s) or the backoff (0.01 s doubling); never waiting for ever.
+    per_attempt = retry_after or 0.04
+    assert arrived[-1] - arrived[0] <= 12 * per_attempt + 2.0
+    summary, results = run_files(pytester, "down429")
+    assert all(r["infra_blocked"] for r in results["records"])
+    assert summary["run"]["rate_limits"]["openai"]["rate_limited"] == 12
