@@ -120,6 +120,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "unfinished items are infra_blocked (budget:run_tokens)",
     ),
     OptionSpec(
+        "progress",
+        "live status line on the controller (items done/total, model calls, tokens, dollars, "
+        "blocked, ETA): auto (default: tty on a terminal, else plain), tty (redrawn in place), "
+        "plain (a line on stderr at most every 30 s, for CI logs) or off",
+    ),
+    OptionSpec(
         "model-aliases",
         "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
         "override and extend agents/models.yaml",
@@ -168,6 +174,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
 )
 STREAM_SCALES = ("sample", "full")
+PROGRESS_MODES = ("auto", "tty", "plain", "off")  # the live status line (progress.py)
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -229,6 +236,7 @@ class RunOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     max_cost: float | None = None  # run-wide budget in USD (budget.RunBudget)
     max_tokens: int | None = None
+    progress: str = "auto"  # one of PROGRESS_MODES (progress.py)
     model_aliases: str | None = None  # absolute path of the user's alias file
     retries: int = 4
     retry_delay: float = 1.0
@@ -271,6 +279,11 @@ def resolve(config: pytest.Config) -> RunOptions:
     if stream_scale not in STREAM_SCALES:
         raise pytest.UsageError(
             f"--pastbench-stream-scale={stream_scale!r}: choose one of {', '.join(STREAM_SCALES)}"
+        )
+    progress = raw_value(config, "progress") or "auto"
+    if progress not in PROGRESS_MODES:
+        raise pytest.UsageError(
+            f"--pastbench-progress={progress!r}: choose one of {', '.join(PROGRESS_MODES)}"
         )
     cache = raw_value(config, "cache") or "off"
     if cache not in CACHE_MODES:
@@ -347,6 +360,7 @@ def resolve(config: pytest.Config) -> RunOptions:
         max_tokens=_positive(
             config, "max-tokens", int, None, "give a budget above 0 in tokens, e.g. 2000000"
         ),
+        progress=progress,
         model_aliases=aliases_file,
         retries=number("retries", int, 4, 1),
         retry_delay=number("retry-delay", float, 1.0, 0.0),

@@ -60,6 +60,9 @@ def pytest_configure(config: pytest.Config) -> None:
     hooks = _ControllerHooks(config)
     config.pluginmanager.register(hooks, _HOOKS_NAME)
     hooks.control_arms = _rerun_control_arms(config)
+    from .progress import register_progress
+
+    register_progress(config, options.progress, lambda: pastbench_session(config).model_ledger(warn=False))
     if options.families:
         _add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
