@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_pastbench.progress import StatusScreen, status_text
+from pytest_pastbench.progress import ProgressLine, StatusScreen, status_text
 from tests.test_plugin import outcomes, run
 
 # One episode of each built-in SM memory family: 6 items, a few seconds offline.
@@ -69,7 +69,7 @@ def test_the_line_counts_items_calls_tokens_dollars_blocked_and_eta() -> None:
 
 
 class _Writer:
-    """What StatusScreen needs of pytest's TerminalWriter: ``_file``, ``fullwidth``, ``write``."""
+    """What the line needs of pytest's TerminalWriter: ``_file``, ``fullwidth``, ``write``, ``flush``."""
 
     def __init__(self, width: int = 80) -> None:
         self._file = io.StringIO()
@@ -77,6 +77,9 @@ class _Writer:
 
     def write(self, text: str) -> None:
         self._file.write(text)
+
+    def flush(self) -> None:
+        self._file.flush()
 
 
 def test_the_screen_pytest_leaves_is_the_screen_it_would_leave_without_the_line() -> None:
@@ -99,6 +102,42 @@ def raw_stdout(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult,
     """A run and its stdout as written, carriage returns included (RunResult's lines split them)."""
     result = run(pytester, *args)
     return result, (pytester.path / "stdout").read_bytes().decode()
+
+
+class _Report:
+    def __init__(self, blocked: bool | None = None) -> None:
+        if blocked is not None:  # only the report that carries an item's payload counts it
+            self.pastbench = {"record": {"infra_blocked": blocked}}
+
+
+def test_plain_lines_count_reports_and_blocked_items_every_30_s_reading_the_ledger_once_a_second(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    clock, reads = [0.0], []
+
+    def ledger() -> dict[str, dict[str, float]]:
+        reads.append(clock[0])
+        return {"m": {"calls": len(reads), "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": None}}
+
+    line = ProgressLine(None, "plain", ledger, clock=lambda: clock[0])  # type: ignore[arg-type]
+    line._writer = _Writer()  # what pytest_sessionstart finds on a terminal-less run
+    ids = ["a.yaml::ep01[on]", "a.yaml::ep01[off]", "b.yml::ep01[on]", "test_x.py::test_plain"]
+    line.pytest_xdist_node_collection_finished(None, ids)
+    line.pytest_xdist_node_collection_finished(None, ids)  # the other worker: the same items
+    assert line.total == 3
+    line.pytest_runtest_logstart()  # t=0: the clock starts, nothing printed before 30 s
+    for t, report in [(10.0, _Report(False)), (20.0, _Report()), (31.0, _Report(True)), (31.5, _Report())]:
+        clock[0] = t
+        line.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    assert capsys.readouterr().err.splitlines() == [
+        "pastbench 2/3 items · 1 calls · 15 tokens · unpriced · 1 blocked · ETA 16s"
+    ]
+    clock[0] = 61.5
+    line.pytest_runtest_logreport(_Report(False))  # type: ignore[arg-type]
+    assert capsys.readouterr().err.splitlines() == [
+        "pastbench 3/3 items · 2 calls · 15 tokens · unpriced · 1 blocked · ETA 0s"
+    ]
+    assert reads == [31.0, 61.5]  # read only when a line is drawn, at most once a second
 
 
 @pytest.mark.parametrize("verbosity", ["-q", pytest.param("-v", marks=pytest.mark.slow)])
