@@ -390,10 +390,15 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
     )
     # Each of the 4 items gives up on its first request after 3 attempts: 12 requests, no more.
     assert server.count == 12
-    # Bounded by the retry settings: at worst one attempt at a time, each after the provider's
-    # Retry-After (0.2 s) or the backoff (0.01 s doubling); never waiting for ever.
-    per_attempt = retry_after or 0.04
-    assert arrived[-1] - arrived[0] <= 12 * per_attempt + 2.0
+    # The 4 items are in flight together (the limit halves 16 -> 8 -> 4 on fresh 429s, never
+    # under 4 here), so the run takes its retries x backoff (the provider's Retry-After, 0.2 s, or
+    # the backoff, 0.01 s doubling), not one attempt after another. Slack: litellm's first 429
+    # took 1.3-1.7 s to come back as an exception on this loaded machine (measured).
+    waits = [round(t - arrived[0], 3) for t in arrived]
+    pause = retry_after or 0.02
+    assert waits[-1] <= 2 * pause + 3.0, waits
+    if retry_after:  # the third attempts wait out the pause the second ones' 429s asked for
+        assert waits[8] - waits[4] >= retry_after - 0.01, waits
     summary, results = run_files(pytester, "down429")
     assert all(r["infra_blocked"] for r in results["records"])
     assert summary["run"]["rate_limits"]["openai"]["rate_limited"] == 12
