@@ -22,7 +22,7 @@ import sys
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ from .models import (
     RetryPolicy,
     resolve_model,
 )
-from .rate_limit import ProviderLimits, Slot
+from .rate_limit import ProviderExhausted, ProviderLimits, Slot
 
 LEDGER_PATH = "/pastbench/ledger"
 RATE_LIMITS_PATH = "/pastbench/rate-limits"
@@ -136,7 +136,11 @@ class ModelService:
         self.request_timeout_s = request_timeout_s
         self.ledger: dict[str, LedgerEntry] = defaultdict(LedgerEntry)
         self._clients: dict[str, LiteLLMClient] = {}
-        self.limits = ProviderLimits(max_connections) if max_connections else None
+        # A provider is given up on (rate_limit.ProviderExhausted) after a lone call met as many
+        # 429s in a row as one item may attempt.
+        self.limits = (
+            ProviderLimits(max_connections, give_up_after=self.retry.attempts) if max_connections else None
+        )
         self._lock = threading.Lock()
 
     def complete(
@@ -203,10 +207,15 @@ class ModelService:
     @contextmanager
     def _gate(self, model: str) -> Iterator[Slot]:
         """Around every attempt (retries too): a place under the provider's limit, then the run's
-        budget (``InfraError`` with its reason), so no request starts once it is spent."""
+        budget (``InfraError`` with its reason), so no request starts once it is spent. A provider
+        that answered only 429 refuses the attempt at once, also an ``InfraError``."""
         provider = resolve_model(model).model.split("/", 1)[0]
         place = self.limits.of(provider).slot() if self.limits else nullcontext(Slot())
-        with place as slot:
+        with ExitStack() as stack:
+            try:
+                slot = stack.enter_context(place)
+            except ProviderExhausted as exc:
+                raise InfraError(f"{model}: gave up: {exc}") from None
             self.budget.check()
             yield slot
 

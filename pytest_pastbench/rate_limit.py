@@ -7,6 +7,12 @@ ceiling nor below 1. A 429 with Retry-After also holds every new call to that pr
 then. The 429s of calls sent before the last decrease answer the same overload, so one burst
 lowers the limit once, not once per call in flight.
 
+A provider that answers only 429 would, at a limit of 1, take one attempt per Retry-After for
+every item of the run. So once a call sent alone (limit 1, nothing else in flight) has met 429 as
+many times in a row as one item may attempt, with no success since, the provider is *exhausted*:
+new attempts fail at once (``ProviderExhausted``) while one probe at a time still goes after the
+hold; its success closes the breaker and AIMD goes on from 1.
+
 The limits live in the ``ModelService`` (in-process, or the gateway's process under xdist), so
 every worker, agent and judge shares them; the summary's ``run.rate_limits`` counts the changes.
 """
@@ -33,6 +39,8 @@ class Slot:
     rate_limited: bool = False
     retry_after_s: float | None = None
     error: bool = False
+    alone: bool = False  # sent at a limit of 1 with nothing else in flight
+    probe: bool = False  # the one attempt let through while the provider is exhausted
 
     def failed(self, rate_limited: bool = False, retry_after_s: float | None = None) -> None:
         self.error = True
@@ -40,12 +48,30 @@ class Slot:
         self.retry_after_s = retry_after_s
 
 
-class AdaptiveLimit:
-    """One provider's limit (thread-safe). ``slot()`` blocks until a call may start."""
+class ProviderExhausted(Exception):
+    """The provider answered only 429 for a sustained stretch: this attempt was not sent."""
 
-    def __init__(self, ceiling: int, clock: Clock = time.monotonic) -> None:
+    def __init__(self, in_a_row: int) -> None:
+        super().__init__(f"provider answered only 429 ({in_a_row} in a row)")
+        self.in_a_row = in_a_row
+
+
+class AdaptiveLimit:
+    """One provider's limit (thread-safe). ``slot()`` blocks until a call may start, or raises
+    ``ProviderExhausted`` while the provider is exhausted and this call is not its probe.
+
+    ``give_up_after``: lone 429s in a row that make the provider exhausted; the model service
+    passes its retry attempts. Why that many: AIMD has already gone as low as it can (1 in flight,
+    each Retry-After honoured), and a call sent alone still failed as often as one item may try,
+    so every further item would only repeat that verdict, one Retry-After at a time. A burst of
+    429s at a higher limit never counts (AIMD answers it), and any success starts the count over.
+    """
+
+    def __init__(self, ceiling: int, clock: Clock = time.monotonic, give_up_after: int = 4) -> None:
         if ceiling < 1:
             raise ValueError(f"a limit needs a ceiling of at least 1, not {ceiling}")
+        if give_up_after < 1:
+            raise ValueError(f"give_up_after must be at least 1, not {give_up_after}")
         self.ceiling = ceiling
         self.limit = ceiling
         self.lowest = ceiling
@@ -54,21 +80,36 @@ class AdaptiveLimit:
         self.decreases = 0
         self.increases = 0
         self.rate_limited = 0  # 429 answers seen
+        self.give_up_after = give_up_after
+        self.exhausted = False
+        self.exhaustions = 0  # times the breaker opened
+        self.refused = 0  # attempts failed fast while exhausted
+        self._in_a_row = 0  # 429s since the last success
+        self._alone_in_a_row = 0  # of them, calls sent alone at a limit of 1
+        self._probing = False
         self._clock = clock
         self._successes = 0  # since the limit last changed: limit of them raise it by one
         self._generation = 0
         self._changed = threading.Condition()
 
     def try_acquire(self) -> Slot | float:
-        """A slot, or the seconds to wait before asking again (``math.inf``: until one is freed)."""
+        """A slot, or the seconds to wait before asking again (``math.inf``: until one is freed).
+        Raises ``ProviderExhausted`` while exhausted, unless this is the probe."""
         with self._changed:
             wait = self.paused_until - self._clock()
+            if self.exhausted:
+                if wait > 0 or self._probing or self.in_flight >= self.limit:
+                    self.refused += 1
+                    raise ProviderExhausted(self._in_a_row)
+                self._probing = True
+                self.in_flight += 1
+                return Slot(self._generation, alone=self.in_flight == 1, probe=True)
             if wait > 0:
                 return wait
             if self.in_flight >= self.limit:
                 return math.inf
             self.in_flight += 1
-            return Slot(self._generation)
+            return Slot(self._generation, alone=self.limit == 1 and self.in_flight == 1)
 
     def acquire(self) -> Slot:
         with self._changed:
@@ -82,6 +123,8 @@ class AdaptiveLimit:
         """Free the slot; ``ended``: the call's block finished (False when it was interrupted)."""
         with self._changed:
             self.in_flight -= 1
+            if slot.probe:
+                self._probing = False
             if slot.rate_limited:
                 self._on_rate_limited(slot)
             elif ended and not slot.error:
@@ -106,12 +149,20 @@ class AdaptiveLimit:
                 "decreases": self.decreases,
                 "increases": self.increases,
                 "lowest_limit": self.lowest,
+                "exhausted": self.exhaustions,
+                "refused": self.refused,
             }
 
     def _on_rate_limited(self, slot: Slot) -> None:
         self.rate_limited += 1
+        self._in_a_row += 1
         if slot.retry_after_s is not None and slot.retry_after_s > 0:
             self.paused_until = max(self.paused_until, self._clock() + slot.retry_after_s)
+        if slot.alone:
+            self._alone_in_a_row += 1
+            if not self.exhausted and self._alone_in_a_row >= self.give_up_after:
+                self.exhausted = True
+                self.exhaustions += 1
         if slot.generation != self._generation:
             return  # sent before the last decrease: the overload that decrease answered
         self._generation += 1
@@ -122,6 +173,8 @@ class AdaptiveLimit:
             self.lowest = min(self.lowest, self.limit)
 
     def _on_success(self) -> None:
+        self._in_a_row = self._alone_in_a_row = 0
+        self.exhausted = False
         if self.limit >= self.ceiling:
             return
         self._successes += 1
@@ -132,10 +185,11 @@ class AdaptiveLimit:
 
 
 class ProviderLimits:
-    """An ``AdaptiveLimit`` per provider, all with the same ceiling."""
+    """An ``AdaptiveLimit`` per provider, all with the same ceiling and breaker threshold."""
 
-    def __init__(self, ceiling: int, clock: Clock = time.monotonic) -> None:
+    def __init__(self, ceiling: int, clock: Clock = time.monotonic, give_up_after: int = 4) -> None:
         self.ceiling = ceiling
+        self.give_up_after = give_up_after
         self._clock = clock
         self._limits: dict[str, AdaptiveLimit] = {}
         self._lock = threading.Lock()
@@ -143,7 +197,7 @@ class ProviderLimits:
     def of(self, provider: str) -> AdaptiveLimit:
         with self._lock:
             if provider not in self._limits:
-                self._limits[provider] = AdaptiveLimit(self.ceiling, self._clock)
+                self._limits[provider] = AdaptiveLimit(self.ceiling, self._clock, self.give_up_after)
             return self._limits[provider]
 
     def stats_json(self) -> dict[str, dict[str, int]]:
@@ -162,7 +216,7 @@ def merge_rate_limits(blocks: list[dict[str, Any] | None]) -> dict[str, Any]:
                 merged[provider] = dict(stats)
                 continue
             into = merged[provider]
-            for key in ("rate_limited", "decreases", "increases"):
+            for key in ("rate_limited", "decreases", "increases", "exhausted", "refused"):
                 into[key] = into.get(key, 0) + stats.get(key, 0)
             into["lowest_limit"] = min(into["lowest_limit"], stats["lowest_limit"])
             into["max_connections"] = max(into["max_connections"], stats["max_connections"])
@@ -170,10 +224,15 @@ def merge_rate_limits(blocks: list[dict[str, Any] | None]) -> dict[str, Any]:
 
 
 def rate_limit_line(block: dict[str, Any]) -> str:
-    """One terminal line for the providers that answered 429: how far their limits went down."""
+    """One terminal line for the providers that answered 429: how far their limits went down,
+    and how often they were given up on (only 429s) with the attempts that refused."""
     parts = []
     for provider, stats in sorted(block.items()):
         answers = f"after {stats['rate_limited']} 429s"
+        if stats.get("exhausted"):
+            answers += (
+                f", given up on {stats['exhausted']}× (only 429s; {stats.get('refused', 0)} attempts refused)"
+            )
         if stats["decreases"]:
             raised = f", raised back {stats['increases']}×" if stats["increases"] else ""
             parts.append(

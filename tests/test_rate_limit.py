@@ -10,6 +10,7 @@ import pytest
 
 from pytest_pastbench.rate_limit import (
     AdaptiveLimit,
+    ProviderExhausted,
     ProviderLimits,
     Slot,
     merge_rate_limits,
@@ -74,7 +75,7 @@ def test_one_burst_of_429s_lowers_the_limit_once() -> None:
 
 
 def test_the_limit_never_goes_below_one_and_remembers_its_lowest() -> None:
-    limit = AdaptiveLimit(5, FakeClock())
+    limit = AdaptiveLimit(5, FakeClock(), give_up_after=100)  # the breaker is tested below
     for _ in range(10):
         throttled(limit, take(limit))
     assert (limit.limit, limit.lowest, limit.decreases) == (1, 1, 2)  # 5 -> 2 -> 1, then held
@@ -162,19 +163,29 @@ def test_provider_limits_report_only_the_providers_that_answered_429() -> None:
     assert limits.stats_json() == {"openai": stats(4, 1, 1, 0, 2)}
 
 
-def stats(ceiling: int, answered_429: int, decreases: int, increases: int, lowest: int) -> dict[str, int]:
+def stats(
+    ceiling: int,
+    answered_429: int,
+    decreases: int,
+    increases: int,
+    lowest: int,
+    exhausted: int = 0,
+    refused: int = 0,
+) -> dict[str, int]:
     return {
         "max_connections": ceiling,
         "rate_limited": answered_429,
         "decreases": decreases,
         "increases": increases,
         "lowest_limit": lowest,
+        "exhausted": exhausted,
+        "refused": refused,
     }
 
 
 def test_shards_merge_by_adding_counts_and_keeping_the_lowest() -> None:
-    a, b = {"openai": stats(16, 5, 2, 1, 4)}, {"openai": stats(16, 3, 3, 0, 2)}
-    assert merge_rate_limits([a, None, b]) == {"openai": stats(16, 8, 5, 1, 2)}
+    a, b = {"openai": stats(16, 5, 2, 1, 4)}, {"openai": stats(16, 3, 3, 0, 2, exhausted=1, refused=9)}
+    assert merge_rate_limits([a, None, b]) == {"openai": stats(16, 8, 5, 1, 2, exhausted=1, refused=9)}
     assert a["openai"] == stats(16, 5, 2, 1, 4)  # the inputs are not changed
 
 
@@ -184,3 +195,107 @@ def test_the_terminal_line_says_how_far_each_limit_went() -> None:
         "pastbench rate limits: openai lowered 3× (min 2 in flight) after 7 429s, raised back 2×; "
         "zai held at 1 in flight after 4 429s"
     )
+
+
+def test_the_terminal_line_says_when_a_provider_was_given_up_on() -> None:
+    block = {"openai": stats(4, 9, 2, 0, 1, exhausted=1, refused=31)}
+    assert rate_limit_line(block) == (
+        "pastbench rate limits: openai lowered 2× (min 1 in flight) after 9 429s, "
+        "given up on 1× (only 429s; 31 attempts refused)"
+    )
+
+
+# -- the breaker: a provider that answers only 429 is given up on, one probe at a time -------------
+
+
+def exhaust(limit: AdaptiveLimit, clock: FakeClock, retry_after_s: float | None = None) -> None:
+    """429s until the breaker opens: AIMD down to 1, then ``give_up_after`` lone ones."""
+    while not limit.exhausted:
+        throttled(limit, take(limit), retry_after_s)
+        clock.now += retry_after_s or 0.0
+
+
+def test_a_burst_at_a_higher_limit_is_aimds_to_answer_not_the_breakers() -> None:
+    limit = AdaptiveLimit(8, FakeClock(), give_up_after=2)
+    for slot in [take(limit) for _ in range(8)]:
+        throttled(limit, slot)
+    assert (limit.limit, limit.exhausted) == (4, False)  # 8 429s in a row, none of them alone
+
+
+def test_lone_429s_as_many_as_an_item_may_attempt_exhaust_the_provider() -> None:
+    clock = FakeClock()
+    limit = AdaptiveLimit(4, clock, give_up_after=3)
+    throttled(limit, take(limit))
+    throttled(limit, take(limit))
+    assert limit.limit == 1 and not limit.exhausted  # 4 -> 2 -> 1: the 429s so far were not alone
+    throttled(limit, take(limit))
+    throttled(limit, take(limit))
+    assert not limit.exhausted
+    throttled(limit, take(limit))  # the third lone one
+    assert (limit.exhausted, limit.exhaustions) == (True, 1)
+    probe = take(limit)  # no Retry-After to hold it: the probe goes at once
+    with pytest.raises(ProviderExhausted, match=r"provider answered only 429 \(5 in a row\)"):
+        limit.try_acquire()
+    throttled(limit, probe)
+    assert limit.exhausted and limit.stats()["refused"] == 1
+
+
+def test_a_success_between_lone_429s_starts_the_count_over() -> None:
+    limit = AdaptiveLimit(1, FakeClock(), give_up_after=2)
+    throttled(limit, take(limit))
+    succeed(limit, 1)
+    throttled(limit, take(limit))
+    assert not limit.exhausted
+    throttled(limit, take(limit))
+    assert limit.exhausted
+
+
+def test_while_exhausted_attempts_fail_fast_and_one_probe_goes_after_the_hold() -> None:
+    clock = FakeClock()
+    limit = AdaptiveLimit(4, clock, give_up_after=2)
+    exhaust(limit, clock, retry_after_s=1.0)
+    throttled(limit, take(limit), retry_after_s=1.0)  # a probe that met 429 again: still exhausted
+    assert limit.exhausted
+    with pytest.raises(ProviderExhausted, match=r"\(5 in a row\)"):
+        limit.try_acquire()  # during the hold: refused, not told to wait
+    clock.now += 1.0
+    probe = take(limit)
+    assert probe.probe
+    with pytest.raises(ProviderExhausted):
+        limit.try_acquire()  # the probe is in flight: nobody else
+    limit.release(probe)  # it succeeded: the breaker closes and AIMD goes on from 1
+    assert not limit.exhausted
+    assert isinstance(limit.try_acquire(), Slot)
+    assert limit.stats() == stats(4, 5, 2, 1, 1, exhausted=1, refused=2)
+
+
+def test_a_failed_or_interrupted_probe_frees_the_probe_place() -> None:
+    clock = FakeClock()
+    limit = AdaptiveLimit(1, clock, give_up_after=1)
+    exhaust(limit, clock)
+    with pytest.raises(RuntimeError), limit.slot():
+        raise RuntimeError("interrupted")
+    probe = take(limit)
+    probe.failed()  # a 500: neither 429 nor success
+    limit.release(probe)
+    assert limit.exhausted and isinstance(limit.try_acquire(), Slot)
+
+
+def test_callers_waiting_for_a_place_are_refused_when_the_breaker_opens() -> None:
+    limit = AdaptiveLimit(1, give_up_after=1)
+    refused: list[BaseException] = []
+
+    def waiter() -> None:
+        try:
+            with limit.slot():
+                pass
+        except ProviderExhausted as exc:
+            refused.append(exc)
+
+    with limit.slot() as slot:
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        time.sleep(0.2)  # waiting for the one place
+        slot.failed(rate_limited=True, retry_after_s=30.0)
+    thread.join(5)
+    assert not thread.is_alive() and len(refused) == 1

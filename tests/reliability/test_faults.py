@@ -315,7 +315,15 @@ def test_a_burst_of_429s_halves_the_limit_once_and_successes_raise_it_back(alias
     assert server.faults().count("429") == 4
     # One decrease (4 -> 2) for the burst; then 8 successes: 2 at 2 in flight, 3 at 3 -> back at 4.
     assert service.rate_limits_json() == {
-        "openai": {"max_connections": 4, "rate_limited": 4, "decreases": 1, "increases": 2, "lowest_limit": 2}
+        "openai": {
+            "max_connections": 4,
+            "rate_limited": 4,
+            "decreases": 1,
+            "increases": 2,
+            "lowest_limit": 2,
+            "exhausted": 0,
+            "refused": 0,
+        }
     }
     assert service.ledger_json()[ALIAS]["retries"] == 4
 
@@ -402,3 +410,53 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
     summary, results = run_files(pytester, "down429")
     assert all(r["infra_blocked"] for r in results["records"])
     assert summary["run"]["rate_limits"]["openai"]["rate_limited"] == 12
+
+
+def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
+    pytester: pytest.Pytester,
+) -> None:
+    # 40 items, all in flight at once, 4 connections, 3 attempts, Retry-After 0.3 s. Without the
+    # breaker the limit reaches 1 and the attempts go one per Retry-After: about 40 x 3 x 0.3 s.
+    arrived: list[float] = []
+
+    def script(body: dict[str, Any], index: int) -> Fault:
+        arrived.append(time.monotonic())
+        return Fault("429", retry_after=0.3)
+
+    families = pytester.path / "families" / "memory"
+    families.mkdir(parents=True)
+    for n in range(1, 10):  # with the helper's own tiny_prefs: 10 families x 2 episodes x on/off
+        (families / f"prefs_{n}.yaml").write_text(GOOD_MEMORY.replace("id: tiny_prefs", f"id: prefs_{n}"))
+    with FaultServer(script, max_seconds=50) as server:
+        result = benchmark(
+            pytester,
+            server,
+            "dead429",
+            "-n",
+            "0",
+            "--pastbench-retries=3",
+            "--pastbench-max-connections=4",
+            "--pastbench-concurrency=40",
+            timeout=120,  # a hang guard: the run's own work on 40 items took 30 s on a loaded machine
+        )
+    # (the one warning: 40 sessions for 4 connections, on purpose)
+    counts = {k: v for k, v in result.parseoutcomes().items() if k not in ("seconds", "warnings")}
+    assert counts == {"errors": 40}, result.stdout.str()
+    summary, results = run_files(pytester, "dead429")
+    reasons = [" ".join(r["reasons"]) for r in results["records"]]
+    assert all(r["infra_blocked"] for r in results["records"])
+    given_up = [r for r in reasons if f"{ALIAS}: gave up: provider answered only 429 (" in r]
+    retried_out = [r for r in reasons if f"{ALIAS}: gave up after 3 attempts: RateLimitError" in r]
+    assert len(given_up) + len(retried_out) == 40 and len(given_up) >= 20, reasons
+    limits = summary["run"]["rate_limits"]["openai"]
+    assert limits["exhausted"] >= 1 and limits["lowest_limit"] == 1
+    assert limits["refused"] >= len(given_up) and limits["rate_limited"] == server.count
+    # The breaker opens after AIMD's way down (4 -> 2 -> 1: two holds) and 3 lone 429s (three
+    # more): about 5 x 0.3 s, then the rest are refused without a request, one probe per hold.
+    assert server.count <= 30, server.count
+    waits = [round(t - arrived[0], 3) for t in arrived]
+    assert waits[-1] <= 8 * 0.3 + 3.0, waits  # slack: litellm's first 429s are slow here (above)
+    line = (
+        "pastbench rate limits: openai lowered 2× (min 1 in flight) after * 429s, given up on *× (only 429s;*"
+    )
+    result.stdout.fnmatch_lines([line])
