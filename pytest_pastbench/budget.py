@@ -65,17 +65,24 @@ def budget_block(
 ) -> dict[str, Any]:
     """The summary's ``run.budget``: the limits, what the run's requests spent (from the ledger)
     and the items left undone because the budget ran out."""
-    spent_tokens = sum(e.get("prompt_tokens", 0) + e.get("completion_tokens", 0) for e in ledger.values())
-    costs = [e.get("cost_usd") for e in ledger.values()]
+    spent_tokens, spent_usd = ledger_spent(ledger)
     undone = sorted(r["nodeid"] for r in records if _budget_reason(r))
     return {
         "max_cost_usd": max_cost_usd,
         "max_tokens": max_tokens,
-        "spent_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
+        "spent_usd": None if spent_usd is None else round(spent_usd, 6),
         "spent_tokens": spent_tokens,
         "left_undone": len(undone),
         "left_undone_items": undone,
     }
+
+
+def ledger_spent(ledger: dict[str, Any]) -> tuple[int, float | None]:
+    """Tokens (prompt + completion) and dollars over a ledger's models; dollars None when a model
+    has no price (unknown is not free)."""
+    tokens = sum(int(e.get("prompt_tokens", 0)) + int(e.get("completion_tokens", 0)) for e in ledger.values())
+    costs = [e.get("cost_usd") for e in ledger.values()]
+    return tokens, None if any(c is None for c in costs) else float(sum(costs))
 
 
 def budget_line(block: dict[str, Any]) -> str:

@@ -153,3 +153,11 @@ class GateSyntaxError(ValueError):
 
 class PlotError(ValueError):
     """The run cannot be plotted (e.g. its summary has no configs); the message says why."""
+
+
+class ProviderExhausted(Exception):
+    """The provider answered only 429 for a sustained stretch: this attempt was not sent."""
+
+    def __init__(self, in_a_row: int) -> None:
+        super().__init__(f"provider answered only 429 ({in_a_row} in a row)")
+        self.in_a_row = in_a_row

@@ -22,7 +22,7 @@ import sys
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from .budget import RunBudget
 from .cache import ResponseCache, request_key
-from .errors import CacheMiss, InfraError
+from .errors import CacheMiss, InfraError, ProviderExhausted
 from .gateway_apis import (
     APIS,
     CHAT_PATH,
@@ -45,8 +45,10 @@ from .gateway_apis import (
     new_response_id,
 )
 from .models import DEFAULT_REQUEST_TIMEOUT_S, LiteLLMClient, ModelReply, RetryPolicy, resolve_model
+from .rate_limit import ProviderLimits, Slot
 
 LEDGER_PATH = "/pastbench/ledger"
+RATE_LIMITS_PATH = "/pastbench/rate-limits"
 SCOPES_PATH = "/pastbench/scopes"
 CLIENT_TIMEOUT_S = 900.0
 # A session's own gateway (an external agent run in-process) stops within this after the session.
@@ -108,7 +110,8 @@ class ServiceSettings:
 
 
 class ModelService:
-    """Cache → per-provider limit → litellm (with its one retry loop) → ledger."""
+    """Cache → litellm (with its one retry loop; each attempt under the run's budget and its
+    provider's adaptive limit, ``rate_limit``) → ledger."""
 
     def __init__(
         self,
@@ -127,7 +130,11 @@ class ModelService:
         self.request_timeout_s = request_timeout_s
         self.ledger: dict[str, LedgerEntry] = defaultdict(LedgerEntry)
         self._clients: dict[str, LiteLLMClient] = {}
-        self._limits: dict[str, threading.BoundedSemaphore] = {}
+        # A provider is given up on (rate_limit.ProviderExhausted) after a lone call met as many
+        # 429s in a row as one item may attempt.
+        self.limits = (
+            ProviderLimits(max_connections, give_up_after=self.retry.attempts) if max_connections else None
+        )
         self._lock = threading.Lock()
 
     def complete(
@@ -149,10 +156,8 @@ class ModelService:
             self._record(model, reply, cached=True)
             return reply, True
         try:
-            self.budget.check()  # before waiting for a connection, and again once it is ours
-            with self._limit(model):
-                self.budget.check()
-                reply = self._client(model).complete(messages, tools, **params)
+            self.budget.check()  # before waiting for a connection; ``_gate`` again once it is ours
+            reply = self._client(model).complete(messages, tools, **params)
         except InfraError as exc:
             self._record_failure(model, exc.retries)
             raise
@@ -166,6 +171,10 @@ class ModelService:
     def ledger_json(self) -> dict[str, Any]:
         with self._lock:
             return {model: dataclasses.asdict(entry) for model, entry in sorted(self.ledger.items())}
+
+    def rate_limits_json(self) -> dict[str, Any]:
+        """The providers that answered 429 and what their limits went through (``run.rate_limits``)."""
+        return self.limits.stats_json() if self.limits else {}
 
     def _record(self, model: str, reply: ModelReply, cached: bool) -> None:
         with self._lock:
@@ -181,18 +190,28 @@ class ModelService:
         with self._lock:
             if model not in self._clients:
                 self._clients[model] = LiteLLMClient(
-                    model, self.retry, seed=self.seed, timeout_s=self.request_timeout_s
+                    model,
+                    self.retry,
+                    seed=self.seed,
+                    timeout_s=self.request_timeout_s,
+                    gate=lambda: self._gate(model),
                 )
             return self._clients[model]
 
-    def _limit(self, model: str) -> AbstractContextManager[Any]:
-        if not self.max_connections:
-            return nullcontext()
+    @contextmanager
+    def _gate(self, model: str) -> Iterator[Slot]:
+        """Around every attempt (retries too): a place under the provider's limit, then the run's
+        budget (``InfraError`` with its reason), so no request starts once it is spent. A provider
+        that answered only 429 refuses the attempt at once, also an ``InfraError``."""
         provider = resolve_model(model).model.split("/", 1)[0]
-        with self._lock:
-            if provider not in self._limits:
-                self._limits[provider] = threading.BoundedSemaphore(self.max_connections)
-            return self._limits[provider]
+        place = self.limits.of(provider).slot() if self.limits else nullcontext(Slot())
+        with ExitStack() as stack:
+            try:
+                slot = stack.enter_context(place)
+            except ProviderExhausted as exc:
+                raise InfraError(f"{model}: gave up: {exc}") from None
+            self.budget.check()
+            yield slot
 
 
 class ServiceClient:
@@ -376,6 +395,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, listing if path == MODELS_PATH else listing["data"][0])
         elif path == LEDGER_PATH and caller is True:
             self._send(200, self.server.service.ledger_json())
+        elif path == RATE_LIMITS_PATH and caller is True:
+            self._send(200, self.server.service.rate_limits_json())
         else:
             self._no_route()
 
@@ -597,6 +618,10 @@ class GatewayClient:
     def ledger(self) -> dict[str, Any]:
         """The gateway's token/cost ledger by model (needs the run's token, not a scope's)."""
         return self._request("GET", LEDGER_PATH, None)
+
+    def rate_limits(self) -> dict[str, Any]:
+        """The gateway's ``ModelService.rate_limits_json`` (the run's token, like ``ledger``)."""
+        return self._request("GET", RATE_LIMITS_PATH, None)
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
         # bytes: http.client sends headers and body in one write

@@ -90,9 +90,16 @@ class GatewayProcess:
 
     def ledger(self) -> dict[str, Any]:
         """The ledger by model (``InfraError`` when the gateway is gone)."""
+        return self._run_client().ledger()
+
+    def rate_limits(self) -> dict[str, Any]:
+        """The providers' adaptive limits (``ModelService.rate_limits_json``)."""
+        return self._run_client().rate_limits()
+
+    def _run_client(self) -> GatewayClient:
         if self._client is None:
             self._client = GatewayClient.from_file(self.address_file, model="")
-        return self._client.ledger()
+        return self._client
 
     def stop(self) -> None:
         if self._process is None:

@@ -140,6 +140,11 @@ def _run_values(runs: list[LoadedRun]) -> dict[str, Any]:
     for key in dict.fromkeys(k for r in runs for k in r.run):
         if key in COMPUTED_KEYS:
             continue
+        if key == "rate_limits":  # only the shards that met a 429 have one; lowest is a minimum
+            from .rate_limit import merge_rate_limits
+
+            merged[key] = merge_rate_limits([r.run.get(key) for r in runs])
+            continue
         values = [r.run.get(key) for r in runs]
         if all(v == values[0] for v in values):
             merged[key] = values[0]

@@ -16,6 +16,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -27,6 +28,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from .errors import InfraError
+from .rate_limit import Slot
 from .resources import agents_dir
 
 OFFLINE_PREFIX = "pastbench/"
@@ -276,12 +278,15 @@ class LiteLLMClient:
         seed: int = 0,
         timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
         sleep: Callable[[float], None] = time.sleep,
+        gate: Callable[[], AbstractContextManager[Slot]] | None = None,
     ) -> None:
         self.model = model
         self.alias = resolve_model(model)
         self.retry = retry or RetryPolicy()
         self.timeout_s = timeout_s
         self._sleep = sleep  # injectable so tests check the delay chosen, not the clock
+        # Entered around every attempt: the model service's run budget and provider limit.
+        self._gate = gate or (lambda: nullcontext(Slot()))
         self._jitter = random.Random(seed)
         self._priced = False
         self._lock = threading.Lock()
@@ -308,19 +313,20 @@ class LiteLLMClient:
         last_error: Exception | None = None
         for attempt in range(attempts):
             try:
-                with warnings.catch_warnings():
-                    # litellm's own pydantic models warn on first use; not the user's concern.
-                    warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
-                    response = litellm.completion(**request, max_retries=0)
+                with self._gate() as slot:
+                    response, error = self._attempt(litellm, request, slot)
+            except InfraError as exc:  # the gate refused (the run's budget): nothing was sent
+                exc.retries = attempt
+                raise
+            if error is None:
                 reply = _to_reply(litellm, response, self.alias.model)
                 reply.retries = attempt
                 return reply
-            except Exception as exc:
-                if not is_transient(litellm, exc):  # auth, bad request, unknown model: retrying won't help
-                    raise InfraError(f"{self.model}: {_describe(exc)}", retries=attempt) from exc
-                last_error = exc
-                if attempt + 1 < attempts:
-                    self._sleep(self._delay(attempt, exc))
+            if not is_transient(litellm, error):  # auth, bad request, unknown model: retrying won't help
+                raise InfraError(f"{self.model}: {_describe(error)}", retries=attempt) from error
+            last_error = error
+            if attempt + 1 < attempts:
+                self._sleep(self._delay(attempt, error))
         raise InfraError(
             f"{self.model}: gave up after {attempts} attempts: {_describe(last_error)}",
             retries=attempts - 1,
@@ -341,10 +347,27 @@ class LiteLLMClient:
                     self._priced = True
         return litellm
 
-    def _delay(self, attempt: int, exc: Exception) -> float:
+    def _attempt(self, litellm: Any, request: dict[str, Any], slot: Slot) -> tuple[Any, Exception | None]:
+        """One request on the wire: its response, or the error it ended in (marked on the slot)."""
+        try:
+            with warnings.catch_warnings():
+                # litellm's own pydantic models warn on first use; not the user's concern.
+                warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
+                return litellm.completion(**request, max_retries=0), None
+        except Exception as exc:
+            rate_limited = getattr(exc, "status_code", None) == 429 or isinstance(exc, litellm.RateLimitError)
+            slot.failed(rate_limited, self._retry_after_s(exc) if rate_limited else None)
+            return None, exc
+
+    def _retry_after_s(self, exc: Exception) -> float | None:
+        """The provider's Retry-After, capped at the policy's longest delay; None when it gave none."""
         retry_after = _retry_after(exc)
+        return None if retry_after is None else min(max(retry_after, 0.0), self.retry.max_delay_s)
+
+    def _delay(self, attempt: int, exc: Exception) -> float:
+        retry_after = self._retry_after_s(exc)
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.retry.max_delay_s)
+            return retry_after
         delay = min(self.retry.base_delay_s * 2**attempt, self.retry.max_delay_s)
         return delay * (0.5 + self._jitter.random() / 2)
 

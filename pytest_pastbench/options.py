@@ -19,6 +19,7 @@ from .cache import CACHE_MODES
 
 PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
 STREAM_SCALES = ("sample", "full")
+PROGRESS_MODES = ("auto", "tty", "plain", "off")  # the live status line (progress.py)
 ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 # Items in flight per process. A run waits on model latency, so threads, not cores, set its
 # speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
@@ -300,6 +301,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         above_zero="give a budget above 0 in tokens, e.g. 2000000",
     ),
     OptionSpec(
+        "progress",
+        "live status line on the controller (items done/total, model calls, tokens, dollars, "
+        "blocked, ETA): auto (default: tty on a terminal, else plain), tty (redrawn in place), "
+        "plain (a line on stderr at most every 30 s, for CI logs) or off",
+        default="auto",
+        choices=PROGRESS_MODES,
+    ),
+    OptionSpec(
         "model-aliases",
         "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
         "override and extend agents/models.yaml",
@@ -446,6 +455,7 @@ class RunOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     max_cost: float | None = None  # run-wide budget in USD (budget.RunBudget)
     max_tokens: int | None = None
+    progress: str = "auto"  # one of PROGRESS_MODES (progress.py)
     model_aliases: str | None = None  # absolute path of the user's alias file
     retries: int = 4
     retry_delay: float = 1.0

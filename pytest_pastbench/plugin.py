@@ -60,6 +60,9 @@ def pytest_configure(config: pytest.Config) -> None:
     hooks = _ControllerHooks(config)
     config.pluginmanager.register(hooks, _HOOKS_NAME)
     hooks.control_arms = _rerun_control_arms(config)
+    from .progress import register_progress
+
+    register_progress(config, options.progress, lambda: pastbench_session(config).model_ledger(warn=False))
     if options.families:
         _add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
@@ -445,6 +448,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         from .budget import budget_line
 
         terminalreporter.write_line(budget_line(budget))
+    rate_limits = pastbench.summary.get("run", {}).get("rate_limits")
+    if rate_limits:
+        from .rate_limit import rate_limit_line
+
+        terminalreporter.write_line(rate_limit_line(rate_limits), yellow=True)
     if not pastbench.options.agent_sandbox:
         terminalreporter.write_line(
             "pastbench: WARNING: --pastbench-no-agent-sandbox: subprocess agents ran UNSANDBOXED "

@@ -215,15 +215,24 @@ class PastbenchSession:
             self._gateway = None
             warnings.warn(pytest.PytestWarning(f"pastbench: {exc}"), stacklevel=1)
 
-    def model_ledger(self) -> dict[str, Any]:
-        """Calls, tokens and cost by model, from the gateway's process or this process's service."""
+    def model_ledger(self, warn: bool = True) -> dict[str, Any]:
+        """Calls, tokens and cost by model, from the gateway's process or this process's service
+        (``warn=False``: a gateway that is gone gives {} without a warning, for the live line)."""
+        return self._from_service("ledger", "ledger_json", warn)
+
+    def rate_limits(self) -> dict[str, Any]:
+        """The providers that answered 429 and how their limits moved (``rate_limit``)."""
+        return self._from_service("rate_limits", "rate_limits_json", warn=True)
+
+    def _from_service(self, remote: str, local: str, warn: bool) -> dict[str, Any]:
         if self._gateway is not None:
             try:
-                return self._gateway.ledger()
+                return getattr(self._gateway, remote)()
             except InfraError as exc:
-                warnings.warn(pytest.PytestWarning(f"pastbench: no model ledger: {exc}"), stacklevel=1)
+                if warn:
+                    warnings.warn(pytest.PytestWarning(f"pastbench: no model {remote}: {exc}"), stacklevel=1)
                 return {}
-        return self._service.ledger_json() if self._service is not None else {}
+        return getattr(self._service, local)() if self._service is not None else {}
 
     def close(self) -> None:
         if self._pool is not None:
@@ -461,6 +470,9 @@ class PastbenchSession:
             # Two values would mean items of two selections in one run (a resume across a change).
             selection = selections[0] if len(selections) == 1 else None
             run["shard"] = {"k": k, "n": n, "selection": selection}
+        rate_limits = self.rate_limits()
+        if rate_limits:
+            run["rate_limits"] = rate_limits
         if self.options.max_cost is not None or self.options.max_tokens is not None:
             from .budget import budget_block
 

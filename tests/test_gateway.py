@@ -19,6 +19,7 @@ from pytest_pastbench.gateway import (
     ServiceClient,
     scoped_request,
 )
+from pytest_pastbench.models import import_litellm
 from pytest_pastbench.tools import ToolBox
 
 MESSAGES = [
@@ -83,26 +84,23 @@ def test_replay_miss_is_an_infra_error(tmp_path: Path) -> None:
         ServiceClient(service, "pastbench/recall").complete(MESSAGES, None)
 
 
-def test_max_connections_bounds_calls_in_flight_per_provider() -> None:
+def test_max_connections_bounds_calls_in_flight_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     service = ModelService(max_connections=2)
     in_flight, peak, lock = [0], [0], threading.Lock()
-    original = service._client
+    litellm = import_litellm()
+    completion = litellm.completion
 
-    class Counting:
-        def __init__(self, inner):
-            self.inner = inner
-
-        def complete(self, *args, **kwargs):
+    def counting(*args, **kwargs):  # the requests on the wire, retries included
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        try:
+            return completion(*args, **kwargs)
+        finally:
             with lock:
-                in_flight[0] += 1
-                peak[0] = max(peak[0], in_flight[0])
-            try:
-                return self.inner.complete(*args, **kwargs)
-            finally:
-                with lock:
-                    in_flight[0] -= 1
+                in_flight[0] -= 1
 
-    service._client = lambda model: Counting(original(model))  # type: ignore[method-assign]
+    monkeypatch.setattr(litellm, "completion", counting)
     client = ServiceClient(service, "pastbench/recall?latency_ms=50")
     replies = []
     threads = [
