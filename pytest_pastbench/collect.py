@@ -1,7 +1,8 @@
-"""Collection: a family file is a collector; each episode × model × trial × arm is an item.
+"""Collection helpers every protocol shares: model × trial variants, parsable node ids, the
+one-line error items, the control arms ``--lf`` reruns and the longest-first order.
 
-Ids are stable and readable (``families/update/fact_correction.yaml::ep03[on-t0]``) and the
-order is deterministic, which xdist needs (every worker must collect the same list).
+A family file is collected by its protocol (protocols/base.py ``ProtocolFile``); PAST's items
+are in protocols/past/collect.py.
 """
 
 from __future__ import annotations
@@ -12,48 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .errors import BelowThreshold, FamilyFileError, InvalidFamily, ItemInfraError
-from .loader import load_family
-from .mechanisms import mechanism_set_label
-from .session import pastbench_session
+from .errors import InvalidFamily
 
 if TYPE_CHECKING:
     from .options import RunOptions
-    from .runner import ItemOutcome
-    from .schema import Episode, Family
-
-
-class FamilyFile(pytest.File):
-    def collect(self) -> Iterator[pytest.Item]:
-        try:
-            family, file_hash = load_family(self.path)
-        except FamilyFileError as exc:
-            yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(exc))
-            return
-        session = pastbench_session(self.config)
-        session.note_family(family.qualified_id, file_hash)
-        # Family markers are data-defined: register them so --strict-markers accepts them.
-        self.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
-        # One config per mechanism set; the set's label joins the id only when there are several.
-        mechanism_sets: list[list[str] | None] = list(session.options.mechanism_sets or [None])
-        multi_set = len(mechanism_sets) > 1
-        for episode in family.episodes:
-            for model, trial, suffix in model_trials(session.options):
-                for mechanisms in mechanism_sets:
-                    for arm in session.options.arms:
-                        parts = [arm, *suffix]
-                        parts += [mechanism_set_label(mechanisms or [])] if multi_set else []
-                        yield EpisodeItem.from_parent(
-                            self,
-                            name=f"{episode.id}[{'-'.join(parts)}]",
-                            family=family,
-                            episode=episode,
-                            arm=arm,
-                            trial=trial,
-                            model=model,
-                            mechanisms=mechanisms,
-                            file_hash=file_hash,
-                        )
 
 
 def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, str]]:
@@ -112,79 +75,6 @@ class OneLineItem(pytest.Item):
         if isinstance(excinfo.value, self.one_line_errors):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
-
-
-class EpisodeItem(OneLineItem):
-    """One measurement. Setup runs the episode (an infra failure there is a pytest error);
-    the call reports the score and, with a pass threshold, asserts it."""
-
-    is_pastbench_item = True
-    one_line_errors = (ItemInfraError, BelowThreshold)
-
-    def __init__(
-        self,
-        *,
-        family: Family,
-        episode: Episode,
-        arm: str,
-        trial: int,
-        model: str,
-        file_hash: str,
-        mechanisms: list[str] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**with_parsable_nodeid(kwargs))
-        self.family = family
-        self.episode = episode
-        self.arm = arm
-        self.trial = trial
-        self.model = model
-        self.mechanisms = mechanisms  # None: the agent's own set
-        self.file_hash = file_hash
-        self.outcome: ItemOutcome | None = None
-        self.infra_error: str | None = None
-        for keyword in (family.capability, family.id, family.qualified_id, arm, episode.id):
-            self.extra_keyword_matches.add(keyword)
-        if mechanisms is not None:
-            self.extra_keyword_matches.add(mechanism_set_label(mechanisms))
-        self.add_marker(family.capability)
-        self.add_marker(family.id)
-        self.add_marker(arm)
-
-    def setup(self) -> None:
-        pastbench_session(self.config).measure(self)
-
-    def measure_item(self) -> None:
-        """Run the episode (on any thread: see ``concurrency``)."""
-        pastbench_session(self.config).run(self)
-
-    def runtest(self) -> None:
-        assert self.outcome is not None
-        threshold = pastbench_session(self.config).options.pass_threshold
-        score = self.outcome.record.score
-        if threshold is not None and self.arm == "on" and (score is None or score < threshold):
-            from .losses import describe_losses
-
-            raise BelowThreshold(score, threshold, describe_losses(self.outcome.record.losses))
-
-    def reportinfo(self) -> tuple[Any, int, str]:
-        return self.path, 0, f"{self.family.qualified_id}::{self.name}"
-
-    def work_estimate(self) -> int:
-        """How many user turns this item runs (the control arm runs only the eval sessions):
-        a proxy for its model calls, used to start long items first under xdist."""
-        from .schema import arm_runs_stage
-
-        return sum(len(s.user) for s in self.episode.sessions if arm_runs_stage(self.arm, s.stage))
-
-    def secrets(self) -> list[str]:
-        """Values that must never appear in any output of this item."""
-        from .trace import episode_secret_values
-
-        return episode_secret_values(self.episode)
-
-    def payload(self) -> dict[str, Any]:
-        return pastbench_session(self.config).payload(self)
 
 
 INVALID_FAMILY_NAME = "invalid_family_file"

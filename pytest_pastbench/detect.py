@@ -1,18 +1,12 @@
-"""Is this file a family file, and of which protocol? Kept import-light: it runs for every YAML
-file pytest visits."""
+"""Does this file declare a pastbench format tag, and which? Kept import-light: it runs for every
+YAML file pytest visits. Which protocol reads a tag is the registry's (protocols/registry.py)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-FORMAT_TAG = "pastbench/v1"
-# The other protocols (DESIGN §8) are family types of their own: ``pastbench/<protocol>-v1``.
-PROTOCOL_FORMAT_TAGS = {
-    "pastbench/intervention-v1": "intervention",
-    "pastbench/stream-v1": "stream",
-    "pastbench/plasticity-v1": "plasticity",
-}
+FORMAT_TAG = "pastbench/v1"  # PAST's (its dataset tools look for PAST files only)
 FAMILY_SUFFIXES = (".yaml", ".yml")
 _FORMAT_LINE = re.compile(rb"^format:\s*['\"]?(pastbench/[a-z0-9-]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 _HEAD_BYTES = 4096
@@ -27,14 +21,11 @@ def family_format(path: Path) -> str | None:
             match = _FORMAT_LINE.search(handle.read(_HEAD_BYTES))
     except OSError:
         return None
-    if match is None:
-        return None
-    tag = match.group(1).decode()
-    return tag if tag == FORMAT_TAG or tag in PROTOCOL_FORMAT_TAGS else None
+    return None if match is None else match.group(1).decode()
 
 
 def is_family_file(path: Path) -> bool:
-    """A YAML file of any pastbench protocol (PAST or one of DESIGN §8's)."""
+    """A YAML file that declares a pastbench format tag (of any protocol)."""
     return family_format(path) is not None
 
 

@@ -36,7 +36,7 @@ GATE_SYNTAX = (
     "THRESHOLD is a number >= 0 (a worse change beyond it fails; ±X or +-X fails on a change either way); "
     "several gates: comma-separated or repeated"
 )
-_SCOPE = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$")
+_SCOPE = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_/-]+)?$")
 _TWO_SIDED = ("±", "+/-", "+-")
 
 
@@ -99,7 +99,7 @@ class GateResult:
         return "ERROR" if self.error is not None else "FAIL" if self.failed else "ok"
 
 
-def _parse_one(text: str) -> Gate:
+def _parse_one(text: str, protocol_metrics: frozenset[str] = frozenset()) -> Gate:
     target, colon, limit = text.partition(":")
     if not colon:
         raise GateSyntaxError(f"gate {text!r}: missing ':THRESHOLD'; syntax: {GATE_SYNTAX}")
@@ -107,7 +107,7 @@ def _parse_one(text: str) -> Gate:
     metric = metric.strip().lower()
     if not dot:
         scope = "overall"
-    if metric not in METRICS:
+    if metric not in METRICS and metric not in protocol_metrics:
         raise GateSyntaxError(f"gate {text!r}: unknown metric {metric!r}; syntax: {GATE_SYNTAX}")
     if not _SCOPE.match(scope):
         raise GateSyntaxError(f"gate {text!r}: bad scope {scope!r}; syntax: {GATE_SYNTAX}")
@@ -129,8 +129,9 @@ def _parse_one(text: str) -> Gate:
     return Gate(scope=scope, metric=metric, threshold=threshold, two_sided=two_sided)
 
 
-def parse_gates(exprs: list[str]) -> list[Gate]:
+def parse_gates(exprs: list[str], protocol_metrics: frozenset[str] = frozenset()) -> list[Gate]:
     """Gates from ``--fail`` values, each one expression or several separated by commas.
+    ``protocol_metrics``: the registered protocols' gate metric names, accepted besides PAST's.
 
     Identical gates given twice are kept once (a repeated CI flag should not print twice).
     """
@@ -140,7 +141,7 @@ def parse_gates(exprs: list[str]) -> list[Gate]:
         if not any(parts) or "" in parts:
             raise GateSyntaxError(f"empty gate expression in {raw!r}; syntax: {GATE_SYNTAX}")
         for part in parts:
-            gate = _parse_one(part)
+            gate = _parse_one(part, protocol_metrics)
             if gate not in gates:
                 gates.append(gate)
     if not gates:
@@ -512,6 +513,35 @@ def report_gates(
     results = evaluate_gates(gates, current.summary, current.episodes, baseline, seed)
     for result in results:
         print(f"{result.status:<5} {result.message}", file=out)
+    return results
+
+
+def evaluate_metric_gates(gates: list[Gate], current: list[Any], baseline: list[Any]) -> list[GateResult]:
+    """Gates on protocol metrics (``GateMetric``): per config of the gate's scope and metric, the
+    change from the baseline's value; worse beyond the threshold fails. No CI of the change: a
+    protocol metric carries no per-episode pairs."""
+    results = []
+    for gate in gates:
+        wanted = [m for m in current if m.scope == gate.scope and m.name == gate.metric]
+        before = {m.config: m for m in baseline if m.scope == gate.scope and m.name == gate.metric}
+        if not wanted:
+            results.append(GateResult(gate, "", "", error=f"{gate}: no such scope or metric in this run"))
+        for metric in wanted:
+            base = before.get(metric.config) or (next(iter(before.values())) if len(before) == 1 else None)
+            result = GateResult(gate, metric.config, base.config if base else "", current=metric.value)
+            if base is None or base.value is None or metric.value is None:
+                result.error = f"{gate} [{metric.config}]: no value to compare in the run or the baseline"
+                result.message = result.error
+                results.append(result)
+                continue
+            result.baseline, result.change = base.value, metric.value - base.value
+            worse = -result.change if metric.higher_is_better else result.change
+            result.failed = (abs(result.change) if gate.two_sided else worse) > gate.threshold + _EPS
+            result.message = (
+                f"{gate} [{metric.config}]: {base.value:g} -> {metric.value:g} (change {result.change:+g}; "
+                f"{'higher' if metric.higher_is_better else 'lower'} is better)"
+            )
+            results.append(result)
     return results
 
 

@@ -29,3 +29,13 @@ def pytest_pastbench_register_agents(register: Callable[[str, Callable[..., Any]
 @hookspec
 def pytest_pastbench_run_written(config: pytest.Config, run_dir: Path, summary: dict[str, Any]) -> None:
     """Called on the controller after a run's files are written (summary as in the JSON file)."""
+
+
+@hookspec
+def pytest_pastbench_register_protocols(register: Callable[[Any], None]) -> None:
+    """Register protocols: ``register(MyProtocol())``, an object implementing
+    ``pytest_pastbench.protocols.base.BenchProtocol`` (subclass ``ProtocolBase`` for defaults).
+
+    Its family files (``format: <its format_tag>``) are then collected, run, summarised, merged,
+    resumed and gated like the built-in protocols'.
+    """

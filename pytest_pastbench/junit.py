@@ -23,12 +23,13 @@ def rounded(props: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
-    return rounded(
-        _protocol_item_properties(record) if "protocol" in record else _past_item_properties(record)
-    )
+    """A built-in protocol's item record's properties (the run asks the item's own protocol)."""
+    from .protocols.registry import standalone_registry
+
+    return rounded(standalone_registry().of_payload(record).junit_properties(record))
 
 
-def _past_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+def past_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
     props: list[tuple[str, Any]] = [
         ("pastbench.family", record["family"]),
         ("pastbench.capability", record["capability"]),
@@ -48,7 +49,7 @@ def _past_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
     return props
 
 
-def _protocol_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+def protocol_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
     """A §8 protocol item: its identity, headline and the top-level numbers of its record."""
     props: list[tuple[str, Any]] = [
         (f"pastbench.{key}", record.get(key))

@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .errors import MergeError, RunLoadError
-from .item_record import ItemRecord
+from .protocols.registry import ProtocolRegistry, add_plugin_argument
 from .runs import LoadedRun, load_run
 
 # Run settings that change what is measured or how it is summarised: shards must agree on them.
@@ -159,56 +161,31 @@ def _run_values(runs: list[LoadedRun]) -> dict[str, Any]:
     return merged
 
 
-def _records(runs: list[LoadedRun]) -> dict[str, tuple[ItemRecord, LoadedRun]]:
-    merged: dict[str, tuple[ItemRecord, LoadedRun]] = {}
-    for loaded in runs:
-        for record in loaded.records:
-            if record.nodeid in merged:
-                kept, origin = merged[record.nodeid]
-                # dataset_hash is per shard (its own families), so it is not part of the result.
-                if kept.model_dump(mode="json", exclude={"dataset_hash"}) != record.model_dump(
-                    mode="json", exclude={"dataset_hash"}
-                ):
-                    raise MergeError(
-                        f"{record.nodeid} is in {origin.path} and in {loaded.path} with different "
-                        "results: the runs overlap, so they are not shards of one run"
-                    )
-                continue
-            merged[record.nodeid] = (record, loaded)
-    return merged
-
-
-def _protocol_records(runs: list[LoadedRun]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, LoadedRun]]:
-    """The DESIGN §8 protocols' records of all shards (``protocol_results.json``) by protocol,
-    each node id once, and the shard each came from."""
-    from .output import PROTOCOL_RESULTS_FILE
-
-    by_protocol: dict[str, dict[str, dict[str, Any]]] = {}
-    origin: dict[str, LoadedRun] = {}
-    for loaded in runs:
-        path = loaded.path / PROTOCOL_RESULTS_FILE
-        if not path.is_file():
-            continue
-        try:
-            protocols = json.loads(path.read_text())["protocols"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise MergeError(f"{path}: unreadable: {exc}") from None
-        for name, records in sorted(protocols.items()):
+def _records(
+    runs: list[LoadedRun], registry: ProtocolRegistry
+) -> dict[str, dict[str, tuple[dict[str, Any], LoadedRun]]]:
+    """Every protocol's records of all shards, each node id once, with the shard it came from."""
+    merged: dict[str, dict[str, tuple[dict[str, Any], LoadedRun]]] = {}
+    for protocol in registry:
+        kept = merged[protocol.name] = {}
+        for loaded in runs:
+            try:
+                records = protocol.read_records(loaded.path)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise MergeError(f"{loaded.path}: unreadable {protocol.name} records: {exc}") from None
             for record in records:
                 nodeid = record["nodeid"]
-                kept = by_protocol.setdefault(name, {}).get(nodeid)
-                comparable = {k: v for k, v in record.items() if k not in ("dataset_hash", "wall_s")}
-                if kept is not None and {
-                    k: v for k, v in kept.items() if k not in ("dataset_hash", "wall_s")
-                } != (comparable):
-                    raise MergeError(
-                        f"{nodeid} is in {origin[nodeid].path} and in {loaded.path} with different "
-                        "results: the runs overlap, so they are not shards of one run"
-                    )
-                by_protocol[name].setdefault(nodeid, record)
-                origin.setdefault(nodeid, loaded)
-    records = {name: [items[n] for n in sorted(items)] for name, items in sorted(by_protocol.items())}
-    return records, origin
+                if nodeid in kept:
+                    first, origin = kept[nodeid]
+                    # dataset_hash is per shard (its own families), so it is not part of the result.
+                    if protocol.comparable(first) != protocol.comparable(record):
+                        raise MergeError(
+                            f"{nodeid} is in {origin.path} and in {loaded.path} with different "
+                            "results: the runs overlap, so they are not shards of one run"
+                        )
+                    continue
+                kept[nodeid] = (record, loaded)
+    return merged
 
 
 def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
@@ -221,19 +198,20 @@ def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
         raise MergeError(f"{path}: cannot read the trace of {nodeid}: {exc}") from None
 
 
-def merge_runs(paths: list[Path], out: Path) -> Path:
+def merge_runs(paths: list[Path], out: Path, registry: ProtocolRegistry | None = None) -> Path:
     """Merge the shard runs of one command into the run folder ``out`` (its run id is its name)."""
     from .loader import dataset_hash
-    from .output import RESULTS_FILE, write_run
-    from .summary import build_comparison, build_summary
+    from .output import RESULTS_FILE
+    from .protocols.registry import standalone_registry
+    from .run_aggregate import build_run_summary, write_run_folder
 
+    registry = registry or standalone_registry()
     runs = _load([Path(p) for p in paths])
     _check_shards(runs)
     _check_protocol(runs)
     families = _families(runs)
-    merged = _records(runs)
-    protocol_records, protocol_origin = _protocol_records(runs)
-    if not merged and not protocol_records:
+    merged = _records(runs, registry)
+    if not any(merged.values()):
         raise MergeError("the runs hold no records")
     seed = int(runs[0].run.get("seed", 0))
     data_hash = dataset_hash(families)
@@ -244,8 +222,16 @@ def merge_runs(paths: list[Path], out: Path) -> Path:
         raise MergeError(f"{out} already holds a run: remove it or choose another -o")
     rid = out.resolve().name
 
-    records = [merged[n][0].model_copy(update={"dataset_hash": data_hash}) for n in sorted(merged)]
-    traces = {nodeid: _trace(origin, nodeid) for nodeid, (_, origin) in merged.items()}
+    records = {
+        protocol.name: [protocol.load_record({**kept[n][0], "dataset_hash": data_hash}) for n in sorted(kept)]
+        for protocol in registry
+        for kept in [merged[protocol.name]]
+    }
+    traces = {
+        nodeid: _trace(origin, nodeid)
+        for kept in merged.values()
+        for nodeid, (_, origin) in sorted(kept.items())
+    }
     started = [r.run["started"] for r in runs if r.run.get("started")]
     finished = [r.run["finished"] for r in runs if r.run.get("finished")]
     # The first shard's key order is an unsharded run's; the values are the merged ones.
@@ -260,31 +246,21 @@ def merge_runs(paths: list[Path], out: Path) -> Path:
         "finished": max(finished) if finished else None,
         "families": families,
     }
-    summary = build_summary(records, run, seed)
-    if protocol_records:
-        from .protocols.summary import summarize_protocols, write_protocol_files
-
-        protocol_records = {
-            name: [{**r, "dataset_hash": data_hash} for r in items]
-            for name, items in protocol_records.items()
-        }
-        traces.update({n: _trace(origin, n) for n, origin in sorted(protocol_origin.items())})
-        summary["protocols"] = summarize_protocols(protocol_records, seed)
-    comparison = build_comparison(summary, records)
+    summary = build_run_summary(registry, records, run, seed)
     # Resolved: the parent of "." or "runs/.." is not the folder that holds it.
-    write_run(out.resolve().parent, rid, run, records, traces, summary, comparison, protocol_records)
-    if protocol_records:
-        write_protocol_files(summary["protocols"], out)
+    write_run_folder(registry, out.resolve(), run, records, traces, summary)
     return out
 
 
 def _merge(args: argparse.Namespace) -> int:
     from .output import SUMMARY_FILE
+    from .protocols.registry import standalone_registry
     from .table import render_delta_table
 
     try:
-        run_dir = merge_runs([Path(p) for p in args.runs], Path(args.output))
-    except MergeError as exc:
+        registry = standalone_registry(args.plugins)
+        run_dir = merge_runs([Path(p) for p in args.runs], Path(args.output), registry)
+    except (MergeError, pytest.UsageError) as exc:
         print(f"pastbench merge: {exc}", file=sys.stderr)
         return 2
     print(render_delta_table(json.loads((run_dir / SUMMARY_FILE).read_text())))
@@ -307,4 +283,5 @@ def register_cli(subparsers: Any) -> None:
         metavar="RUN",
         help="the merged run's folder (its name is the run id); it must not hold a run yet",
     )
+    add_plugin_argument(parser)
     parser.set_defaults(func=_merge)

@@ -97,7 +97,22 @@ def write_run(
     comparison: dict[str, Any],
     protocol_records: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Path:
-    run_dir = report_dir / run_id
+    """A run folder from PAST records (and other protocols' plain records) in hand; the run
+    itself writes through ``run_aggregate.write_run_folder``."""
+    from .protocols.registry import PAST, standalone_registry
+
+    by_protocol = {PAST: records, **(protocol_records or {})}
+    documents: dict[str, dict[str, Any]] = {SUMMARY_FILE: summary}
+    for protocol in standalone_registry():
+        protocol.add_to_results(documents, run, by_protocol.get(protocol.name, []), summary)
+    documents[COMPARISON_FILE] = comparison
+    return write_documents(report_dir / run_id, traces, documents)
+
+
+def write_documents(
+    run_dir: Path, traces: dict[str, list[dict[str, Any]]], documents: dict[str, Any]
+) -> Path:
+    """Write a run folder: every trace (JSON lines) and every JSON document, by file name."""
     run_dir.mkdir(parents=True, exist_ok=True)
     # Reusing a run id replaces that run: no trace of an earlier run may sit beside the new ones.
     shutil.rmtree(run_dir / TRACES_DIR, ignore_errors=True)
@@ -105,18 +120,8 @@ def write_run(
         write_text_atomic(
             trace_path(run_dir, nodeid), "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
         )
-    write_json_atomic(
-        run_dir / RESULTS_FILE,
-        {"schema_version": 1, "run": run, "records": [r.model_dump(mode="json") for r in records]},
-    )
-    if protocol_records:
-        # The §8 protocols' item records, by protocol (their shapes differ from PAST's).
-        write_json_atomic(
-            run_dir / PROTOCOL_RESULTS_FILE,
-            {"schema_version": 1, "run": run, "protocols": dict(sorted(protocol_records.items()))},
-        )
-    write_json_atomic(run_dir / SUMMARY_FILE, summary)
-    write_json_atomic(run_dir / COMPARISON_FILE, comparison)
+    for name, document in documents.items():
+        write_json_atomic(run_dir / name, document)
     return run_dir
 
 

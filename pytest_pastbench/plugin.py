@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .detect import FORMAT_TAG, family_format
+from .detect import family_format
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -25,21 +25,6 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being in the 
 from .options import add_options, any_option_given, resolve
 from .session import PAYLOAD_ATTR, SESSION_KEY, PastbenchSession, pastbench_session
 
-CAPABILITY_MARKERS = {
-    "memory": "PAST capability: memory (preferences, constraints, history)",
-    "procedural": "PAST capability: procedural reuse (SOPs, skills)",
-    "gathering": "PAST capability: information gathering from the archive",
-    "update": "PAST capability: update (corrections, migrations, expiry)",
-    "intervention": "protocol: user-conditioned temporal interventions",
-    "stream": "protocol: evolving-environment streams",
-    "plasticity": "protocol: plasticity checkpoints",
-}
-ARM_MARKERS = {
-    "on": "persistence on (learn, then eval)",
-    "off": "persistence off (control arm)",
-    "ablated": "persistence on with the key-fact entries removed before eval (causal check)",
-}
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -47,14 +32,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspec
+    from .protocols import builtin
 
     pluginmanager.add_hookspecs(hookspec)
+    # The built-in protocols register through the hook like any plugin's (protocols/builtin.py).
+    pluginmanager.register(builtin, "pastbench-builtin-protocols")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for name, description in {**CAPABILITY_MARKERS, **ARM_MARKERS}.items():
-        config.addinivalue_line("markers", f"{name}: {description}")
-
     options = resolve(config)
     config.stash[SESSION_KEY] = PastbenchSession(config, options)
     hooks = _ControllerHooks(config)
@@ -62,37 +47,25 @@ def pytest_configure(config: pytest.Config) -> None:
     hooks.control_arms = _rerun_control_arms(config)
     from .progress import register_progress
 
-    register_progress(config, options.progress, lambda: pastbench_session(config).model_ledger(warn=False))
+    register_progress(config, options.progress, lambda: pastbench_session(config).models.ledger(warn=False))
     if options.families:
-        _add_family_paths(config, options.families)
+        from .run_setup import add_family_paths
+
+        add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
-        _check_run_setup(config)
         from .regression import RegressionCheck
+        from .run_setup import check_run_setup, gate_metric_names
+
+        check_run_setup(config)
 
         config.stash[SESSION_KEY].regression = RegressionCheck.from_options(
-            options.storage, options.save, options.compare, options.compare_fail
+            options.storage, options.save, options.compare, options.compare_fail, gate_metric_names(config)
         )
     if options.resume is not None and not hasattr(config, "workerinput"):
-        # After _add_family_paths: the resume checks the family files this invocation collects.
+        # After add_family_paths: the resume checks the family files this invocation collects.
         from .resume import start_resume
 
         start_resume(config, config.stash[SESSION_KEY])
-
-
-def _add_family_paths(config: pytest.Config, families: list[str]) -> None:
-    from .resources import families_dir
-
-    paths = []
-    for entry in families:
-        path = families_dir() if entry == "builtin" else Path(entry)
-        if not path.exists():
-            raise pytest.UsageError(f"--pastbench-families={entry}: no such file or folder")
-        paths.append(str(path.resolve()))
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        config.args.extend(p for p in paths if p not in config.args)
-    else:
-        # No paths on the command line: run just the benchmark, not the project's testpaths.
-        config.args[:] = paths
 
 
 def _rerun_control_arms(config: pytest.Config) -> set[Any]:
@@ -109,69 +82,6 @@ def _rerun_control_arms(config: pytest.Config) -> set[Any]:
     added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)
     known.update(dict.fromkeys(added, True))
     return added
-
-
-def _check_run_setup(config: pytest.Config) -> None:
-    """Fail once, before collection, on a bad agent, a model that can never answer, a replay
-    cache that is not there or a missing API key (not once per item)."""
-    from .cache import CACHE_FILE, replay_problem
-    from .models import missing_keys, model_problem
-    from .offline import reference_judge
-    from .offline.policies import POLICIES
-
-    session = pastbench_session(config)
-    session.agent()
-    options = session.options
-    roles = [("model", model, sorted(POLICIES)) for model in options.models]
-    if options.judge_model:
-        roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))
-    unusable = []
-    for option, model, offline_names in roles:
-        problem = model_problem(model, offline_names)
-        if problem:
-            unusable.append(f"--pastbench-{option}={problem}")
-    if options.cache == "replay":
-        problem = replay_problem(Path(options.cache_dir) / CACHE_FILE)
-        if problem:
-            unusable.append(f"--pastbench-cache=replay: {problem}")
-    if unusable:
-        raise pytest.UsageError("; ".join(unusable))
-    if options.concurrency > options.max_connections:
-        config.issue_config_time_warning(
-            pytest.PytestWarning(
-                f"pastbench: --pastbench-concurrency={options.concurrency} is more than "
-                f"--pastbench-max-connections={options.max_connections}; "
-                "the extra sessions wait for a connection"
-            ),
-            stacklevel=2,
-        )
-    if options.max_cost is not None:
-        from .budget import unpriced_models
-
-        judge_models = [options.judge_model] if options.judge_model else []
-        unpriced = unpriced_models([*options.models, *judge_models])
-        if unpriced:
-            raise pytest.UsageError(
-                f"--pastbench-max-cost: no price known for {', '.join(unpriced)}; set "
-                "input_cost_per_token/output_cost_per_token for it in the alias file "
-                "(--pastbench-model-aliases) or budget tokens with --pastbench-max-tokens"
-            )
-    problems = []
-    for model in options.models:
-        missing = missing_keys(model)
-        if missing:
-            problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
-    if problems:
-        problems[-1] += " (or run offline with --pastbench-model=pastbench/recall)"
-    judge = options.judge_model
-    missing = missing_keys(judge) if judge else []
-    if missing:
-        problems.append(
-            f"judge model {judge} needs {' and '.join(missing)} set in the environment "
-            "(or judge offline with --pastbench-judge-model=pastbench/judge)"
-        )
-    if problems:
-        raise pytest.UsageError("; ".join(problems))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -198,15 +108,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     tag = family_format(file_path)
     if tag is None:
         return None
+    from .protocols.registry import registry_of
+
+    if registry_of(parent.config).by_tag(tag) is None:
+        return None  # a format no registered protocol reads
+    from .protocols.base import ProtocolFile
     from .resources import packaged_nodeid
 
     nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)
-    if tag == FORMAT_TAG:
-        from .collect import FamilyFile
-
-        return FamilyFile.from_parent(parent, path=file_path, nodeid=nodeid)
-    from .protocols.base import ProtocolFile
-
     return ProtocolFile.from_parent(parent, path=file_path, nodeid=nodeid)
 
 
@@ -280,10 +189,10 @@ def pytest_configure_node(node: Any) -> None:
     """xdist controller: tell each worker where the model gateway's address will be."""
     pastbench = node.config.stash.get(SESSION_KEY, None)
     if pastbench is not None:
-        node.workerinput["pastbench_gateway_file"] = pastbench.prepare_gateway()
+        node.workerinput["pastbench_gateway_file"] = pastbench.models.prepare_gateway()
         if any_option_given(node.config):
             # A benchmark run for sure: start the gateway now, while the workers start.
-            pastbench.start_gateway()
+            pastbench.models.start_gateway()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -292,7 +201,7 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     here, when workers collected benchmark items (inert otherwise)."""
     pastbench = node.config.stash.get(SESSION_KEY, None)
     if pastbench is not None and any(".yaml::" in i or ".yml::" in i for i in ids):
-        pastbench.ensure_gateway()
+        pastbench.models.ensure_gateway()
 
 
 @pytest.hookimpl(trylast=True)
@@ -335,11 +244,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if getattr(item, "is_pastbench_item", False) and (
         call.when == "call" or (call.when == "setup" and report.failed)
     ):
-        from .junit import item_properties
+        from .junit import rounded
 
         payload = pastbench_session(item.config).stamped(item.payload())
         setattr(report, PAYLOAD_ATTR, payload)
-        properties = item_properties(payload["record"])
+        properties = rounded(item.parent.protocol.junit_properties(payload["record"]))
         report.user_properties.extend(properties)
         # JUnit reads the teardown report, which copies item.user_properties when it is built.
         item.user_properties.extend(properties)
@@ -347,132 +256,31 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-
     payload = getattr(report, PAYLOAD_ATTR, None)
     if not payload or report.when != "call" or not report.passed:
         return None
-    record = payload["record"]
-    if "protocol" in payload:
-        headline = f"{payload['protocol'].upper()} {record.get('headline', '')}"
-        return "measured", PROGRESS_LETTERS["measured"], (headline, {"green": True})
-    score = record["score"]
-    why = ""
-    if record.get("losses") and config.get_verbosity() > 0:
-        from .losses import describe_losses
-
-        why = f" ({describe_losses(record['losses'], limit=2)})"  # -v: what the points went to
-    if record["arm"] == "on":
-        return "scored", PROGRESS_LETTERS["scored"], (f"SCORED {score:.2f}{why}", {"green": True})
-    if record["arm"] == "ablated":
-        return "ablated", PROGRESS_LETTERS["ablated"], (f"ABLATED {score:.2f}{why}", {"yellow": True})
-    return "control", PROGRESS_LETTERS["control"], (f"CONTROL {score:.2f}{why}", {"cyan": True})
-
-
-# Lowercase letters pytest and its common plugins do not use (S would read as pytest's "s"kipped).
-PROGRESS_LETTERS = {"scored": "o", "control": "c", "ablated": "a", "measured": "m"}
-PROGRESS_LEGEND = (
-    "progress letters: o = on arm scored, c = control (off arm) scored, a = ablated arm scored, "
-    "m = protocol item measured"
-)
+    pastbench = pastbench_session(config)
+    return pastbench.registry.of_payload(payload).test_status(payload["record"], config.get_verbosity())
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-
     pastbench = session.config.stash.get(SESSION_KEY, None)
     if pastbench is None or pastbench.is_worker:
         return
+    from .run_report import publish
+
     pastbench.finish()
-    if pastbench.summary is not None:
-        from .ci_summary import append_step_summary
-        from .junit import add_family_testcases, add_summary_properties
-
-        add_summary_properties(session.config, pastbench.summary, pastbench.run_dir)
-        add_family_testcases(session.config, pastbench.summary)
-        append_step_summary(pastbench.summary)
-        if pastbench.regression is not None:
-            pastbench.regression.run(pastbench.summary, pastbench.records, pastbench.options.seed)
-            if pastbench.regression.comparison is not None and pastbench.run_dir is not None:
-                from .output import add_to_comparison
-
-                add_to_comparison(pastbench.run_dir, "baseline", pastbench.regression.comparison)
-            if pastbench.regression.failed:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    publish(pastbench, session)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-
     pastbench = config.stash.get(SESSION_KEY, None)
     if pastbench is None or pastbench.is_worker or pastbench.summary is None:
         return
-    from .table import render_delta_table
+    from .run_report import render
 
-    if pastbench.summary.get("configs"):
-        from .judge import judge_lines
-
-        # A file's progress line leaves a newline pending that the first line writes as a blank
-        # line; under xdist no progress line names a file, so write that blank line here.
-        pending_newline = getattr(terminalreporter, "currentfspath", None) is not None
-        terminalreporter.section("pastbench: Δ = S_on − S_off per family")
-        if not pending_newline:
-            terminalreporter.write_line("")
-        terminalreporter.write_line(render_delta_table(pastbench.summary))
-        for line in judge_lines(pastbench.summary):
-            terminalreporter.write_line(line)
-        from .summary import agent_error_line
-
-        errors = agent_error_line(pastbench.summary)
-        if errors:
-            terminalreporter.write_line(errors, red=True)
-        if len(pastbench.summary["configs"]) > 1:
-            from .compare import render_side_by_side
-
-            terminalreporter.section("pastbench: configs side by side")
-            terminalreporter.write_line(render_side_by_side([("", pastbench.summary)]))
-    from .summary import ablation_rows
-
-    ablation = ablation_rows(pastbench.summary, pastbench.records)
-    if ablation:
-        from .table import render_ablation_table
-
-        terminalreporter.section("pastbench: mechanism ablation (per episode = its on and off items)")
-        terminalreporter.write_line(render_ablation_table(ablation))
-    if pastbench.summary.get("protocols"):
-        from .protocols import load_protocol
-
-        for name, section in sorted(pastbench.summary["protocols"].items()):
-            terminalreporter.section(f"pastbench: {name}")
-            terminalreporter.write_line(load_protocol(name).render(section))
-    budget = pastbench.summary.get("run", {}).get("budget")
-    if budget:
-        from .budget import budget_line
-
-        terminalreporter.write_line(budget_line(budget))
-    rate_limits = pastbench.summary.get("run", {}).get("rate_limits")
-    if rate_limits:
-        from .rate_limit import rate_limit_line
-
-        terminalreporter.write_line(rate_limit_line(rate_limits), yellow=True)
-    if not pastbench.options.agent_sandbox:
-        terminalreporter.write_line(
-            "pastbench: WARNING: --pastbench-no-agent-sandbox: subprocess agents ran UNSANDBOXED "
-            "(host files and network reachable); do not compare this run with sandboxed ones",
-            red=True,
-            bold=True,
-        )
-    terminalreporter.write_line("")
-    if terminalreporter.verbosity < 1:  # -v prints words (SCORED 0.82), not letters
-        terminalreporter.write_line(PROGRESS_LEGEND)
-    terminalreporter.write_line(f"run files: {pastbench.run_dir}")
-    regression = pastbench.regression
-    if regression is not None and regression.lines:
-        compared = regression.baseline is not None
-        terminalreporter.section(f"pastbench: {'comparison with the baseline' if compared else 'baseline'}")
-        for line in regression.lines:
-            terminalreporter.write_line(line)
-        from .regression import add_gate_verdict
-
-        add_gate_verdict(terminalreporter, regression.results)
+    render(pastbench, terminalreporter)
 
 
 def pytest_pastbench_register_agents(register: Any) -> None:

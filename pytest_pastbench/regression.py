@@ -16,8 +16,17 @@ import pytest
 from .baseline import Baseline, check_name, load_baseline, save_baseline
 from .compare import render_comparison
 from .errors import BaselineError, GateSyntaxError
-from .gates import Gate, GateResult, gate_exit_code, match_configs, pair_families, parse_gates, report_gates
-from .item_record import ItemRecord
+from .gates import (
+    METRICS,
+    Gate,
+    GateResult,
+    evaluate_metric_gates,
+    gate_exit_code,
+    match_configs,
+    pair_families,
+    parse_gates,
+    report_gates,
+)
 from .summary import episode_scores
 
 
@@ -34,7 +43,12 @@ class RegressionCheck:
 
     @classmethod
     def from_options(
-        cls, storage: str, save: str | None, compare: str | None, compare_fail: list[str]
+        cls,
+        storage: str,
+        save: str | None,
+        compare: str | None,
+        compare_fail: list[str],
+        protocol_metrics: frozenset[str] = frozenset(),
     ) -> RegressionCheck | None:
         """Validate the options; ``None`` when none of them is used."""
         if not (save or compare or compare_fail):
@@ -47,14 +61,18 @@ class RegressionCheck:
                     "--pastbench-compare-fail needs a baseline: add --pastbench-compare=NAME|PATH"
                 )
             check.baseline = load_baseline(compare, check.storage) if compare else None
-            check.gates = parse_gates(compare_fail) if compare_fail else []
+            check.gates = parse_gates(compare_fail, protocol_metrics) if compare_fail else []
         except (BaselineError, GateSyntaxError) as exc:
             raise pytest.UsageError(str(exc)) from None
         return check
 
-    def run(self, summary: dict[str, Any], records: list[ItemRecord], seed: int) -> None:
-        """Compare and gate this run (against the baseline as loaded at start), then save it."""
-        episodes = episode_scores(records)
+    def run(self, summary: dict[str, Any], records: dict[str, list[Any]], registry: Any, seed: int) -> None:
+        """Compare and gate this run (against the baseline as loaded at start), then save it.
+        PAST's gates pair episodes (its records) for a bootstrap CI of the change; every other
+        protocol's are read from its gate metrics (``BenchProtocol.gate_metrics``)."""
+        from .protocols.registry import PAST
+
+        episodes = episode_scores(records.get(PAST, []))
         if self.baseline is not None:
             self.lines.append(f"current run vs baseline {self.baseline.name}")
             comparison = render_comparison(summary, self.baseline.summary)
@@ -63,18 +81,27 @@ class RegressionCheck:
                 "name": self.baseline.name,
                 "rows": baseline_rows(summary, self.baseline.summary),
             }
-            if self.gates:
+            past_gates = [g for g in self.gates if g.metric in METRICS]
+            metric_gates = [g for g in self.gates if g.metric not in METRICS]
+            if metric_gates:
+                current_metrics = [m for p in registry for m in p.gate_metrics(summary)]
+                baseline_metrics = [m for p in registry for m in p.gate_metrics(self.baseline.summary)]
+                self.results += evaluate_metric_gates(metric_gates, current_metrics, baseline_metrics)
+                self.lines += [f"{r.status:<5} {r.message}" for r in self.results]
+                self.comparison["gates"] = [f"{r.status:<5} {r.message}" for r in self.results]
+            if past_gates:
                 out, err = io.StringIO(), io.StringIO()
                 current = Baseline(name="current run", summary=summary, episodes=episodes)
-                self.results = report_gates(self.gates, current, self.baseline, seed, out=out, err=err)
-                self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
+                self.results += report_gates(past_gates, current, self.baseline, seed, out=out, err=err)
+                self.comparison.setdefault("gates", [])
+                self.comparison["gates"] += [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
                 # the comparison already carries the notes on which configs were paired
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
-                # An unevaluable gate (a scope missing from the run) fails the session too.
-                self.failed = gate_exit_code(self.results) != 0
+            # An unevaluable gate (a scope missing from the run) fails the session too.
+            self.failed = bool(self.gates) and gate_exit_code(self.results) != 0
         if self.save_name:
-            path = save_baseline(self.storage, self.save_name, summary, records)
+            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []))
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
 
 

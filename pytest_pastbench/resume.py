@@ -27,6 +27,7 @@ from .output import ITEMS_DIR, RUN_FILE, TMP_SUFFIX
 
 if TYPE_CHECKING:
     from .options import RunOptions
+    from .protocols.registry import ProtocolRegistry
     from .session import PastbenchSession
 
 # workerinput key: the finished node ids, from the controller (not read from disk by each worker:
@@ -123,14 +124,12 @@ def check_options(value: str, recorded: dict[str, Any], current: dict[str, Any])
         )
 
 
-def load_finished(run_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def load_finished(run_dir: Path, registry: ProtocolRegistry) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The finished items' payloads by node id, and one line per unreadable item file.
 
     ``*.tmp`` files are writes a crash interrupted: never read. An unreadable file is an item
     that did not finish (it runs again). An infra_blocked item did not finish either: it reruns.
     """
-    from .item_record import ItemRecord
-
     finished: dict[str, dict[str, Any]] = {}
     problems: list[str] = []
     folder = run_dir / ITEMS_DIR
@@ -146,8 +145,8 @@ def load_finished(run_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
             ):
                 raise ValueError("not an item file (record, trace, family_hash)")
             # pydantic's ValidationError is a ValueError, as are JSON and UTF-8 decoding errors.
-            nodeid, blocked = _finished_identity(payload, ItemRecord)
-        except (OSError, ValueError) as exc:
+            nodeid, blocked = _finished_identity(payload, registry)
+        except (OSError, ValueError, KeyError) as exc:
             reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
             problems.append(f"{path}: {reason}")
             continue
@@ -156,16 +155,13 @@ def load_finished(run_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     return finished, problems
 
 
-def _finished_identity(payload: dict[str, Any], record_model: Any) -> tuple[str, bool]:
-    """(node id, infra_blocked) of an item file; raises ValueError when it is not one."""
-    record = payload.get("record")
-    if "protocol" in payload:
-        # A §8 protocol's record is plain JSON of its own shape; its identity fields are common.
-        if not (isinstance(record, dict) and isinstance(record.get("nodeid"), str)):
-            raise ValueError("not a protocol item file (record.nodeid)")
+def _finished_identity(payload: dict[str, Any], registry: ProtocolRegistry) -> tuple[str, bool]:
+    """(node id, infra_blocked) of an item file; raises ValueError when it is not one (KeyError:
+    of no registered protocol)."""
+    record = registry.of_payload(payload).load_record(payload.get("record"))
+    if isinstance(record, dict):
         return record["nodeid"], bool(record.get("infra_blocked"))
-    validated = record_model.model_validate(record)
-    return validated.nodeid, validated.infra_blocked
+    return record.nodeid, record.infra_blocked
 
 
 def _family_files(config: pytest.Config) -> Iterator[Path]:
@@ -187,24 +183,21 @@ def _family_files(config: pytest.Config) -> Iterator[Path]:
 
 def collected_family_hashes(config: pytest.Config) -> dict[str, str]:
     """Family id -> file hash of the families this invocation collects (as the collector hashes them)."""
-    from .detect import FORMAT_TAG, family_format
+    from .detect import family_format
     from .errors import FamilyFileError
-    from .loader import load_family
+    from .protocols.registry import registry_of
 
+    registry = registry_of(config)
     hashes: dict[str, str] = {}
     for path in _family_files(config):
-        tag = family_format(path)
-        if tag != FORMAT_TAG and tag is not None:
-            from .protocols import protocol_family_identity
-
-            family_id, file_hash = protocol_family_identity(path, tag)
-            hashes[family_id] = file_hash
+        protocol = registry.by_tag(family_format(path) or "")
+        if protocol is None:
             continue
         try:
-            family, file_hash = load_family(path)
+            family_id, file_hash = protocol.family_identity(path)
         except FamilyFileError:
             continue  # collection reports it; its items cannot be among the finished ones
-        hashes[family.qualified_id] = file_hash
+        hashes[family_id] = file_hash
     return hashes
 
 
@@ -302,7 +295,7 @@ def start_resume(config: pytest.Config, session: PastbenchSession) -> None:
         )
     recorded = read_run_file(run_dir, value)
     check_options(value, recorded, run_file(options, run_dir.name, ""))
-    finished, problems = load_finished(run_dir)
+    finished, problems = load_finished(run_dir, session.registry)
     check_families(value, finished, collected_family_hashes(config))
     for problem in problems:
         config.issue_config_time_warning(

@@ -1,10 +1,11 @@
-"""The session object the plugin hands off to: runs items on any process, aggregates on the
-controller only (pytest-xdist: workers send plain JSON in reports, the controller writes)."""
+"""The pytest run's object the plugin hands off to (pytest-benchmark style): runs items on any
+process, aggregates on the controller only (pytest-xdist: workers send plain JSON in reports, the
+controller writes). Its collaborators: ``RunModels`` (model service, gateway, clients, judge),
+``run_aggregate`` (records by protocol to summary and files) and ``run_report`` (the end of the
+run: files, JUnit, CI summary, baselines, terminal)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 import time
 import warnings
@@ -13,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from .errors import InfraError
 from .options import RunOptions
+from .run_models import RunModels
 
 PAYLOAD_ATTR = "pastbench"
 
@@ -39,17 +40,12 @@ class PastbenchSession:
         self.payloads: dict[str, dict[str, Any]] = {}
         self.run_dir: Path | None = None
         self.summary: dict[str, Any] | None = None
-        self.records: list[Any] = []
+        self.records: dict[str, list[Any]] = {}  # protocol name -> its records, once finished
         self.regression: Any = None  # a RegressionCheck when baselines are used
         self._agents: dict[str, Any] = {}
-        self._clients: dict[tuple[str, int], Any] = {}
-        self._judge: Any = None
-        self._service: Any = None
-        self._gateway: Any = None
-        self._gateway_failed = False
-        self.gateway_file: Path | None = None
         self._agent_factories: dict[str, Any] | None = None
         self._lock = threading.RLock()
+        self.models = RunModels(config, options, self._lock)
         self._pool: Any = None  # an ItemPool when --pastbench-concurrency > 1
         self.started = time.time()
         # A resumed run keeps the start of its first invocation (set from its run.json).
@@ -133,138 +129,30 @@ class PastbenchSession:
             self._agents[key] = agent.with_mechanisms(mechanisms)
         return self._agents[key]
 
-    def service_settings(self) -> Any:
-        """The run's ``ServiceSettings`` (cache, limits, retries), for this process or the gateway's."""
-        from .cache import CACHE_FILE
-        from .gateway import ServiceSettings
+    @property
+    def registry(self) -> Any:
+        """The protocols this run knows (``pytest_pastbench_register_protocols``)."""
+        from .protocols.registry import registry_of
 
-        options = self.options
-        return ServiceSettings(
-            cache_mode=options.cache,
-            cache_path=str(Path(options.cache_dir) / CACHE_FILE),
-            max_connections=options.max_connections,
-            seed=options.seed,
-            retries=options.retries,
-            retry_delay_s=options.retry_delay,
-            request_timeout_s=options.request_timeout,
-            model_aliases=options.model_aliases,
-            max_cost_usd=options.max_cost,
-            max_tokens=options.max_tokens,
-        )
+        return registry_of(self.config)
 
-    @_locked
-    def service(self) -> Any:
-        """This process's ``ModelService`` (cache, limits, ledger); litellm loads on first call."""
-        if self._service is None:
-            self._service = self.service_settings().build_service()
-        return self._service
-
-    @_locked
     def client(self, model: str, trial: int = 0) -> Any:
-        """A ``ModelClient``: the controller's gateway from an xdist worker, else in-process."""
-        from .gateway import GatewayClient, ServiceClient
+        return self.models.client(model, trial)
 
-        if (model, trial) not in self._clients:
-            gateway_file = getattr(self.config, "workerinput", {}).get("pastbench_gateway_file")
-            if gateway_file:
-                client = GatewayClient.from_file(Path(gateway_file), model, trial)
-            else:
-                client = ServiceClient(self.service(), model, trial)
-            self._clients[(model, trial)] = client
-        return self._clients[(model, trial)]
-
-    @_locked
     def judge(self) -> Any:
-        """The rubric judge (``--pastbench-judge-model``), on the same client as the agent; or None."""
-        if self._judge is None and self.options.judge_model is not None:
-            from .llm_judge import LLMJudge
-
-            # Trial 0 for every trial: a verdict depends on the rubric and answer only, so the
-            # cache shares it across trials.
-            self._judge = LLMJudge(self.client(self.options.judge_model))
-        return self._judge
-
-    # -- the gateway (controller under xdist) ------------------------------------------------------
-
-    def prepare_gateway(self) -> str:
-        """Where the gateway's address and token will be written (handed to every worker)."""
-        if self.gateway_file is None:
-            self.gateway_file = Path(tempfile.mkdtemp(prefix="pastbench-gateway-")) / "gateway.json"
-        return str(self.gateway_file)
-
-    def start_gateway(self) -> None:
-        """Start the gateway's process (once) without waiting for it: called as soon as a run is
-        known to be a benchmark run, so its start and litellm's import overlap the workers'."""
-        from .gateway_process import GatewayProcess
-
-        if self._gateway is None and self.gateway_file is not None:
-            self._gateway = GatewayProcess(self.service_settings(), self.gateway_file).start()
-
-    def ensure_gateway(self) -> None:
-        """The gateway serves before any item runs (the workers have collected benchmark items)."""
-        if self._gateway_failed or self.gateway_file is None:
-            return
-        self.start_gateway()
-        try:
-            self._gateway.wait_ready()
-        except InfraError as exc:
-            # Once, not per worker: the workers read the reason where the address would be and
-            # block their items with it (infra_blocked).
-            self._gateway_failed = True
-            self._gateway.write_failure(str(exc))
-            self._gateway = None
-            warnings.warn(pytest.PytestWarning(f"pastbench: {exc}"), stacklevel=1)
-
-    def model_ledger(self, warn: bool = True) -> dict[str, Any]:
-        """Calls, tokens and cost by model, from the gateway's process or this process's service
-        (``warn=False``: a gateway that is gone gives {} without a warning, for the live line)."""
-        return self._from_service("ledger", "ledger_json", warn)
-
-    def rate_limits(self) -> dict[str, Any]:
-        """The providers that answered 429 and how their limits moved (``rate_limit``)."""
-        return self._from_service("rate_limits", "rate_limits_json", warn=True)
-
-    def _from_service(self, remote: str, local: str, warn: bool) -> dict[str, Any]:
-        if self._gateway is not None:
-            try:
-                return getattr(self._gateway, remote)()
-            except InfraError as exc:
-                if warn:
-                    warnings.warn(pytest.PytestWarning(f"pastbench: no model {remote}: {exc}"), stacklevel=1)
-                return {}
-        return getattr(self._service, local)() if self._service is not None else {}
+        return self.models.judge()
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-        if self._gateway is not None:
-            self._gateway.stop()
-            self._gateway = None
-        if self.gateway_file is not None:
-            shutil.rmtree(self.gateway_file.parent, ignore_errors=True)
-        if self._service is not None and self._service.cache is not None:
-            self._service.cache.close()
+        self.models.close()
 
     def config_label(self, model: str, mechanisms: list[str] | None = None) -> str:
         """``hermes[E1,E5]@glm-5.1``: agent, mechanism set and model of one config."""
         agent = self.agent_for(mechanisms)
         mechanisms = f"[{','.join(agent.mechanisms)}]" if agent.mechanisms else ""
         return f"{agent.name}{mechanisms}@{model}"
-
-    def _spec(self, item: Any) -> Any:
-        from .runner import ItemSpec
-
-        return ItemSpec(
-            nodeid=item.nodeid,
-            family=item.family,
-            episode=item.episode,
-            arm=item.arm,
-            trial=item.trial,
-            model=item.model,
-            config_label=self.config_label(item.model, item.mechanisms),
-            dataset_hash=item.file_hash,
-        )
 
     def budgets(self) -> Any:
         """The per-session ``Budgets`` of this run's options (every protocol's sessions)."""
@@ -289,48 +177,8 @@ class PastbenchSession:
             self._pool = ItemPool(self.options.concurrency, stopping)
         self._pool.run(item, upcoming_items(item))
 
-    def run(self, item: Any) -> None:
-        """Run one item (its ``measure_item``, on any thread); store the outcome on the item."""
-        from .errors import InfraError, ItemInfraError
-        from .runner import run_item
-
-        budgets = self.budgets()
-        store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
-        try:
-            item.outcome = run_item(
-                self._spec(item),
-                self.agent_for(item.mechanisms),
-                self.client(item.model),
-                store_root,
-                budgets,
-                judge=self.judge(),
-            )
-        except InfraError as exc:
-            from .trace import episode_secret_values, redact_text
-
-            # A provider error may quote the key it rejected: redact before it is reported.
-            item.infra_error = redact_text(str(exc), episode_secret_values(item.episode))
-            raise ItemInfraError(f"infra_blocked: {item.infra_error}") from None
-        finally:
-            shutil.rmtree(store_root, ignore_errors=True)
-
-    def payload(self, item: Any) -> dict[str, Any]:
-        """What travels from a worker to the controller: plain JSON only."""
-        from .runner import blocked_record
-
-        if item.outcome is not None:
-            record, trace = item.outcome.record, item.outcome.trace
-        else:
-            reason = item.infra_error or "harness error (see the item's error report)"
-            record, trace = blocked_record(self._spec(item), self.agent_for(item.mechanisms), reason), []
-        from .trace import episode_secret_values, redact
-
-        # Check details quote answers and reasons quote providers: the record is output too.
-        payload = {"record": record.model_dump(mode="json"), "trace": trace, "family_hash": item.file_hash}
-        return redact(payload, episode_secret_values(item.episode))
-
     def stamped(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Any item's payload (PAST or protocol) with the shard selection it was measured under."""
+        """Any item's payload with the shard selection it was measured under."""
         if self.selection is not None:
             payload["selection"] = self.selection
         return payload
@@ -385,28 +233,9 @@ class PastbenchSession:
         # --collect-only with --pastbench-resume holds resumed payloads but measured nothing.
         if self.is_worker or not self.payloads or getattr(self.config.option, "collectonly", False):
             return
-        from .output import write_run
-        from .summary import build_comparison, build_summary
+        from .run_report import write_run_files
 
-        run_dir = self.ensure_run_dir()  # first: it may still settle the run id
-        records, traces, run, protocol_records = self._finalised_records()
-        self.records = records
-        self.summary = build_summary(records, run, self.options.seed)
-        if protocol_records:
-            from .protocols.summary import summarize_protocols
-
-            self.summary["protocols"] = summarize_protocols(protocol_records, self.options.seed)
-        comparison = build_comparison(self.summary, records)
-        self.run_dir = write_run(
-            run_dir.parent, run_dir.name, run, records, traces, self.summary, comparison, protocol_records
-        )
-        if protocol_records:
-            from .protocols.summary import write_protocol_files
-
-            write_protocol_files(self.summary["protocols"], self.run_dir)
-        self.config.hook.pytest_pastbench_run_written(
-            config=self.config, run_dir=self.run_dir, summary=self.summary
-        )
+        write_run_files(self)
 
     def _fresh_run_id(self) -> str:
         """Timestamp and seed; a suffix when two runs start in the same second."""
@@ -416,69 +245,6 @@ class PastbenchSession:
             n += 1
             candidate = f"{base}-{n}"
         return candidate
-
-    def _finalised_records(
-        self,
-    ) -> tuple[list[Any], dict[str, list[dict[str, Any]]], dict[str, Any], dict[str, list[dict[str, Any]]]]:
-        """PAST records (validated), every item's trace, the run block, and the §8 protocols'
-        plain records by protocol name."""
-        from .item_record import ItemRecord
-        from .llm_judge import judge_info
-        from .loader import dataset_hash
-        from .resume import current_payloads
-        from .version import plugin_version
-
-        payloads = current_payloads(self.payloads, self.resumed)
-        ledger = self.model_ledger()
-        hashes = {p["record"]["family"]: p["family_hash"] for p in payloads.values()}
-        data_hash = dataset_hash(hashes)
-        records = []
-        traces: dict[str, list[dict[str, Any]]] = {}
-        protocol_records: dict[str, list[dict[str, Any]]] = {}
-        for nodeid in sorted(payloads):
-            payload = payloads[nodeid]
-            traces[nodeid] = payload["trace"]
-            if "protocol" in payload:
-                protocol_records.setdefault(payload["protocol"], []).append(
-                    {**payload["record"], "dataset_hash": data_hash}
-                )
-                continue
-            record = ItemRecord.model_validate({**payload["record"], "dataset_hash": data_hash})
-            records.append(record)
-        run = {
-            "id": self.run_id,
-            "seed": self.options.seed,
-            "dataset_hash": data_hash,
-            "plugin_version": plugin_version(),
-            "judge": judge_info(self.options.judge_model),
-            "cache": self.options.cache,
-            "model_calls": ledger,
-            "models": self.options.models,
-            "agent": self.agent_label(),
-            "agent_spec": self.options.agent,  # as given, to rerun it; never a label
-            "agent_sandbox": self.options.agent_sandbox,
-            "persistence": self.options.persistence,
-            "trials": self.options.trials,
-            "pass_threshold": self.options.pass_threshold,
-            "started": self.run_started,
-            "finished": _iso(time.time()),
-            "families": dict(sorted(hashes.items())),
-        }
-        if self.options.shard is not None:
-            k, n = self.options.shard
-            selections = sorted({str(p["selection"]) for p in payloads.values() if "selection" in p})
-            # Two values would mean items of two selections in one run (a resume across a change).
-            selection = selections[0] if len(selections) == 1 else None
-            run["shard"] = {"k": k, "n": n, "selection": selection}
-        rate_limits = self.rate_limits()
-        if rate_limits:
-            run["rate_limits"] = rate_limits
-        if self.options.max_cost is not None or self.options.max_tokens is not None:
-            from .budget import budget_block
-
-            plain = [payloads[nodeid]["record"] for nodeid in sorted(payloads)]
-            run["budget"] = budget_block(self.options.max_cost, self.options.max_tokens, ledger, plain)
-        return records, traces, run, protocol_records
 
 
 def _iso(timestamp: float) -> str:

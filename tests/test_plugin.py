@@ -351,7 +351,7 @@ def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytes
     [progress] = [line for line in result.stdout.lines if line.startswith("families/memory/tiny_prefs.yaml ")]
     # Collection order: ep01 on, ep01 off, ep02 on, ep02 off; "S" would read as pytest's skipped.
     assert progress.split()[1] == "ococ"
-    from pytest_pastbench.plugin import PROGRESS_LEGEND
+    from pytest_pastbench.run_report import PROGRESS_LEGEND
 
     assert "a = ablated arm scored" in PROGRESS_LEGEND
     result.stdout.fnmatch_lines([PROGRESS_LEGEND])

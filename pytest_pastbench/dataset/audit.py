@@ -82,13 +82,12 @@ def family_paths(root: Path) -> list[Path]:
 def describe_protocol_family(path: Path) -> str | None:
     """A §8 protocol's file, validated by its module's optional ``describe(path)`` (raises
     ``FamilyFileError``); None for a PAST file or a file of no protocol (``load_family`` says)."""
-    from ..detect import PROTOCOL_FORMAT_TAGS, family_format
-    from ..protocols import load_protocol
+    from ..detect import FORMAT_TAG, family_format
+    from ..protocols.registry import standalone_registry
 
     tag = family_format(path)
-    if tag not in PROTOCOL_FORMAT_TAGS:
-        return None
-    return str(load_protocol(PROTOCOL_FORMAT_TAGS[tag]).describe(path))
+    protocol = standalone_registry().by_tag(tag) if tag is not None and tag != FORMAT_TAG else None
+    return None if protocol is None else str(protocol.describe(path))
 
 
 def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = True) -> AuditReport:

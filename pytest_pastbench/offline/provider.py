@@ -28,10 +28,8 @@ from litellm.types.utils import (  # noqa: E402
     Usage,
 )
 
-from . import plasticity_policy, reference_judge  # noqa: E402
-from .intervention_policy import INTERVENTION_MARKER_TOOL, decide_intervention  # noqa: E402
-from .policies import POLICIES, decide  # noqa: E402
-from .stream_policy import decide_stream, is_stream_conversation  # noqa: E402
+from . import reference_judge
+from .policies import POLICIES
 
 PROVIDER = "pastbench"
 _MODEL_NAMES = sorted([*POLICIES, reference_judge.NAME])
@@ -63,20 +61,13 @@ class ReferencePolicyLLM(litellm.CustomLLM):
         if "latency_ms" in params:
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
-        tool_names = {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
         if policy is None:  # the reference judge
             try:
                 decision = {"content": reference_judge.reply(messages)}
             except reference_judge.NotAJudgePrompt as exc:
                 raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
-        elif is_stream_conversation(messages):  # protocols/stream tickets have a policy of their own
-            decision = decide_stream(policy, messages, tool_names)
-        elif INTERVENTION_MARKER_TOOL in tool_names:  # an intervention domain (DESIGN §8)
-            decision = decide_intervention(policy, messages, tools)
-        elif plasticity_policy.handles(tool_names):  # the plasticity protocol's sessions
-            decision = plasticity_policy.decide(policy, messages, tool_names)
         else:
-            decision = decide(policy, messages, tools)
+            decision = _protocol_policy(messages, tools).decide(policy, messages, tools)
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(
@@ -105,6 +96,22 @@ class ReferencePolicyLLM(litellm.CustomLLM):
                 total_tokens=prompt_tokens + completion_tokens,
             ),
         )
+
+
+def _protocol_policy(messages: list, tools: list) -> Any:
+    """The offline policy of the protocol whose session this is: the registered protocols' in
+    order, a catch-all one (PAST's) only when no other recognises the conversation."""
+    from ..protocols.registry import standalone_registry
+
+    policies = [p for p in (protocol.offline_policy() for protocol in standalone_registry()) if p is not None]
+    for policy in sorted(policies, key=lambda p: p.catch_all):  # stable: registration order within
+        if policy.handles(messages, tools):
+            return policy
+    raise litellm.BadRequestError(
+        message="no registered protocol's offline policy answers this conversation",
+        model=PROVIDER,
+        llm_provider=PROVIDER,
+    )
 
 
 def _call_id(messages: list, index: int) -> str:

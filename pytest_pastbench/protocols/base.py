@@ -1,46 +1,284 @@
-"""Collector and item base classes shared by the DESIGN §8 protocols.
+"""The contract every protocol implements (PAST and the DESIGN §8 protocols), and the one item type.
 
-A protocol item measures in its setup (like a PAST episode item), so an infrastructure failure
-is a pytest error (``infra_blocked``) and never a score; its call only reports. What travels to
-the controller is ``payload()``: plain JSON, redacted.
+A protocol is an object registered through ``pytest_pastbench_register_protocols`` (hookspec.py);
+``BenchProtocol`` says what it provides. ``ProtocolBase`` gives the defaults most protocols keep
+(a protocol records plain JSON, its section sits under ``protocols.<name>`` of
+``sequence_summary.json`` and its records in ``protocol_results.json``).
+
+A protocol item measures in its setup, so an infrastructure failure is a pytest error
+(``infra_blocked``) and never a score; its call only reports (or asserts a pass threshold). What
+travels to the controller is ``payload()``: plain JSON, redacted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pytest
 
 from ..collect import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..detect import family_format
 from ..errors import FamilyFileError, ItemInfraError
+from ..output import PROTOCOL_RESULTS_FILE
 from ..session import pastbench_session
-from . import load_protocol, protocol_family_identity, protocol_of
+
+
+@dataclass(frozen=True)
+class GateMetric:
+    """One named number a baseline can be compared on: ``stream`` ``own · hermes@m`` ``overall``
+    ``hidden`` = 95.6. ``ci`` is its own 95% interval when the protocol computes one."""
+
+    protocol: str
+    config: str
+    scope: str
+    name: str
+    value: float | None
+    ci: tuple[float, float] | None = None
+    higher_is_better: bool = True
+
+
+def tool_names(tools: list[dict[str, Any]]) -> set[str]:
+    """The function names of an OpenAI-style tools list."""
+    return {t["function"]["name"] for t in tools if isinstance(t, dict) and "function" in t}
+
+
+@runtime_checkable
+class OfflinePolicy(Protocol):
+    """What a ``pastbench/<policy>`` offline model does on this protocol's requests. It sees only
+    the conversation and the tools (never a family file or an episode id). The provider asks
+    the registered protocols' policies in order, a ``catch_all`` one only when no other handles."""
+
+    catch_all: bool
+
+    def handles(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool: ...
+
+    def decide(
+        self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """``{"content": text}`` or ``{"tool_calls": [(name, arguments), ...]}``."""
+        ...
+
+
+@runtime_checkable
+class BenchProtocol(Protocol):
+    """A protocol: a family type with its own format tag, items, metrics and report section."""
+
+    name: str  # "past", "stream", ...: the marker, the record's "protocol" and the summary key
+    format_tag: str  # the family file's ``format:`` line, e.g. "pastbench/stream-v1"
+    markers: Mapping[str, str]  # pytest markers it adds to its items -> description
+    options: Sequence[str]  # the --pastbench-* options (and pastbench_* ini keys) it reads
+    gate_metric_names: frozenset[str]  # the metrics gate_metrics can return (for gate parsing)
+
+    # -- collection and running ---------------------------------------------------------------------
+    def family_identity(self, path: Path) -> tuple[str, str]:
+        """(qualified family id, SHA-256 of the file); raises ``FamilyFileError``."""
+        ...
+
+    def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        """Load and validate ``parent.path`` (raise ``FamilyFileError`` naming file and field), call
+        ``parent.identify(family_id, file_hash)``, yield ``ProtocolItem`` subclasses."""
+        ...
+
+    def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (models.py) when the
+        infrastructure, not the agent, failed."""
+        ...
+
+    # -- records and results ----------------------------------------------------------------------------
+    def load_record(self, record: dict[str, Any]) -> Any:
+        """A record read back from an item file or a results file, validated (ValueError if not)."""
+        ...
+
+    def read_records(self, run_dir: Path) -> list[dict[str, Any]]:
+        """This protocol's plain records in a written run folder (``pastbench merge``)."""
+        ...
+
+    def comparable(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The part of a record two shards must agree on (no per-shard hash, no timings)."""
+        ...
+
+    def add_to_summary(self, summary: dict[str, Any], records: list[Any], seed: int) -> None:
+        """Put this protocol's section into ``sequence_summary.json`` (records sorted by node id)."""
+        ...
+
+    def add_to_results(
+        self,
+        documents: dict[str, dict[str, Any]],
+        run: dict[str, Any],
+        records: list[Any],
+        summary: dict[str, Any],
+    ) -> None:
+        """Put this protocol's records (and files drawn from them) into the run folder's JSON
+        documents, by file name."""
+        ...
+
+    def write_files(self, summary: dict[str, Any], run_dir: Path) -> list[Path]:
+        """Files drawn from the summary after the run folder is written (PNG curves...)."""
+        ...
+
+    def render(self, terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
+        """Write this protocol's sections of the summary to pytest's terminal reporter."""
+        ...
+
+    def test_status(
+        self, record: dict[str, Any], verbosity: int
+    ) -> tuple[str, str, tuple[str, dict[str, bool]]]:
+        """pytest's (category, progress letter, (word, markup)) of a measured item."""
+        ...
+
+    def junit_properties(self, record: dict[str, Any]) -> list[tuple[str, Any]]:
+        """The item's JUnit ``<property>`` values."""
+        ...
+
+    def describe(self, path: Path) -> str:
+        """``pastbench validate``: validate one file (raise ``FamilyFileError``), say what it holds."""
+        ...
+
+    # -- offline models and gates -----------------------------------------------------------------------
+    def offline_policy(self) -> OfflinePolicy | None:
+        """How the offline ``pastbench/<policy>`` models answer this protocol's sessions."""
+        ...
+
+    def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
+        """The named metrics of this protocol in a summary, for baselines, gates and compare."""
+        ...
+
+
+class ProtocolBase:
+    """Defaults for a protocol whose records are plain JSON; subclasses set the class attributes
+    and implement ``items``, ``summarize``, ``render_section`` and ``describe``."""
+
+    name: ClassVar[str] = ""
+    format_tag: ClassVar[str] = ""
+    markers: ClassVar[Mapping[str, str]] = {}
+    options: ClassVar[Sequence[str]] = ()
+    gate_metric_names: ClassVar[frozenset[str]] = frozenset()
+    # Per-shard or per-machine fields of a record: two shards may differ in them.
+    volatile_record_fields: ClassVar[tuple[str, ...]] = ("dataset_hash", "wall_s")
+
+    def family_identity(self, path: Path) -> tuple[str, str]:
+        """``stream.retail_l2`` for ``families/streams/retail_l2.yaml``."""
+        return f"{self.name}.{path.stem}", hashlib.sha256(path.read_bytes()).hexdigest()
+
+    def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        parent.identify(*self.family_identity(parent.path))
+        return self.items(parent)
+
+    def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        raise NotImplementedError
+
+    def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        return item.measure()
+
+    def load_record(self, record: dict[str, Any]) -> Any:
+        if not (isinstance(record, dict) and isinstance(record.get("nodeid"), str)):
+            raise ValueError("not a protocol item file (record.nodeid)")
+        return record
+
+    def read_records(self, run_dir: Path) -> list[dict[str, Any]]:
+        import json
+
+        path = run_dir / PROTOCOL_RESULTS_FILE
+        if not path.is_file():
+            return []
+        return list(json.loads(path.read_text())["protocols"].get(self.name, []))
+
+    def comparable(self, record: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in record.items() if k not in self.volatile_record_fields}
+
+    def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def add_to_summary(self, summary: dict[str, Any], records: list[Any], seed: int) -> None:
+        if records:
+            summary.setdefault("protocols", {})[self.name] = self.summarize(records, seed)
+
+    def add_to_results(
+        self,
+        documents: dict[str, dict[str, Any]],
+        run: dict[str, Any],
+        records: list[Any],
+        summary: dict[str, Any],
+    ) -> None:
+        if records:
+            # The §8 protocols' item records, by protocol (their shapes differ from PAST's).
+            document = documents.setdefault(
+                PROTOCOL_RESULTS_FILE, {"schema_version": 1, "run": run, "protocols": {}}
+            )
+            document["protocols"] = dict(sorted({**document["protocols"], self.name: records}.items()))
+
+    def write_files(self, summary: dict[str, Any], run_dir: Path) -> list[Path]:
+        return []
+
+    def section(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
+        """This protocol's section of a summary, or None when the run held none of its items."""
+        return (summary.get("protocols") or {}).get(self.name)
+
+    def render(self, terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
+        section = self.section(summary)
+        if section is not None:
+            terminal.section(f"pastbench: {self.name}")
+            terminal.write_line(self.render_section(section))
+
+    def render_section(self, section: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def test_status(
+        self, record: dict[str, Any], verbosity: int
+    ) -> tuple[str, str, tuple[str, dict[str, bool]]]:
+        return "measured", "m", (f"{self.name.upper()} {record.get('headline', '')}", {"green": True})
+
+    def junit_properties(self, record: dict[str, Any]) -> list[tuple[str, Any]]:
+        from ..junit import protocol_item_properties
+
+        return protocol_item_properties(record)
+
+    def describe(self, path: Path) -> str:
+        raise NotImplementedError
+
+    def offline_policy(self) -> OfflinePolicy | None:
+        return None
+
+    def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
+        return []
 
 
 class ProtocolFile(pytest.File):
-    """A family file of one of the DESIGN §8 protocols; its module yields the items."""
+    """A family file of a registered protocol; the protocol yields its items."""
+
+    protocol: BenchProtocol
+    family_id: str = ""
+    file_hash: str = ""
+
+    def identify(self, family_id: str, file_hash: str) -> None:
+        """The protocol names the family (and its file's hash) before yielding items."""
+        self.family_id, self.file_hash = family_id, file_hash
+        pastbench_session(self.config).note_family(family_id, file_hash)
 
     def collect(self) -> Iterator[pytest.Item]:
+        from .registry import registry_of
+
         tag = family_format(self.path)
-        assert tag is not None, "collected only when detect says it is a family file"
-        self.protocol = protocol_of(tag)
+        protocol = registry_of(self.config).by_tag(tag) if tag is not None else None
+        assert protocol is not None, "collected only when a registered protocol owns the tag"
+        self.protocol = protocol
         try:
-            self.family_id, self.file_hash = protocol_family_identity(self.path, tag)
-            pastbench_session(self.config).note_family(self.family_id, self.file_hash)
-            items = list(load_protocol(self.protocol).collect(self))
+            items = list(protocol.collect(self))
         except FamilyFileError as exc:
-            # One error item, not a collection error: the other families still run (collect.py).
+            # One error item, not a collection error: the other families still run.
             items = [InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(exc))]
         yield from items
 
 
 class ProtocolItem(OneLineItem):
-    """One measurement of a §8 protocol. Subclasses implement ``measure`` (and ``secrets``)."""
+    """One measurement of any protocol. Subclasses implement ``measure`` (and ``secrets``)."""
 
     is_pastbench_item = True
-    one_line_errors = (ItemInfraError,)
+    one_line_errors: tuple[type[BaseException], ...] = (ItemInfraError,)
     protocol: str = ""
 
     def __init__(self, *, model: str, trial: int = 0, **kwargs: Any) -> None:
@@ -53,6 +291,10 @@ class ProtocolItem(OneLineItem):
         self.record: dict[str, Any] | None = None
         self.trace: list[dict[str, Any]] = []
         self.infra_error: str | None = None
+        self.add_keywords()
+
+    def add_keywords(self) -> None:
+        """Markers and ``-k`` keywords of the item: its protocol, family and file stem."""
         self.add_marker(self.protocol)
         for keyword in (self.protocol, self.family_id, self.parent.path.stem):
             self.extra_keyword_matches.add(keyword)
@@ -77,9 +319,11 @@ class ProtocolItem(OneLineItem):
         from ..errors import InfraError
         from ..trace import redact_text
 
+        protocol: BenchProtocol = self.parent.protocol  # type: ignore[attr-defined]
         try:
-            self.record, self.trace = self.measure()
+            self.record, self.trace = protocol.run_item(self)
         except InfraError as exc:
+            # A provider error may quote the key it rejected: redact before it is reported.
             self.infra_error = redact_text(str(exc), self.secrets())
             raise ItemInfraError(f"infra_blocked: {self.infra_error}") from None
 
@@ -104,17 +348,19 @@ class ProtocolItem(OneLineItem):
             "reason": None,
         }
 
+    def full_record(self) -> dict[str, Any]:
+        """The record that travels: the measured one, or a blocked one with its reason."""
+        if self.record is not None:
+            return {**self.base_record(), **self.record}
+        reason = self.infra_error or "harness error (see the item's error report)"
+        return {**self.base_record(), "infra_blocked": True, "reason": reason, "headline": "blocked"}
+
     def payload(self) -> dict[str, Any]:
         from ..trace import redact
 
-        if self.record is not None:
-            record = {**self.base_record(), **self.record}
-        else:
-            reason = self.infra_error or "harness error (see the item's error report)"
-            record = {**self.base_record(), "infra_blocked": True, "reason": reason, "headline": "blocked"}
         payload = {
             "protocol": self.protocol,
-            "record": record,
+            "record": self.full_record(),
             "trace": self.trace,
             "family_hash": self.file_hash,
         }

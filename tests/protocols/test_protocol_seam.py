@@ -1,6 +1,7 @@
-"""The §8 protocol seam end to end, with a throw-away protocol module standing in for a real one:
-collection by format tag, items measured in setup, worker → controller transport, the summary
-section, the results file, the terminal section, infra errors and resume."""
+"""The protocol seam end to end, with a throw-away protocol registered through the hook
+``pytest_pastbench_register_protocols`` in a conftest (no monkeypatching): collection by format
+tag, items measured in setup, worker → controller transport, the summary section, the results
+file, the terminal section, infra errors, resume, a baseline gate and the merge of two shards."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ FAKE_PROTOCOL = '''
 """A stand-in protocol: one item per entry of `cases`; reward = value; `boom` is an infra failure."""
 from pytest_pastbench.loader import FamilyFileError
 from pytest_pastbench.models import InfraError
-from pytest_pastbench.protocols.base import ProtocolItem
+from pytest_pastbench.protocols.base import GateMetric, ProtocolBase, ProtocolItem
 import yaml
 
 
 class FakeItem(ProtocolItem):
-    protocol = "stream"
+    protocol = "fake"
 
     def __init__(self, *, value, **kwargs):
         super().__init__(**kwargs)
@@ -46,18 +47,45 @@ def summarize(records, seed):
 
 def render(section):
     return f"FAKE TABLE n={section['n']} blocked={section['blocked']}"
+
+
+class FakeProtocol(ProtocolBase):
+    name = "fake"
+    format_tag = "pastbench/fake-v1"
+    markers = {"fake": "the stand-in protocol"}
+    gate_metric_names = frozenset({"mean_reward"})
+
+    def items(self, parent):
+        return collect(parent)
+
+    def summarize(self, records, seed):
+        return summarize(records, seed)
+
+    def render_section(self, section):
+        return render(section)
+
+    def describe(self, path):
+        return f"fake.{path.stem}"
+
+    def gate_metrics(self, summary):
+        section = self.section(summary)
+        if not section or not section["rewards"]:
+            return []
+        value = sum(section["rewards"]) / len(section["rewards"])
+        return [GateMetric(self.name, "fake@pastbench/recall", "overall", "mean_reward", value)]
+
+
+def pytest_pastbench_register_protocols(register):
+    register(FakeProtocol())
 '''
 
-STREAM = "format: pastbench/stream-v1\ncases:\n  w_low: 0.25\n  w_high: 0.75\n"
+STREAM = "format: pastbench/fake-v1\ncases:\n  w_low: 0.25\n  w_high: 0.75\n"
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(fake_stream=FAKE_PROTOCOL)
-    pytester.makeconftest(
-        "import pytest_pastbench.protocols as protocols\n"
-        "protocols.PROTOCOL_MODULES['stream'] = 'fake_stream'\n"
-    )
+    pytester.makepyfile(fake_protocol=FAKE_PROTOCOL)
+    pytester.makeconftest("pytest_plugins = ['fake_protocol']\n")
     (pytester.path / "families" / "streams").mkdir(parents=True)
     (pytester.path / "families" / "streams" / "retail.yaml").write_text(STREAM)
     return pytester
@@ -70,17 +98,17 @@ def _summary(pytester: pytest.Pytester, run_id: str) -> dict:
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_protocol_items_run_and_report(project: pytest.Pytester, workers: str) -> None:
     result = project.runpytest_subprocess(
-        "families", "-v", "-n", workers, "--pastbench-run-id=r", "--junitxml=junit.xml", "-m", "stream"
+        "families", "-v", "-n", workers, "--pastbench-run-id=r", "--junitxml=junit.xml", "-m", "fake"
     )
     assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines(["*STREAM reward 0.25*", "*FAKE TABLE n=2 blocked=0*"])
+    result.stdout.fnmatch_lines(["*FAKE reward 0.25*", "*FAKE TABLE n=2 blocked=0*"])
     assert "Δ = S_on" not in result.stdout.str()  # no PAST items: no Δ table
     summary = _summary(project, "r")
     assert summary["configs"] == []
-    assert summary["protocols"]["stream"] == {"n": 2, "blocked": 0, "rewards": [0.75, 0.25]}
+    assert summary["protocols"]["fake"] == {"n": 2, "blocked": 0, "rewards": [0.75, 0.25]}
     results = json.loads((project.path / "reports" / "r" / "protocol_results.json").read_text())
-    (high, low) = results["protocols"]["stream"]
-    assert (high["family"], high["episode"], high["protocol"]) == ("stream.retail", "w_high", "stream")
+    (high, low) = results["protocols"]["fake"]
+    assert (high["family"], high["episode"], high["protocol"]) == ("fake.retail", "w_high", "fake")
     assert low["metrics"] == {"reward": 0.25} and low["dataset_hash"] == summary["run"]["dataset_hash"]
     assert "pastbench.metric.reward" in (project.path / "junit.xml").read_text()
 
@@ -90,16 +118,16 @@ def test_an_infra_failure_is_an_error_with_its_reason_not_a_zero(project: pytest
     result = project.runpytest_subprocess("families", "--pastbench-run-id=r")
     result.stdout.fnmatch_lines(["*infra_blocked: provider down after 3 retries*"])
     assert result.parseoutcomes()["errors"] == 1
-    section = _summary(project, "r")["protocols"]["stream"]
+    section = _summary(project, "r")["protocols"]["fake"]
     assert section["blocked"] == 1 and sorted(section["rewards"]) == [0.25, 0.75]
 
 
 def test_a_malformed_protocol_file_is_a_collection_error_naming_it(project: pytest.Pytester) -> None:
     broken = project.path / "families" / "streams" / "broken.yaml"
-    broken.write_text("format: pastbench/stream-v1\ncases: 3\n")
+    broken.write_text("format: pastbench/fake-v1\ncases: 3\n")
     result = project.runpytest_subprocess("families", "--pastbench-run-id=r")
     result.stdout.fnmatch_lines(["*broken.yaml: cases: must be a mapping*"])
-    assert _summary(project, "r")["protocols"]["stream"]["n"] == 2  # the other file still ran
+    assert _summary(project, "r")["protocols"]["fake"]["n"] == 2  # the other file still ran
 
 
 def test_resume_skips_finished_protocol_items(project: pytest.Pytester) -> None:
@@ -108,4 +136,45 @@ def test_resume_skips_finished_protocol_items(project: pytest.Pytester) -> None:
     again = project.runpytest_subprocess("families", "--pastbench-resume=r")
     assert again.ret == 0, again.stdout.str()
     again.stdout.fnmatch_lines(["*2 deselected*"])
-    assert _summary(project, "r")["protocols"]["stream"]["n"] == 2
+    assert _summary(project, "r")["protocols"]["fake"]["n"] == 2
+
+
+def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) -> None:
+    saved = project.runpytest_subprocess("families", "--pastbench-run-id=base", "--pastbench-save=good")
+    assert saved.ret == 0, saved.stdout.str()
+    (project.path / "families" / "streams" / "retail.yaml").write_text(STREAM.replace("0.75", "0.35"))
+    gated = project.runpytest_subprocess(
+        "families",
+        "--pastbench-run-id=worse",
+        "--pastbench-compare=good",
+        "--pastbench-compare-fail=mean_reward:0.1",
+    )
+    # mean reward 0.5 -> 0.3: worse by 0.2, beyond the 0.1 the gate allows
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED, gated.stdout.str()
+    gated.stdout.fnmatch_lines(["*FAIL*overall.mean_reward:0.1 [[]fake@pastbench/recall[]]: 0.5 -> 0.3*"])
+    kept = project.runpytest_subprocess(
+        "families",
+        "--pastbench-run-id=same",
+        "--pastbench-compare=good",
+        "--pastbench-compare-fail=mean_reward:0.3",
+    )
+    assert kept.ret == 0, kept.stdout.str()
+
+
+def test_two_shards_merge_into_the_unsharded_summary(project: pytest.Pytester) -> None:
+    from pytest_pastbench.merge import merge_runs
+    from pytest_pastbench.protocols.registry import standalone_registry
+
+    for k in (1, 2):
+        shard = project.runpytest_subprocess(
+            "families", f"--pastbench-shard={k}/2", f"--pastbench-run-id=s{k}"
+        )
+        assert shard.ret in (0, pytest.ExitCode.NO_TESTS_COLLECTED), shard.stdout.str()
+    whole = project.runpytest_subprocess("families", "--pastbench-run-id=whole")
+    assert whole.ret == 0, whole.stdout.str()
+    project.syspathinsert()  # the stand-in protocol, as `pastbench merge -p fake_protocol` imports it
+    reports = project.path / "reports"
+    merge_runs([reports / "s1", reports / "s2"], reports / "merged", standalone_registry(["fake_protocol"]))
+    assert _summary(project, "merged")["protocols"] == _summary(project, "whole")["protocols"]
+    results = json.loads((reports / "merged" / "protocol_results.json").read_text())
+    assert sorted(r["episode"] for r in results["protocols"]["fake"]) == ["w_high", "w_low"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,12 @@ import pytest
 from ...collect import item_variants
 from ...loader import read_family_mapping, validate_family
 from ...session import pastbench_session
-from ..base import ProtocolFile, ProtocolItem
+from ..base import GateMetric, ProtocolBase, ProtocolFile, ProtocolItem, tool_names
 from .report import render, summarize, write_files
-from .schema import PlasticityFamily
+from .schema import FORMAT_TAG, PlasticityFamily
 
 __all__ = [
+    "PROTOCOL",
     "collect",
     "describe",
     "summarize",
@@ -133,3 +134,58 @@ def headline_metrics(record: dict[str, Any], metrics: dict[str, Any]) -> dict[st
         values[f"reuse_rate_{split}"] = counts["reuse_rate"]
         values[f"failed_{split}"] = counts["failed"]
     return {k: v for k, v in values.items() if v is not None}
+
+
+class PlasticityOfflinePolicy:
+    """The plasticity sessions are recognised by their tools (offline/plasticity_policy.py)."""
+
+    catch_all = False
+
+    def handles(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
+        from ...offline import plasticity_policy
+
+        return plasticity_policy.handles(tool_names(tools))
+
+    def decide(
+        self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        from ...offline import plasticity_policy
+
+        return plasticity_policy.decide(policy, messages, tool_names(tools))
+
+
+class PlasticityProtocol(ProtocolBase):
+    name = "plasticity"
+    format_tag = FORMAT_TAG
+    markers = {"plasticity": "protocol: plasticity checkpoints"}
+    options = ("plasticity-checkpoints", "persistence")
+    gate_metric_names = frozenset({"id_end", "ood_end"})
+
+    # The module's functions are the protocol's (its items, summary section and table).
+    items = staticmethod(collect)
+    summarize = staticmethod(summarize)
+    render_section = staticmethod(render)
+
+    def write_files(self, summary: dict[str, Any], run_dir: Path) -> list[Path]:
+        section = self.section(summary)
+        return [] if section is None else write_files(section, run_dir)
+
+    describe = staticmethod(describe)
+
+    def offline_policy(self) -> PlasticityOfflinePolicy:
+        return PlasticityOfflinePolicy()
+
+    def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
+        """Per family × lineage: the held-out ID and OOD scores (points) at the last checkpoint."""
+        metrics = []
+        for family, entry in sorted(((self.section(summary) or {}).get("families") or {}).items()):
+            for lineage, line in sorted(entry.get("lineages", {}).items()):
+                last = (line.get("scores") or [{}])[-1]
+                metrics += [
+                    GateMetric(self.name, lineage, family, f"{split}_end", last.get(split))
+                    for split in ("id", "ood")
+                ]
+        return metrics
+
+
+PROTOCOL = PlasticityProtocol()

@@ -1,0 +1,157 @@
+"""PAST's collection: each episode × model × trial × mechanism set × arm of a family is an item.
+
+Ids are stable and readable (``families/update/fact_correction.yaml::ep03[on-t0]``) and the
+order is deterministic, which xdist needs (every worker must collect the same list).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ...collect import BelowThreshold, ItemInfraError, model_trials
+from ...loader import load_family
+from ...mechanisms import mechanism_set_label
+from ...session import pastbench_session
+from ..base import ProtocolFile, ProtocolItem
+
+if TYPE_CHECKING:
+    from ...item_record import ItemRecord
+    from ...runner import ItemOutcome, ItemSpec
+    from ...schema import Episode, Family
+
+
+def collect_episodes(parent: ProtocolFile) -> Iterator[pytest.Item]:
+    family, file_hash = load_family(parent.path)
+    parent.identify(family.qualified_id, file_hash)
+    session = pastbench_session(parent.config)
+    # Family markers are data-defined: register them so --strict-markers accepts them.
+    parent.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
+    # One config per mechanism set; the set's label joins the id only when there are several.
+    mechanism_sets: list[list[str] | None] = list(session.options.mechanism_sets or [None])
+    multi_set = len(mechanism_sets) > 1
+    for episode in family.episodes:
+        for model, trial, suffix in model_trials(session.options):
+            for mechanisms in mechanism_sets:
+                for arm in session.options.arms:
+                    parts = [arm, *suffix]
+                    parts += [mechanism_set_label(mechanisms or [])] if multi_set else []
+                    yield EpisodeItem.from_parent(
+                        parent,
+                        name=f"{episode.id}[{'-'.join(parts)}]",
+                        family=family,
+                        episode=episode,
+                        arm=arm,
+                        trial=trial,
+                        model=model,
+                        mechanisms=mechanisms,
+                    )
+
+
+class EpisodeItem(ProtocolItem):
+    """One PAST measurement. Setup runs the episode (an infra failure there is a pytest error);
+    the call reports the score and, with a pass threshold, asserts it."""
+
+    protocol = "past"
+    one_line_errors = (ItemInfraError, BelowThreshold)
+
+    def __init__(
+        self,
+        *,
+        family: Family,
+        episode: Episode,
+        arm: str,
+        mechanisms: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.family = family
+        self.episode = episode
+        self.arm = arm
+        self.mechanisms = mechanisms  # None: the agent's own set
+        self.outcome: ItemOutcome | None = None
+        super().__init__(**kwargs)
+
+    def add_keywords(self) -> None:
+        family, arm = self.family, self.arm
+        for keyword in (family.capability, family.id, family.qualified_id, arm, self.episode.id):
+            self.extra_keyword_matches.add(keyword)
+        if self.mechanisms is not None:
+            self.extra_keyword_matches.add(mechanism_set_label(self.mechanisms))
+        self.add_marker(family.capability)
+        self.add_marker(family.id)
+        self.add_marker(arm)
+
+    def spec(self) -> ItemSpec:
+        from ...runner import ItemSpec
+
+        return ItemSpec(
+            nodeid=self.nodeid,
+            family=self.family,
+            episode=self.episode,
+            arm=self.arm,
+            trial=self.trial,
+            model=self.model,
+            config_label=pastbench_session(self.config).config_label(self.model, self.mechanisms),
+            dataset_hash=self.file_hash,
+        )
+
+    def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Run the episode in a fresh store folder (removed after)."""
+        from ...runner import run_item
+
+        run = pastbench_session(self.config)
+        store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
+        try:
+            self.outcome = run_item(
+                self.spec(),
+                run.agent_for(self.mechanisms),
+                run.client(self.model),
+                store_root,
+                run.budgets(),
+                judge=run.judge(),
+            )
+        finally:
+            shutil.rmtree(store_root, ignore_errors=True)
+        return self.outcome.record.model_dump(mode="json"), self.outcome.trace
+
+    def runtest(self) -> None:
+        assert self.outcome is not None
+        threshold = pastbench_session(self.config).options.pass_threshold
+        score = self.outcome.record.score
+        if threshold is not None and self.arm == "on" and (score is None or score < threshold):
+            from ...losses import describe_losses
+
+            raise BelowThreshold(score, threshold, describe_losses(self.outcome.record.losses))
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, f"{self.family.qualified_id}::{self.name}"
+
+    def work_estimate(self) -> int:
+        """How many user turns this item runs (the control arm runs only the eval sessions):
+        a proxy for its model calls, used to start long items first under xdist."""
+        from ...schema import arm_runs_stage
+
+        return sum(len(s.user) for s in self.episode.sessions if arm_runs_stage(self.arm, s.stage))
+
+    def secrets(self) -> list[str]:
+        from ...trace import episode_secret_values
+
+        return episode_secret_values(self.episode)
+
+    def full_record(self) -> dict[str, Any]:
+        """The ItemRecord as JSON; check details quote answers and reasons quote providers, so
+        ``payload`` redacts it like the trace."""
+        if self.record is not None:
+            return self.record
+        return self.blocked_record().model_dump(mode="json")
+
+    def blocked_record(self) -> ItemRecord:
+        from ...runner import blocked_record
+
+        reason = self.infra_error or "harness error (see the item's error report)"
+        return blocked_record(self.spec(), pastbench_session(self.config).agent_for(self.mechanisms), reason)

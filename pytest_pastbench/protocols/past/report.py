@@ -1,0 +1,39 @@
+"""PAST's part of the terminal report: the Δ table per family, judge and agent-error lines, the
+configs side by side and the mechanism ablation table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def render_past(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
+    if summary.get("configs"):
+        from ...judge import judge_lines
+        from ...summary import agent_error_line
+        from ...table import render_delta_table
+
+        # A file's progress line leaves a newline pending that the first line writes as a blank
+        # line; under xdist no progress line names a file, so write that blank line here.
+        pending_newline = getattr(terminal, "currentfspath", None) is not None
+        terminal.section("pastbench: Δ = S_on − S_off per family")
+        if not pending_newline:
+            terminal.write_line("")
+        terminal.write_line(render_delta_table(summary))
+        for line in judge_lines(summary):
+            terminal.write_line(line)
+        errors = agent_error_line(summary)
+        if errors:
+            terminal.write_line(errors, red=True)
+        if len(summary["configs"]) > 1:
+            from ...compare import render_side_by_side
+
+            terminal.section("pastbench: configs side by side")
+            terminal.write_line(render_side_by_side([("", summary)]))
+    from ...summary import ablation_rows
+
+    ablation = ablation_rows(summary, records)
+    if ablation:
+        from ...table import render_ablation_table
+
+        terminal.section("pastbench: mechanism ablation (per episode = its on and off items)")
+        terminal.write_line(render_ablation_table(ablation))

@@ -1,0 +1,148 @@
+"""Which protocols a run knows: filled through ``pytest_pastbench_register_protocols``.
+
+The four built-in protocols register through the same hook (``protocols/builtin.py``) as a
+plugin's or a conftest's. Outside pytest (``pastbench merge``/``validate``, the offline model
+provider) ``standalone_registry`` calls that hook on the built-in plugin and any plugin module
+named on the command line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from .base import BenchProtocol
+
+# What BenchProtocol asks for (its annotations and methods), to name what an object lacks.
+_REQUIRED = sorted(
+    {*BenchProtocol.__annotations__, *(n for n in vars(BenchProtocol) if not n.startswith("_"))}
+)
+PAST = "past"  # records written before protocols were named carry no "protocol" (PAST's)
+
+
+class ProtocolRegistry:
+    def __init__(self) -> None:
+        self._by_name: dict[str, BenchProtocol] = {}
+        self._by_tag: dict[str, BenchProtocol] = {}
+
+    def register(self, protocol: BenchProtocol) -> None:
+        """Add one protocol; misuse (a missing method, a name or tag taken) is a usage error."""
+        if not isinstance(protocol, BenchProtocol):
+            missing = [n for n in _REQUIRED if not hasattr(protocol, n)]
+            raise pytest.UsageError(
+                f"pytest_pastbench_register_protocols: {protocol!r} is not a protocol "
+                f"(missing {', '.join(missing)}); subclass pytest_pastbench.protocols.base.ProtocolBase"
+            )
+        for key, taken in ((protocol.name, self._by_name), (protocol.format_tag, self._by_tag)):
+            if key in taken and taken[key] is not protocol:
+                raise pytest.UsageError(
+                    f"pytest_pastbench_register_protocols: {key!r} is registered twice "
+                    f"({type(taken[key]).__name__} and {type(protocol).__name__}); rename one"
+                )
+        self._by_name[protocol.name] = protocol
+        self._by_tag[protocol.format_tag] = protocol
+
+    def __iter__(self) -> Iterator[BenchProtocol]:
+        """In registration order (the offline provider asks the policies in this order)."""
+        return iter(self._by_name.values())
+
+    def __getitem__(self, name: str) -> BenchProtocol:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            known = ", ".join(sorted(self._by_name))
+            raise KeyError(f"no protocol {name!r} is registered (known: {known})") from None
+
+    def by_tag(self, format_tag: str) -> BenchProtocol | None:
+        return self._by_tag.get(format_tag)
+
+    def of_payload(self, payload: dict[str, Any]) -> BenchProtocol:
+        """The protocol of an item payload (an item file, a worker's report)."""
+        return self[payload.get("protocol", PAST)]
+
+    def by_name_sorted(self) -> list[BenchProtocol]:
+        return [self._by_name[name] for name in sorted(self._by_name)]
+
+
+def _filled(hook: Any) -> ProtocolRegistry:
+    registry = ProtocolRegistry()
+    collected: list[BenchProtocol] = []
+    hook.pytest_pastbench_register_protocols(register=collected.append)
+    # pluggy calls the last registered plugin first: a conftest's protocols come before the
+    # built-in four, whose last is PAST (its offline policy is the catch-all).
+    for protocol in collected:
+        registry.register(protocol)
+    return registry
+
+
+_REGISTRY_KEY: pytest.StashKey[ProtocolRegistry] = pytest.StashKey()
+
+
+def registry_of(config: pytest.Config) -> ProtocolRegistry:
+    """The run's registry, filled on first use (after conftests loaded, not in every pytest run)."""
+    registry = config.stash.get(_REGISTRY_KEY, None)
+    if registry is None:
+        registry = config.stash[_REGISTRY_KEY] = _filled(config.hook)
+        for protocol in registry:
+            # Before any item adds them, so --strict-markers accepts them.
+            for name, description in protocol.markers.items():
+                config.addinivalue_line("markers", f"{name}: {description}")
+    return registry
+
+
+_standalone: dict[tuple[str, ...], ProtocolRegistry] = {}
+
+
+def _hook_manager() -> Any:
+    import pluggy
+
+    class PastbenchHooks(pluggy.PluginManager):
+        """Like pytest's: a ``pytest_pastbench_*`` function is a hook implementation unmarked."""
+
+        def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+            opts = super().parse_hookimpl_opts(plugin, name)
+            if (
+                opts is None
+                and name.startswith("pytest_pastbench_")
+                and callable(getattr(plugin, name, None))
+            ):
+                return {}
+            return opts
+
+    return PastbenchHooks("pytest")
+
+
+def standalone_registry(plugins: Sequence[str] = ()) -> ProtocolRegistry:
+    """The registry outside a pytest run: the built-in protocols and the ``plugins`` modules'."""
+    key = tuple(plugins)
+    if key not in _standalone:
+        from .. import hookspec
+        from . import builtin
+
+        manager = _hook_manager()
+        manager.add_hookspecs(hookspec)
+        manager.register(builtin, "pastbench-builtin-protocols")
+        for name in plugins:
+            try:
+                manager.register(importlib.import_module(name), name)
+            except ImportError as exc:
+                raise pytest.UsageError(f"-p {name}: cannot import it ({exc})") from None
+        _standalone[key] = _filled(manager.hook)
+    return _standalone[key]
+
+
+def add_plugin_argument(parser: Any) -> None:
+    """``-p MODULE`` of the ``pastbench`` commands that read runs of plugin protocols."""
+    parser.add_argument(
+        "-p",
+        "--plugin",
+        dest="plugins",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE and register the protocols of its pytest_pastbench_register_protocols "
+        "(as pytest -p does); repeatable",
+    )

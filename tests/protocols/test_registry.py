@@ -1,0 +1,67 @@
+"""The protocol registry and the gate metrics every built-in protocol exposes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.gates import evaluate_metric_gates, parse_gates
+from pytest_pastbench.protocols.base import BenchProtocol, GateMetric, ProtocolBase
+from pytest_pastbench.protocols.registry import ProtocolRegistry, standalone_registry
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "sequence_summary.json"
+
+
+def test_the_four_built_in_protocols_register_through_the_hook() -> None:
+    registry = standalone_registry()
+    assert [p.name for p in registry] == ["past", "intervention", "plasticity", "stream"]
+    assert all(isinstance(p, BenchProtocol) for p in registry)
+    assert registry.by_tag("pastbench/v1") is registry["past"]
+    assert registry.of_payload({"record": {}}) is registry["past"]  # item files written before names
+    # The catch-all offline policy is PAST's alone: the others recognise their own sessions.
+    assert [p.name for p in registry if p.offline_policy().catch_all] == ["past"]
+
+
+def test_a_non_protocol_or_a_taken_name_is_a_usage_error() -> None:
+    registry = ProtocolRegistry()
+    with pytest.raises(pytest.UsageError, match="is not a protocol .missing.*format_tag"):
+        registry.register(object())  # type: ignore[arg-type]
+
+    class Twin(ProtocolBase):
+        name = "past"
+        format_tag = "pastbench/twin-v1"
+
+    registry.register(standalone_registry()["past"])
+    with pytest.raises(pytest.UsageError, match="'past' is registered twice"):
+        registry.register(Twin())
+
+
+def test_every_protocol_exposes_gate_metrics_of_its_summary() -> None:
+    summary = json.loads(GOLDEN.read_text())
+    metrics = {p.name: p.gate_metrics(summary) for p in standalone_registry()}
+    config = summary["configs"][0]
+    (delta,) = [m for m in metrics["past"] if m.scope == "overall" and m.name == "delta"]
+    assert (delta.value, delta.ci) == (config["overall"]["delta"], tuple(config["overall"]["delta_ci"]))
+    assert [m.higher_is_better for m in metrics["past"] if m.name == "pr"][0] is False
+    own = [m for m in metrics["stream"] if m.config.startswith("own") and m.name == "hidden"]
+    assert [m.value for m in own] == [summary["protocols"]["stream"]["configs"][2]["overall"]["hidden"]]
+    rho = [m for m in metrics["intervention"] if m.name == "rho"]
+    assert len(rho) == 6 and all(m.ci is not None and not m.higher_is_better for m in rho)
+    assert {m.name for m in metrics["plasticity"]} == {"id_end", "ood_end"}
+    for protocol in standalone_registry():
+        assert {m.name for m in metrics[protocol.name]} <= protocol.gate_metric_names
+
+
+def test_a_metric_gate_fails_on_the_worse_direction_only() -> None:
+    def metric(value: float, higher: bool) -> GateMetric:
+        return GateMetric("x", "cfg", "overall", "m", value, None, higher)
+
+    (gate,) = parse_gates(["m:0.1"], frozenset({"m"}))
+    (higher_better,) = evaluate_metric_gates([gate], [metric(0.3, True)], [metric(0.5, True)])
+    (lower_better,) = evaluate_metric_gates([gate], [metric(0.3, False)], [metric(0.5, False)])
+    assert higher_better.failed and not lower_better.failed
+    elsewhere = parse_gates(["other.m:0.1"], frozenset({"m"}))
+    (missing,) = evaluate_metric_gates(elsewhere, [metric(0.3, True)], [])
+    assert missing.error is not None and not missing.passed
