@@ -63,6 +63,9 @@ MODULES: dict[str, str] = {
     "summary_line": "plugin.terminal",
     "progress": "plugin.progress",
     "regression": "plugin.regression",
+    "run_models": "plugin.run_models",
+    "run_report": "plugin.finish",
+    "run_setup": "plugin.preflight",
     # --- protocols/ ----------------------------------------------------------------------------------
     "protocols": "protocols",
     "protocols.base": "protocols.base",
@@ -73,6 +76,8 @@ MODULES: dict[str, str] = {
     # PAST
     "protocols.past": "protocols.past",
     "protocols.past.collect": "protocols.past.collect",
+    "protocols.past.report": "protocols.past.report",
+    "summary": "protocols.past.metrics",
     "schema": "protocols.past.schema",
     "runner": "protocols.past.engine",
     "scoring": "protocols.past.scoring",
@@ -167,7 +172,7 @@ MODULES: dict[str, str] = {
     "output": "results.run_folder",
     "runs": "results.read",
     "item_record": "results.item_record",
-    "summary": "results.aggregate",
+    "run_aggregate": "results.aggregate",
     "merge": "results.merge",
     "baseline": "results.baseline",
     "gates": "results.gates",
