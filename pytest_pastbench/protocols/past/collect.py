@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ...collect import BelowThreshold, ItemInfraError, model_trials
+from ...collect import model_trials
+from ...errors import BelowThreshold, ItemInfraError
 from ...loader import load_family
 from ...mechanisms import mechanism_set_label
 from ...session import pastbench_session
