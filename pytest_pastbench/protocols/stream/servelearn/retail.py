@@ -77,6 +77,13 @@ class _Retail:
             raise ToolFailure("payment method not found")
         return method
 
+    def _refund_target(self, order: dict[str, Any], method_id: str) -> None:
+        """Money back from a delivered order goes to the original payment method or a gift card."""
+        method = self._method(order, method_id)
+        history = order.get("payment_history") or [{}]
+        if method.get("source") != "gift_card" and method_id != history[0].get("payment_method_id"):
+            raise ToolFailure("the payment method must be the original payment method or a gift card")
+
     def _order_in(self, order_id: str, *statuses: str) -> dict[str, Any]:
         order = self._order(order_id)
         if order.get("status") not in statuses:
@@ -120,14 +127,22 @@ class _Retail:
 
     # writes --------------------------------------------------------------------------------
     def cancel_pending_order(self, order_id: str, reason: str) -> str:
-        order = self._order_in(order_id, "pending", MODIFIED)
-        for payment in list(order.get("payment_history") or []):
-            if payment.get("transaction_type") != "payment":
+        order = self._order_in(order_id, "pending")
+        # Refund what each method still has paid in (payments minus refunds), once per method.
+        paid: dict[str, float] = {}
+        for entry in order.get("payment_history") or []:
+            sign = 1 if entry.get("transaction_type") == "payment" else -1
+            method_id = entry["payment_method_id"]
+            paid[method_id] = round(paid.get(method_id, 0.0) + sign * float(entry["amount"]), 2)
+        for method_id, amount in paid.items():
+            if amount <= 0:
                 continue
-            method = self._method(order, payment["payment_method_id"])
+            method = self._method(order, method_id)
             if method.get("source") == "gift_card":
-                method["balance"] = round(float(method.get("balance", 0)) + float(payment["amount"]), 2)
-            order["payment_history"].append({**payment, "transaction_type": "refund"})
+                method["balance"] = round(float(method.get("balance", 0)) + amount, 2)
+            order["payment_history"].append(
+                {"transaction_type": "refund", "amount": amount, "payment_method_id": method_id}
+            )
         order["status"] = CANCELLED
         order["cancel_reason"] = reason
         return json.dumps(order)
@@ -135,7 +150,7 @@ class _Retail:
     def modify_pending_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
     ) -> str:
-        order = self._order_in(order_id, "pending", MODIFIED)
+        order = self._order_in(order_id, "pending")
         items, difference = self._swap(order, item_ids, new_item_ids)
         self._settle(order, payment_method_id, difference)
         for item, new_id in zip(items, new_item_ids, strict=True):
@@ -149,7 +164,7 @@ class _Retail:
     ) -> str:
         order = self._order_in(order_id, "delivered")
         self._items(order, item_ids)
-        self._method(order, payment_method_id)
+        self._refund_target(order, payment_method_id)
         order.update(
             status=RETURN_REQUESTED,
             return_items=sorted(item_ids),
@@ -163,6 +178,7 @@ class _Retail:
     ) -> str:
         order = self._order_in(order_id, "delivered")
         _, difference = self._swap(order, item_ids, new_item_ids)
+        self._refund_target(order, payment_method_id)
         self._settle(order, payment_method_id, difference)
         order.update(
             status=EXCHANGE_REQUESTED,

@@ -107,3 +107,21 @@ def test_ranked_alternatives_and_batches_have_their_own_tools() -> None:
         ("approved", None),
         ("denied", "new_payee_review"),
     ]
+
+
+def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_stays_modified() -> None:
+    box = toolbox(RETAIL, task("retail_l1", "rfx_t1"))
+    methods = box.state["users"]["lena_park_1001"]["payment_methods"]
+    methods["credit_card_9999"] = {"source": "credit_card", "id": "credit_card_9999"}
+    args = {"order_id": "#W1000005", "item_ids": ["7100000001"], "reason": "no longer needed"}
+    other_card = box.call("return_delivered_order_items", {**args, "payment_method_id": "credit_card_9999"})
+    assert other_card == "Error: the payment method must be the original payment method or a gift card"
+    assert box.call(
+        "return_delivered_order_items", {**args, "payment_method_id": "credit_card_1111"}
+    ).startswith("{")
+    pending = toolbox(RETAIL, task("retail_l1", "rfx_s5"))
+    swap = {"order_id": "#W1000003", "item_ids": ["7100000001"], "new_item_ids": ["7100000002"]}
+    pending.call("modify_pending_order_items", {**swap, "payment_method_id": "credit_card_1111"})
+    assert pending.state["orders"]["#W1000003"]["payment_history"][-1]["amount"] == 12.5
+    again = pending.call("cancel_pending_order", {"order_id": "#W1000003", "reason": "no longer needed"})
+    assert again == "Error: order status is 'pending (item modified)'; this needs pending"
