@@ -137,16 +137,19 @@ def read_servelearn(path: str | Path) -> ReadResult:
     if not data.is_dir() or not (root / "environments").is_dir():
         raise FileNotFoundError(f"{root}: not a ServeLearnBench download (needs data/ and environments/)")
     names = sorted({p.name for p in data.iterdir() if p.is_dir()} | _env_names(root))
-    scenarios: list[Scenario] = []
-    errors: list[ScenarioError] = []
-    for name in names:
-        try:
-            scenarios.append(_read_scenario(root, name))
-        except _Unreadable as exc:
-            errors.append(
-                ScenarioError(scenario=name, file=str(exc.file), line=exc.line, problem=exc.problem)
-            )
-    return ReadResult(scenarios=scenarios, errors=errors)
+    read = [read_scenario(root, name) for name in names]
+    return ReadResult(
+        scenarios=[s for s in read if isinstance(s, Scenario)],
+        errors=[e for e in read if isinstance(e, ScenarioError)],
+    )
+
+
+def read_scenario(root: str | Path, name: str) -> Scenario | ScenarioError:
+    """One scenario of a download, or the one error that keeps it from loading."""
+    try:
+        return _read_scenario(Path(root), name)
+    except _Unreadable as exc:
+        return ScenarioError(scenario=name, file=str(exc.file), line=exc.line, problem=exc.problem)
 
 
 def is_servelearn(path: str | Path) -> bool:
