@@ -38,6 +38,10 @@ def servelearn_file(file_path: Path, parent: pytest.Collector) -> pytest.Collect
     root = file_path.parents[2] if len(file_path.parents) > 2 else None
     if root is None or file_path.parent.parent.name != "environments" or not is_servelearn(root):
         return None
+    # Only what the user pointed --pastbench-families at: a stray windows.json is not a benchmark.
+    chosen = [Path(f).resolve() for f in pastbench_session(parent.config).options.families]
+    if not any(path == file_path.resolve() or path in file_path.resolve().parents for path in chosen):
+        return None
     return ServeLearnFile.from_parent(parent, path=file_path)
 
 

@@ -73,3 +73,9 @@ def test_an_unreadable_scenario_is_one_error_and_the_others_run(pytester: pytest
     result.stdout.fnmatch_lines(
         ["*retail_l1: *retail_l1/system_prompt.txt: missing file*", "*2 deselected, 1 error, 2 measured*"]
     )
+
+
+def test_a_download_is_collected_only_through_pastbench_families(pytester: pytest.Pytester) -> None:
+    shutil.copytree(FIXTURES, pytester.path / "dataset")
+    result = pytester.runpytest_subprocess("dataset", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
