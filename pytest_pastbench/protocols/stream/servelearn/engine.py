@@ -5,7 +5,7 @@ The protocol (their docs/protocol.md): the system prompt is the scenario's, plus
 method adds (an Oracle bulletin, a learner's context); the user message is the instruction. One
 tool call per turn: a turn with several calls executes none of them and each gets an error; a
 turn with no call gets a corrective message; ``finish`` ends the episode. Budgets: 50 tool calls
-(``finish`` exempt; past it every tool answers with an error) and 100 turns.
+(``finish`` exempt; past it every tool answers with an error), 100 turns and 256k output tokens.
 
 The agent-facing surface is ``Agent.turn(messages, tools) -> Turn``: the OpenAI chat messages so
 far and the tool schemas. A learner sees ``Learner.context(instruction)`` before a serving or test
@@ -26,7 +26,7 @@ from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .schema import Scenario, Task
 from .scoring import feedback_line, oracle_context
 
-TOOL_BUDGET, TURN_BUDGET = 50, 100
+TOOL_BUDGET, TURN_BUDGET, OUTPUT_TOKEN_BUDGET = 50, 100, 256_000
 MSG_NO_CALL = "No tool call was received. Act with exactly ONE tool call (call `finish` to end the episode)."
 MSG_MULTI = (
     "not executed: {n} tool calls were received in one turn; only ONE call per turn is allowed. "
@@ -49,6 +49,7 @@ class ToolCall:
 class Turn:
     text: str = ""
     calls: tuple[ToolCall, ...] = ()
+    output_tokens: int = 0  # what the model spent on this turn (the episode's token budget)
 
 
 class Agent(Protocol):
@@ -72,9 +73,14 @@ def run_episode(agent: Agent, scenario: Scenario, task: Task, extra_system: str 
     tools = scenario.environment.tools
     finish_spec = tool_schemas(scenario).get(FINISH) or {"name": FINISH, "parameters": {}}
     episode = Episode(task.task_id, world=box.state)
+    spent = 0
     for _ in range(TURN_BUDGET):
+        if spent >= OUTPUT_TOKEN_BUDGET:
+            episode.ended_by = "token_budget"
+            return episode
         episode.turns += 1
         turn = agent.turn([dict(m) for m in messages], tools)
+        spent += turn.output_tokens
         messages.append(_assistant(turn))
         if not turn.calls:
             messages.append({"role": "user", "content": MSG_NO_CALL})

@@ -31,4 +31,4 @@ class ModelAgent:
             )
             for c in reply.tool_calls
         )
-        return Turn(text=reply.content or "", calls=calls)
+        return Turn(text=reply.content or "", calls=calls, output_tokens=reply.completion_tokens)

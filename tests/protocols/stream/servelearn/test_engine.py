@@ -82,6 +82,12 @@ def test_the_turn_budget_ends_an_episode_without_finish_and_it_scores_zero() -> 
     assert grade(RETAIL, CANCEL, episode, CHECKLIST).reward == 0.0
 
 
+def test_the_output_token_budget_ends_the_episode() -> None:
+    agent = ScriptedAgent(*[Turn(text="long thoughts", output_tokens=100_000) for _ in range(5)])
+    episode = run_episode(agent, RETAIL, CANCEL)
+    assert (episode.turns, episode.ended_by, episode.finish) == (3, "token_budget", None)
+
+
 def test_the_wrong_state_or_a_wrong_declaration_scores_zero() -> None:
     assert reward(ScriptedAgent(call("finish"))) == 0.0  # did nothing
     other_reason = call("cancel_pending_order", order_id="#W1000002", reason="ordered by mistake")
