@@ -62,6 +62,9 @@ class Evaluator(_Model):
 
 
 class Task(_Model):
+    # A field a later export adds is ignored (never shown to an agent either: only ``instruction`` is).
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
     task_id: str
     scenario: str
     domain: Domain
@@ -75,6 +78,8 @@ class Task(_Model):
 
 
 class Window(_Model):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
     window: int = Field(ge=0)
     first_position: int = Field(ge=1)
     oracle_bulletin: str

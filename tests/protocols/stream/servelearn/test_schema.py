@@ -74,6 +74,16 @@ def test_a_task_with_a_wrong_field_is_a_line_error(tmp_path: Path) -> None:
     assert error.line == 1 and "category" in error.problem
 
 
+def test_a_field_a_later_export_adds_is_ignored_but_a_missing_one_is_an_error(tmp_path: Path) -> None:
+    root = copy_dataset(tmp_path)
+    test = root / "data" / "pitch_l1" / "test.jsonl"
+    test.write_text(test.read_text().replace('"tier": "L1"', '"tier": "L1", "difficulty": 3', 1))
+    assert read_servelearn(root).errors == []
+    test.write_text(test.read_text().replace('"instruction"', '"instructions"', 1))
+    (error,) = read_servelearn(root).errors
+    assert error.line == 1 and error.problem == "instruction: Field required"
+
+
 def test_a_task_in_an_unknown_window_is_an_error(tmp_path: Path) -> None:
     root = copy_dataset(tmp_path)
     test = root / "data" / "banking_l1" / "test.jsonl"
