@@ -19,12 +19,14 @@ from typing import Any
 import pytest
 
 from ....collect import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
+from ....llm_judge import REFERENCE_JUDGE
 from ....session import pastbench_session
 from ...base import ProtocolFile, ProtocolItem
+from .checklist import ModelChecklist
 from .engine import run_scenario
 from .episode import Outcome
 from .model_agent import ModelAgent
-from .pitch import JudgeChecklist, ReferenceJudge
+from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .schema import TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
 
@@ -93,7 +95,7 @@ class ServeLearnItem(ProtocolItem):
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         session = pastbench_session(self.config)
         agent = ModelAgent(session.client(self.model, self.trial))
-        checklist = JudgeChecklist(session.judge() or ReferenceJudge())
+        checklist = pitch_checklist(session)
         outcomes = run_scenario(self.scenario, agent, oracle=self.harness == "oracle", checklist=checklist)
         rows = [Row(o.scenario, o.split, o.category, o.reward) for o in outcomes]
         scores = setting_scores(rows).get(self.scenario.name, {})
@@ -128,6 +130,14 @@ class ServeLearnItem(ProtocolItem):
             for o in outcomes
         ]
         return record, trace
+
+
+def pitch_checklist(session: Any) -> Checklist:
+    """A real judge model classes facts M / C / N with invented claims; the offline one per fact."""
+    model = session.options.judge_model
+    if model is None or model == REFERENCE_JUDGE:
+        return JudgeChecklist(ReferenceJudge())
+    return ModelChecklist(session.client(model))
 
 
 def _per_window(outcomes: list[Outcome]) -> list[dict[str, Any]]:

@@ -9,10 +9,10 @@ addressed (N), and invented claims are listed; then
 
 and a pitch over 90 words scores at most 25. Reward = score / 100.
 
-The classification goes through the project's judge seam (``judge.Judge``): one ``grade`` per
-sheet attribute, "does the pitch state this fact". That seam returns one score per rubric, so it
-yields M or N only; contradictions and invented claims need a checklist judge (``Checklist``)
-and count as zero until one is plugged in. ``PitchGrade.judge`` records which model judged.
+The classification is a ``Checklist``: with a judge model, ``checklist.ModelChecklist`` (one call
+per pitch, M / C / N and invented claims); offline, ``JudgeChecklist`` over the project's judge
+seam (``judge.Judge``, one ``grade`` per fact: "does the pitch state this fact"), which yields M or
+N only, so contradictions and invented claims are not seen. ``PitchGrade.judge`` records the judge.
 
 The customer's taste is read from the window's Oracle bulletin ("They like: ...; They dislike:
 ..."), the one place the published files state it; a dislike marked "(do NOT bring this up)" is
