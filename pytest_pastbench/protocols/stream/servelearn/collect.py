@@ -1,12 +1,12 @@
 """A ServeLearnBench download collected as stream items (the minimal, isolated hook-up of #21).
 
 ``--pastbench-families=DOWNLOAD`` makes pytest walk the download; each scenario's
-``environments/<scenario>/windows.json`` becomes a collector with one item per harness (Blind,
-Oracle) x model x trial. An item runs the scenario's whole stream under the published protocol
-with the plain acting loop (``ModelAgent``; learning harnesses wait for the one session runner of
-issue 19) and reports its setting scores in the shape the stream tables read
-(``metrics.hidden`` / ``metrics.fully``). A scenario that cannot be read is one error item naming
-the file and the line; the other scenarios still run.
+``environments/<scenario>/windows.json`` becomes a collector with one item per harness (Blind and
+Oracle on the test tasks, RAG over the whole stream) x model x trial. An item runs under the
+published protocol with the plain acting loop (``ModelAgent``; the project's own agents and
+learning harnesses wait for the one session runner of issue 19) and reports its setting scores
+in the shape the stream tables read (``metrics.hidden`` / ``metrics.fully``). A scenario that
+cannot be read is one error item naming the file and the line; the other scenarios still run.
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ from .engine import run_scenario
 from .episode import Outcome
 from .model_agent import ModelAgent
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
+from .rag import RagLearner
 from .schema import TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
 
 MARKER = "windows.json"
-HARNESSES = ("blind", "oracle")
+HARNESSES = ("blind", "oracle", "rag")
 AGENT_LABEL = "servelearn-loop"  # not the run's --pastbench-agent: the published acting loop
 
 
@@ -96,7 +97,10 @@ class ServeLearnItem(ProtocolItem):
         session = pastbench_session(self.config)
         agent = ModelAgent(session.client(self.model, self.trial))
         checklist = pitch_checklist(session)
-        outcomes = run_scenario(self.scenario, agent, oracle=self.harness == "oracle", checklist=checklist)
+        learner = RagLearner() if self.harness == "rag" else None
+        outcomes = run_scenario(
+            self.scenario, agent, learner=learner, oracle=self.harness == "oracle", checklist=checklist
+        )
         rows = [Row(o.scenario, o.split, o.category, o.reward) for o in outcomes]
         scores = setting_scores(rows).get(self.scenario.name, {})
         serving_hidden = [o.reward for o in outcomes if o.split == "serving" and o.category == HIDDEN]

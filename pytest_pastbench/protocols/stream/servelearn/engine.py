@@ -9,8 +9,10 @@ turn with no call gets a corrective message; ``finish`` ends the episode. Budget
 
 The agent-facing surface is ``Agent.turn(messages, tools) -> Turn``: the OpenAI chat messages so
 far and the tool schemas. A learner sees ``Learner.context(instruction)`` before a serving or test
-task and ``Learner.update(record)`` after a serving task, where the record is the episode as the
-agent lived it plus ``Score: n/100.``. Nothing else crosses, in particular no ``evaluator``.
+task and ``Learner.update(experience)`` after a serving task: the instruction, its stream
+position, the reward and the record (the episode as the agent lived it plus ``Score: n/100.``).
+Nothing else crosses, in particular no ``evaluator``, category or window. Without a learner
+(Blind, Oracle) only the test tasks run, as the authors run those two.
 """
 
 from __future__ import annotations
@@ -56,10 +58,20 @@ class Agent(Protocol):
     def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn: ...
 
 
+@dataclass(frozen=True)
+class Experience:
+    """One served task as a learner may see it (their ``EpisodeResult``)."""
+
+    instruction: str
+    timestamp: int
+    reward: float
+    record: str
+
+
 class Learner(Protocol):
     def context(self, instruction: str) -> str: ...
 
-    def update(self, record: str) -> None: ...
+    def update(self, experience: Experience) -> None: ...
 
 
 def run_episode(agent: Agent, scenario: Scenario, task: Task, extra_system: str = "") -> Episode:
@@ -156,11 +168,12 @@ def run_scenario(
     checklist: Checklist | None = None,
 ) -> list[Outcome]:
     """The stream: per window, its serving tasks (graded, then the learner updates), then its test
-    tasks (graded, nothing returned). ``oracle`` adds each window's bulletin to the system prompt."""
+    tasks (graded, nothing returned). Without a learner only the test tasks run. ``oracle`` adds
+    each window's bulletin to the system prompt."""
     checklist = checklist or JudgeChecklist(ReferenceJudge())
     outcomes: list[Outcome] = []
     for window in sorted(scenario.environment.windows, key=lambda w: w.window):
-        serving = [t for t in scenario.serving if t.window == window.window]
+        serving = [t for t in scenario.serving if t.window == window.window] if learner is not None else []
         test = [t for t in scenario.test if t.window == window.window]
         for task in [*serving, *test]:
             extra = [oracle_context(window)] if oracle else []
@@ -170,5 +183,6 @@ def run_scenario(
             outcome = grade(scenario, task, episode, checklist)
             outcomes.append(outcome)
             if learner is not None and task.split == "serving":
-                learner.update(episode_record(task, episode, outcome.reward))
+                record = episode_record(task, episode, outcome.reward)
+                learner.update(Experience(task.instruction, task.timestamp, outcome.reward, record))
     return outcomes

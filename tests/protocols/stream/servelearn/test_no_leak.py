@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.protocols.stream.servelearn.engine import Turn, run_scenario
+from pytest_pastbench.protocols.stream.servelearn.engine import Experience, Turn, run_scenario
+from pytest_pastbench.protocols.stream.servelearn.rag import RagLearner
 from pytest_pastbench.protocols.stream.servelearn.schema import Scenario
 
 from .helpers import call, scenarios
@@ -47,8 +48,9 @@ class Learner:
         self.contexts.append(instruction)
         return "remembered: " + str(len(self.records))
 
-    def update(self, record: str) -> None:
-        self.records.append(record)
+    def update(self, experience: Experience) -> None:
+        self.records.append(json.dumps(experience.__dict__, ensure_ascii=False))
+        self.records.append(experience.record)
 
 
 def evaluator_only(scenario: Scenario) -> set[str]:
@@ -86,7 +88,7 @@ def test_the_oracle_sees_only_the_active_windows_bulletin(name: str) -> None:
     by_window = {w.window: w.oracle_bulletin for w in scenario.environment.windows}
     dumps = [json.loads(r) for r in agent.received if r.startswith("[[")]
     firsts = [messages[0]["content"] for messages, _ in dumps if len(messages) == 2]
-    order = [t.window for w in sorted(by_window) for t in scenario.tasks() if t.window == w]
+    order = [t.window for w in sorted(by_window) for t in scenario.test if t.window == w]  # no serving
     assert len(firsts) == len(order)
     for system, window in zip(firsts, order, strict=True):
         assert system.endswith(by_window[window])
@@ -97,10 +99,11 @@ def test_a_learner_hears_only_serving_tasks_and_only_the_score_line() -> None:
     scenario = SCENARIOS["retail_l1"]
     learner = Learner()
     run_scenario(scenario, Recorder(), learner=learner)
-    assert len(learner.records) == len(scenario.serving)
-    assert [r.splitlines()[-1] for r in learner.records] == ["Score: 0/100."] * len(scenario.serving)
+    records = learner.records[1::2]
+    assert len(records) == len(scenario.serving)
+    assert [r.splitlines()[-1] for r in records] == ["Score: 0/100."] * len(scenario.serving)
     test_instructions = [t.instruction for t in scenario.test]
-    assert not any(i in r for i in test_instructions for r in learner.records)
+    assert not any(i in r for i in test_instructions for r in records)
     # the learner was asked for context before every task, serving and test, in stream order
     assert len(learner.contexts) == len(scenario.tasks())
 
@@ -114,3 +117,13 @@ def test_the_scan_catches_an_evaluator_string_that_does_reach_the_agent() -> Non
     run_scenario(leaky, agent)
     seen = "\n".join(agent.received)
     assert [s for s in evaluator_only(scenario) if s in seen] == [family]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_nor_through_the_rag_learners_past_cases(name: str) -> None:
+    scenario = SCENARIOS[name]
+    agent = Recorder()
+    run_scenario(scenario, agent, learner=RagLearner(block=1))
+    seen = "\n".join(agent.received)
+    assert "# Past cases" in seen  # the learner did put cases in front of the agent
+    assert sorted(s for s in evaluator_only(scenario) if s in seen) == []
