@@ -31,7 +31,6 @@ from .rag import RagLearner
 from .schema import TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
 
-MARKER = "windows.json"
 HARNESSES = ("blind", "oracle", "rag")
 AGENT_LABEL = "servelearn-loop"  # not the run's --pastbench-agent: the published acting loop
 

@@ -29,14 +29,15 @@ from .schema import Scenario, Task
 from .scoring import feedback_line, oracle_context
 
 TOOL_BUDGET, TURN_BUDGET, OUTPUT_TOKEN_BUDGET = 50, 100, 256_000
-MSG_NO_CALL = "No tool call was received. Act with exactly ONE tool call (call `finish` to end the episode)."
+# What the harness answers (our words; the published protocol fixes what happens, not the text).
+MSG_NO_CALL = "This turn had no tool call. Act with one tool call per turn; call `finish` to end the episode."
 MSG_MULTI = (
-    "not executed: {n} tool calls were received in one turn; only ONE call per turn is allowed. "
-    "Nothing was executed; re-issue the calls one per turn."
+    "not executed: this turn had {n} tool calls and only one per turn is allowed, so none of them ran. "
+    "Send them again, one per turn."
 )
-MSG_BAD_JSON = "not executed: arguments must be a JSON object that follows the tool's schema ({detail})."
-MSG_UNKNOWN = "not executed: unknown tool {name!r}."
-MSG_BUDGET = "Error: tool-call budget ({n}) exhausted; no further tool calls are possible. Call `finish`."
+MSG_BAD_JSON = "not executed: the arguments must be a JSON object matching the tool's schema ({detail})."
+MSG_UNKNOWN = "not executed: there is no tool named {name!r}."
+MSG_BUDGET = "Error: the episode's {n} tool calls are used up; no other tool will run. Call `finish`."
 FINISH_ACK = '{"accepted": true}'
 
 

@@ -41,8 +41,11 @@ def ground_truth_world(scenario: Scenario, task: Task) -> dict[str, Any]:
     return box.state
 
 
-def grade(scenario: Scenario, task: Task, episode: Episode, checklist: Checklist) -> Outcome:
+def grade(scenario: Scenario, task: Task, episode: Episode, checklist: Checklist | None = None) -> Outcome:
+    """The reward of one episode; ``checklist`` (the Pitch judge) is needed for Pitch only."""
     if scenario.domain == "pitch":
+        if checklist is None:
+            raise ValueError(f"{task.task_id}: a Pitch task is graded by a judge; pass a checklist")
         pitch = (episode.finish or {}).get("pitch")
         result = grade_pitch(scenario, task, pitch if isinstance(pitch, str) else None, checklist)
         detail: dict[str, Any] = {"score": result.score, "judge": result.judge, **result.detail}

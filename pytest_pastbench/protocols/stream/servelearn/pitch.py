@@ -36,7 +36,6 @@ WEIGHTS = {"pos": 1.0}
 F_NEG, F_RED, F_LIE, F_FAB = 0.5, 0.3, 0.5, 0.5
 FAB_CAP, WORD_CAP, OVER_CAP_SCORE = 5, 90, 25.0
 RED_LINE = "(do not bring this up)"
-SHEET_DIMS_SKIPPED = ("product_id", "name", "category")
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,7 @@ def audit_task(scenario: Scenario, task: Task, checklist: Checklist | None = Non
     if episode.finish is None:
         return Failure(scenario.name, task.task_id, "no_finish", f"ended by {episode.ended_by}")
     try:
-        outcome = grade(scenario, task, episode, checklist)  # type: ignore[arg-type]
+        outcome = grade(scenario, task, episode, checklist)
     except ReplayError as exc:
         return Failure(scenario.name, task.task_id, exc.reason, exc.detail)
     if outcome.reward < 1.0:
