@@ -23,12 +23,21 @@ def _schema(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     """Schema of every file, then the dataset audit (counts table and every failure)."""
     from .dataset.audit import audit, counts_table, shortcuts_table
+    from .protocols.stream.servelearn.schema import is_servelearn
 
     paths = [Path(raw) for raw in args.paths]
     for path in paths:
         if not path.exists():
             print(f"{path}: no such file or folder", file=sys.stderr)
             return 2
+    downloads = [p for p in paths if p.is_dir() and is_servelearn(p)]
+    if downloads:  # ServeLearnBench's published dataset: its own replay audit
+        from .protocols.stream.servelearn.cli import validate_downloads
+
+        if len(downloads) < len(paths):
+            print("validate ServeLearnBench downloads and family files in separate runs", file=sys.stderr)
+            return 2
+        return validate_downloads(downloads)
     report = audit(paths, run_policies=not args.no_runs, check_counts=not args.any_shape)
     for path, family in report.families.items():
         print(f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)")
@@ -123,7 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the JSON Schema of family files")
     schema.add_argument("-o", "--output", help="write to this file instead of stdout")
     schema.set_defaults(func=_schema)
-    validate = commands.add_parser("validate", help="validate and audit family files or folders")
+    validate = commands.add_parser(
+        "validate", help="validate and audit family files or folders, or replay a ServeLearnBench download"
+    )
     validate.add_argument("paths", nargs="+")
     validate.add_argument(
         "--no-runs",

@@ -105,6 +105,10 @@ def _parametrized(metafunc: pytest.Metafunc, argname: str) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name == "windows.json":  # maybe a scenario of a ServeLearnBench download (#21)
+        from .protocols.stream.servelearn.collect import servelearn_file
+
+        return servelearn_file(file_path, parent)
     tag = family_format(file_path)
     if tag is None:
         return None

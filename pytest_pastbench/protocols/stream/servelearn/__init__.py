@@ -1,0 +1,30 @@
+"""ServeLearnBench's published dataset, run to its authors' documented semantics.
+
+Groundwork for issue 21, self-contained until the stream protocol sits behind the typed
+interface of issue 19:
+
+- ``schema``: the published layout (``data/<scenario>/*.jsonl``, ``environments/<scenario>/``)
+  read into typed models, one error per broken scenario naming the file and the line;
+- ``retail``, ``banking``, ``pitch``: the three environments and their grading;
+- ``engine``: their turn protocol and budgets, driving a small agent interface;
+- ``scoring``: the feedback line, the Oracle context, setting scores, Avg. H / Avg. F;
+- ``replay``: the audit agent that replays the evaluator's ground truth, and
+  ``validate_servelearn`` over a download.
+
+The ``evaluator`` field of a task is scoring-only: nothing here hands it to an agent or a learner.
+"""
+
+from __future__ import annotations
+
+from .replay import ValidationReport, validate_servelearn
+from .schema import ReadResult, Scenario, ScenarioError, Task, read_servelearn
+
+__all__ = [
+    "ReadResult",
+    "Scenario",
+    "ScenarioError",
+    "Task",
+    "ValidationReport",
+    "read_servelearn",
+    "validate_servelearn",
+]

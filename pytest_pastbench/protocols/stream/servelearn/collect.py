@@ -1,0 +1,169 @@
+"""A ServeLearnBench download collected as stream items (the minimal, isolated hook-up of #21).
+
+``--pastbench-families=DOWNLOAD`` makes pytest walk the download; each scenario's
+``environments/<scenario>/windows.json`` becomes a collector with one item per harness (Blind and
+Oracle on the test tasks, RAG over the whole stream) x model x trial. An item runs under the
+published protocol with the plain acting loop (``ModelAgent``; the project's own agents and
+learning harnesses wait for the one session runner of issue 19) and reports its setting scores
+in the shape the stream tables read (``metrics.hidden`` / ``metrics.fully``). A scenario that
+cannot be read is one error item naming the file and the line; the other scenarios still run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ....collect import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
+from ....llm_judge import REFERENCE_JUDGE
+from ....session import pastbench_session
+from ...base import ProtocolFile, ProtocolItem
+from .checklist import ModelChecklist
+from .engine import run_scenario
+from .episode import Outcome
+from .model_agent import ModelAgent
+from .pitch import Checklist, JudgeChecklist, ReferenceJudge
+from .rag import RagLearner
+from .schema import TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
+from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
+
+HARNESSES = ("blind", "oracle", "rag")
+AGENT_LABEL = "servelearn-loop"  # not the run's --pastbench-agent: the published acting loop
+
+
+def servelearn_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """The collector of one scenario when ``file_path`` is ``<download>/environments/<s>/windows.json``."""
+    root = file_path.parents[2] if len(file_path.parents) > 2 else None
+    if root is None or file_path.parent.parent.name != "environments" or not is_servelearn(root):
+        return None
+    # Only what the user pointed --pastbench-families at: a stray windows.json is not a benchmark.
+    chosen = [Path(f).resolve() for f in pastbench_session(parent.config).options.families]
+    if not any(path == file_path.resolve() or path in file_path.resolve().parents for path in chosen):
+        return None
+    return ServeLearnFile.from_parent(parent, path=file_path)
+
+
+def scenario_hash(root: Path, name: str) -> str:
+    digest = hashlib.sha256()
+    files = [root / "data" / name / f for f in TASK_FILES]
+    files += sorted((root / "environments" / name).iterdir())
+    for file in files:
+        if file.is_file():
+            digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+class ServeLearnFile(ProtocolFile):
+    def collect(self) -> Iterator[pytest.Item]:
+        root, name = self.path.parents[2], self.path.parent.name
+        self.protocol = "stream"
+        self.family_id, self.file_hash = f"stream.servelearn.{name}", scenario_hash(root, name)
+        pastbench_session(self.config).note_family(self.family_id, self.file_hash)
+        scenario = read_scenario(root, name)
+        if isinstance(scenario, ScenarioError):
+            yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(scenario))
+            return
+        options = pastbench_session(self.config).options
+        for harness in HARNESSES:
+            for model, trial, suffix in model_trials(options):
+                yield ServeLearnItem.from_parent(
+                    self,
+                    name=f"{harness}[{'-'.join(suffix)}]",
+                    scenario=scenario,
+                    harness=harness,
+                    model=model,
+                    trial=trial,
+                )
+
+
+class ServeLearnItem(ProtocolItem):
+    protocol = "stream"
+
+    def __init__(self, *, scenario: Scenario, harness: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.harness = harness
+        self.extra_keyword_matches.update({harness, scenario.domain, "servelearn"})
+
+    def base_record(self) -> dict[str, Any]:
+        return {**super().base_record(), "agent": AGENT_LABEL}
+
+    def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        session = pastbench_session(self.config)
+        agent = ModelAgent(session.client(self.model, self.trial))
+        checklist = pitch_checklist(session)
+        learner = RagLearner() if self.harness == "rag" else None
+        outcomes = run_scenario(
+            self.scenario, agent, learner=learner, oracle=self.harness == "oracle", checklist=checklist
+        )
+        rows = [Row(o.scenario, o.split, o.category, o.reward) for o in outcomes]
+        scores = setting_scores(rows).get(self.scenario.name, {})
+        serving_hidden = [o.reward for o in outcomes if o.split == "serving" and o.category == HIDDEN]
+        metrics = {
+            "hidden": _round(scores.get(HIDDEN)),
+            "fully": _round(scores.get(FULLY_SPECIFIED)),
+            "serving_hidden": _round(
+                100 * sum(serving_hidden) / len(serving_hidden) if serving_hidden else None
+            ),
+            "tokens_per_task": round(agent.tokens / len(outcomes), 1),
+            "cost_per_task": None if agent.cost_usd is None else agent.cost_usd / len(outcomes),
+        }
+        record = {
+            "headline": f"H {_show(metrics['hidden'])} F {_show(metrics['fully'])}",
+            "source": "servelearnbench",
+            "scenario": self.scenario.name,
+            "domain": self.scenario.domain,
+            "tier": self.scenario.serving[0].tier,
+            "harness": self.harness,
+            "judge": checklist.name if self.scenario.domain == "pitch" else None,
+            "counts": {
+                "windows": len(self.scenario.environment.windows),
+                "serving": len(self.scenario.serving),
+                "test": len(self.scenario.test),
+            },  # fmt: skip
+            "metrics": metrics,
+            "windows": _per_window(outcomes),
+        }
+        trace = [
+            {"kind": "task", "id": o.task_id, "split": o.split, "window": o.window, "reward": o.reward}
+            for o in outcomes
+        ]
+        return record, trace
+
+
+def pitch_checklist(session: Any) -> Checklist:
+    """A real judge model classes facts M / C / N with invented claims; the offline one per fact."""
+    model = session.options.judge_model
+    if model is None or model == REFERENCE_JUDGE:
+        return JudgeChecklist(ReferenceJudge())
+    return ModelChecklist(session.client(model))
+
+
+def _per_window(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Per window and phase: reward x 100 by category and the task count (the stream tables' shape)."""
+
+    def phase(w: int, split: str) -> dict[str, Any]:
+        tasks = [o for o in outcomes if o.window == w and o.split == split]
+        return {"hidden": _reward(tasks, HIDDEN), "fully": _reward(tasks, FULLY_SPECIFIED), "n": len(tasks)}
+
+    return [
+        {"window": w, "serving": phase(w, "serving"), "test": phase(w, "test")}
+        for w in sorted({o.window for o in outcomes})
+    ]
+
+
+def _reward(outcomes: list[Outcome], category: str) -> float | None:
+    rewards = [o.reward for o in outcomes if o.category == category]
+    return _round(100 * sum(rewards) / len(rewards)) if rewards else None
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def _show(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"

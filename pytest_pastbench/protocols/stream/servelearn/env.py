@@ -1,0 +1,158 @@
+"""What the three environments share: tool-call argument checks against ``tools.json``, the
+``read_docs`` tool, the episode's view of the world, and the state hash graded by replay.
+
+A tool's problem (unknown or missing argument, wrong type, a rule of the tool) is returned as an
+observation starting ``Error:`` that the agent reads; it never ends the episode.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .schema import Scenario, Task
+
+FINISH = "finish"
+Handler = Callable[..., str]
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "array": (list,),
+    "object": (dict,),
+    "boolean": (bool,),
+}
+
+
+class UnknownTool(KeyError):
+    """The agent called a tool the scenario does not offer."""
+
+
+class ToolFailure(Exception):
+    """A tool's own refusal; its message becomes the ``Error: ...`` observation."""
+
+
+def tool_schemas(scenario: Scenario) -> dict[str, dict[str, Any]]:
+    """``name -> function spec`` of ``tools.json`` (``finish`` included, as published)."""
+    specs = {}
+    for tool in scenario.environment.tools:
+        function = tool.get("function") or {}
+        specs[function.get("name", "")] = function
+    return specs
+
+
+def argument_error(spec: dict[str, Any], args: dict[str, Any]) -> str | None:
+    """The first problem of ``args`` against the function's JSON schema (top level), or None."""
+    params = spec.get("parameters") or {}
+    props: dict[str, Any] = params.get("properties") or {}
+    unknown = sorted(k for k in args if k not in props)
+    if unknown:
+        allowed = ", ".join(props) or "none"
+        return f"unknown argument(s) {', '.join(map(repr, unknown))} for {spec['name']}; allowed: {allowed}"
+    missing = [k for k in params.get("required") or [] if k not in args]
+    if missing:
+        return f"{spec['name']} requires {', '.join(map(repr, missing))}"
+    for key, value in args.items():
+        kind = props[key].get("type")
+        types = _JSON_TYPES.get(kind or "")
+        if types and (not isinstance(value, types) or (kind != "boolean" and isinstance(value, bool))):
+            return f"argument {key!r} of {spec['name']} must be a JSON {kind}"
+        if "enum" in props[key] and value not in props[key]["enum"]:
+            return f"argument {key!r} of {spec['name']} must be one of {props[key]['enum']}"
+    return None
+
+
+class ToolBox:
+    """One episode's tools over its own copy of the world: checks arguments, then calls a handler."""
+
+    def __init__(self, scenario: Scenario, handlers: dict[str, Handler], state: dict[str, Any]) -> None:
+        self.specs = tool_schemas(scenario)
+        self.handlers = handlers
+        self.state = state
+        docs = {"policy": scenario.environment.policy, "workflow": scenario.environment.workflow}
+        self.handlers.setdefault("read_docs", lambda doc, section=None: read_docs(docs, doc, section))
+
+    def call(self, name: str, args: dict[str, Any]) -> str:
+        if name == FINISH or name not in self.specs:
+            raise UnknownTool(name)
+        problem = argument_error(self.specs[name], args)
+        if problem:
+            return f"Error: {problem}"
+        handler = self.handlers.get(name)
+        if handler is None:
+            return f"Error: {name} is not available in this environment"
+        try:
+            return handler(**args)
+        except ToolFailure as exc:
+            return f"Error: {exc}"
+
+
+def read_docs(docs: dict[str, str], doc: str, section: str | None = None) -> str:
+    """The table of contents of ``doc`` (``## `` headings as slugs), or one section's text."""
+    text = docs.get(doc)
+    if not text:
+        raise ToolFailure(
+            f"unknown document {doc!r}; choose one of {sorted(k for k, v in docs.items() if v)}"
+        )
+    sections = _sections(text)
+    if section is None:
+        return json.dumps({"doc": doc, "sections": list(sections)})
+    if section not in sections:
+        raise ToolFailure(f"no section {section!r} in {doc}; sections: {', '.join(sections)}")
+    return sections[section]
+
+
+def _sections(text: str) -> dict[str, str]:
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = found.setdefault(slug(line[3:]), [])
+        if current is not None:
+            current.append(line)
+    return {name: "\n".join(lines).strip() for name, lines in found.items()}
+
+
+def slug(heading: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", heading.strip().lower()).strip("-")
+
+
+def episode_world(scenario: Scenario, task: Task) -> dict[str, Any]:
+    """A fresh copy of the world as this task's episode sees it.
+
+    The published worlds mark which records every episode may see (``_episode_view``): Retail
+    shows the base orders plus the task's own order, Banking only the task's own case, so one
+    episode cannot study the others. The marker itself is dropped.
+    """
+    world = copy.deepcopy(scenario.environment.world)
+    view = world.pop("_episode_view", None)
+    meta = task.evaluator.metadata
+    if view is None:
+        return world
+    if view.get("kind") == "banking" or scenario.domain == "banking":
+        for table in ("transactions", "limit_requests", "transfers"):
+            world[table] = {k: v for k, v in (world.get(table) or {}).items() if k == meta.get("case_id")}
+        return world
+    allowed = set(view.get("base_orders") or ())
+    if meta.get("order_id"):
+        allowed.add(meta["order_id"])
+    world["orders"] = {k: v for k, v in (world.get("orders") or {}).items() if k in allowed}
+    for user in (world.get("users") or {}).values():
+        if isinstance(user.get("orders"), list):
+            user["orders"] = [o for o in user["orders"] if o in allowed]
+    hidden_variants = set(view.get("serving_only_variants") or ())
+    if hidden_variants and task.split == "test":
+        for product in (world.get("products") or {}).values():
+            for item_id in list(product.get("variants") or {}):
+                if item_id in hidden_variants:
+                    del product["variants"][item_id]
+    return world
+
+
+def state_hash(state: dict[str, Any]) -> str:
+    """Order-independent for mappings, order-sensitive for lists: what replay compares."""
+    return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()

@@ -1,0 +1,79 @@
+"""``--pastbench-families=DOWNLOAD``: each scenario collected as stream items and reported in the
+stream tables, driven by a scripted model on 127.0.0.1 (which also proves, at the wire, that no
+evaluator content is ever sent to the model)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.reliability.faultserver import Fault, FaultServer
+
+from .helpers import FIXTURES
+
+PITCH = "Budget-friendly price. Has only a small number of owners."
+
+
+def finisher(body: dict[str, Any], index: int) -> Fault:
+    """A model that finishes at once: a pitch when the tools ask for one, else an empty finish()."""
+    wants_pitch = "pitch" in json.dumps(body.get("tools") or [])
+    return Fault("ok", tool="finish", arguments={"pitch": PITCH} if wants_pitch else {})
+
+
+def run(pytester: pytest.Pytester, server: FaultServer, download: Path, *options: str) -> pytest.RunResult:
+    aliases = pytester.path / "aliases.yaml"
+    spec = {"model": "openai/slb", "api_base": server.api_base}
+    aliases.write_text(yaml.safe_dump({"aliases": {"slb-model": spec}}))
+    return pytester.runpytest_subprocess(
+        f"--pastbench-families={download}", "--pastbench-model=slb-model",
+        f"--pastbench-model-aliases={aliases}", "--pastbench-run-id=r", "-v", *options,
+    )  # fmt: skip
+
+
+def test_a_download_runs_as_stream_items_and_reports(pytester: pytest.Pytester) -> None:
+    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+        result = run(pytester, server, FIXTURES, "-n", "2")  # records and traces cross execnet
+        bodies = [json.dumps(r.body) for r in server.received]
+    assert result.ret == 0, result.stdout.str()
+    # under xdist the workers' lines arrive in any order: one pattern at a time
+    result.stdout.fnmatch_lines(["*STREAM H 0.0 F 0.0 environments/banking_l1/windows.json::blind?t0?*"])
+    result.stdout.fnmatch_lines(["*STREAM H 75.0 F — environments/pitch_l1/windows.json::oracle?t0?*"])
+    result.stdout.fnmatch_lines(
+        ["*pastbench: stream*", "*test reward by tier*", "*blind · servelearn-loop@slb-model*"]
+    )
+    # one turn per task, every task finishing at once: Blind and Oracle on the 8 test tasks, RAG on all 23
+    assert len(bodies) == 8 + 8 + 23
+    assert not any("EVAL-SECRET-" in b or "fx_" in b for b in bodies)
+    results = json.loads((pytester.path / "reports" / "r" / "protocol_results.json").read_text())
+    records = results["protocols"]["stream"]
+    pitch = next(r for r in records if r["scenario"] == "pitch_l1" and r["harness"] == "oracle")
+    assert pitch["judge"] == "pastbench/judge" and pitch["counts"] == {"windows": 2, "serving": 4, "test": 2}
+    oracle_windows = [(w["window"], w["serving"]["n"], w["test"]["n"]) for w in pitch["windows"]]
+    assert oracle_windows == [(0, 0, 1), (1, 0, 1)]  # Oracle runs the test sets only
+    rag = next(r for r in records if r["scenario"] == "pitch_l1" and r["harness"] == "rag")
+    assert [(w["serving"]["n"], w["test"]["n"]) for w in rag["windows"]] == [(2, 1), (2, 1)]
+    retail = next(r for r in records if r["scenario"] == "retail_l1" and r["harness"] == "blind")
+    # finish() at once is right exactly where nothing was to be done and nothing refused: never here
+    assert (retail["metrics"]["hidden"], retail["family"]) == (0.0, "stream.servelearn.retail_l1")
+
+
+def test_an_unreadable_scenario_is_one_error_and_the_others_run(pytester: pytest.Pytester) -> None:
+    download = pytester.path / "dataset"
+    shutil.copytree(FIXTURES, download)
+    (download / "environments" / "retail_l1" / "system_prompt.txt").unlink()
+    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+        result = run(pytester, server, download, "-k", "not pitch")
+    result.stdout.fnmatch_lines(
+        ["*retail_l1: *retail_l1/system_prompt.txt: missing file*", "*3 deselected, 1 error, 3 measured*"]
+    )
+
+
+def test_a_download_is_collected_only_through_pastbench_families(pytester: pytest.Pytester) -> None:
+    shutil.copytree(FIXTURES, pytester.path / "dataset")
+    result = pytester.runpytest_subprocess("dataset", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()

@@ -1,0 +1,87 @@
+"""The replay-oracle audit: 100 on every fixture task, and every kind of failure named by reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_pastbench.protocols.stream.servelearn import validate_servelearn
+from pytest_pastbench.protocols.stream.servelearn.engine import run_episode, run_scenario
+from pytest_pastbench.protocols.stream.servelearn.grading import grade
+from pytest_pastbench.protocols.stream.servelearn.pitch import JudgeChecklist, ReferenceJudge
+from pytest_pastbench.protocols.stream.servelearn.replay import ReplayAgent, audit_task
+
+from .helpers import FIXTURES, ScriptedAgent, scenarios
+
+SCENARIOS = scenarios()
+CHECKLIST = JudgeChecklist(ReferenceJudge())
+ALL_TASKS = [(s.name, t.task_id) for s in SCENARIOS.values() for t in s.tasks()]
+
+
+@pytest.mark.parametrize(("scenario_name", "task_id"), ALL_TASKS)
+def test_the_replay_oracle_scores_100_on_every_fixture_task(scenario_name: str, task_id: str) -> None:
+    scenario = SCENARIOS[scenario_name]
+    task = next(t for t in scenario.tasks() if t.task_id == task_id)
+    episode = run_episode(ReplayAgent(scenario, task), scenario, task)
+    assert grade(scenario, task, episode, CHECKLIST).reward == 1.0
+
+
+def test_a_blind_agent_that_only_finishes_does_not_score_100() -> None:
+    outcomes = [o for s in SCENARIOS.values() for o in run_scenario(s, ScriptedAgent())]
+    assert len(outcomes) == sum(len(s.test) for s in SCENARIOS.values())  # Blind: the test sets only
+    assert sum(o.reward for o in outcomes) < len(outcomes) / 2
+
+
+def test_validate_over_the_fixtures_reports_every_task_reproduced() -> None:
+    report = validate_servelearn(FIXTURES, CHECKLIST)
+    assert (report.tasks, report.reproduced, report.failures, report.ok) == (23, 23, [], True)
+    assert report.lines()[0] == "servelearn validate: 23/23 replayable tasks reproduced exactly"
+    without_judge = validate_servelearn(FIXTURES)
+    assert (without_judge.reproduced, without_judge.judge_graded) == (17, 6)
+
+
+def broken_download(tmp_path: Path, scenario: str, split: str, edit) -> Path:
+    root = tmp_path / "dataset"
+    shutil.copytree(FIXTURES, root)
+    path = root / "data" / scenario / f"{split}.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    edit(rows)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_a_ground_truth_our_tools_reject_is_an_action_error_not_a_zero(tmp_path: Path) -> None:
+    def cancel_a_delivered_order(rows: list[dict]) -> None:
+        rows[0]["evaluator"]["actions"][0]["kwargs"]["order_id"] = "#W1000001"
+
+    report = validate_servelearn(broken_download(tmp_path, "retail_l1", "serving", cancel_a_delivered_order))
+    (failure,) = report.failures
+    assert (failure.task_id, failure.reason) == ("rfx_s1", "action_error")
+    assert "order status is 'delivered'" in failure.detail
+    assert report.by_reason == {"action_error": 1} and not report.ok
+
+
+def test_unknown_tools_and_wrong_categories_are_named(tmp_path: Path) -> None:
+    def corrupt(rows: list[dict]) -> None:
+        rows[0]["evaluator"]["actions"][0]["name"] = "refund_everything"
+        rows[1]["category"] = "fully_specified"  # its slice is adapt: Hidden
+
+    report = validate_servelearn(broken_download(tmp_path, "banking_l1", "serving", corrupt))
+    assert report.by_reason == {"category_mismatch": 1, "unknown_tool": 1}
+
+
+def test_an_unreadable_scenario_is_listed_and_the_rest_is_validated(tmp_path: Path) -> None:
+    root = tmp_path / "dataset"
+    shutil.copytree(FIXTURES, root)
+    (root / "environments" / "retail_l1" / "tools.json").write_text("[{")
+    report = validate_servelearn(root)
+    assert [e.scenario for e in report.unreadable] == ["retail_l1"] and report.reproduced == 7
+    assert any(line.startswith("  unreadable: retail_l1:") for line in report.lines())
+
+
+def test_audit_task_is_none_for_a_reproduced_task() -> None:
+    scenario = SCENARIOS["banking_l1"]
+    assert audit_task(scenario, scenario.serving[3]) is None
