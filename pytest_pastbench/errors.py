@@ -9,6 +9,11 @@ anything runs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 # --- Collection and items --------------------------------------------------------------------------------
 
 
@@ -161,3 +166,28 @@ class ProviderExhausted(Exception):
     def __init__(self, in_a_row: int) -> None:
         super().__init__(f"provider answered only 429 ({in_a_row} in a row)")
         self.in_a_row = in_a_row
+
+
+# ServeLearnBench's published dataset (protocols/stream/servelearn)
+class UnknownTool(KeyError):
+    """The agent called a tool the scenario does not offer."""
+
+
+class ToolFailure(Exception):
+    """A tool's own refusal; its message becomes the ``Error: ...`` observation."""
+
+
+class ReplayError(Exception):
+    """The evaluator's ground truth does not replay on our environment."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason, self.detail = reason, detail
+
+
+class ScenarioUnreadable(Exception):
+    """One file of a ServeLearnBench scenario could not be read (file, line, problem)."""
+
+    def __init__(self, file: Path, problem: str, line: int | None = None) -> None:
+        super().__init__(problem)
+        self.file, self.problem, self.line = file, problem, line

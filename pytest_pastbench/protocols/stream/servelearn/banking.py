@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .env import Handler, ToolFailure
+from ....errors import ToolFailure
+from .env import Handler
 
 CASE_TABLES = ("transactions", "limit_requests", "transfers")
 BATCH_ACTIONS = {"approve": "approved", "deny": "denied", "escalate": "escalated"}

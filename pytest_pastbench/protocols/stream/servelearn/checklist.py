@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from ....judge import JudgeError
+from ....errors import JudgeError
 from ....llm_judge import JUDGE_ATTEMPTS, JUDGE_MAX_TOKENS
 from ....models import ModelClient
 from .pitch import Checked, Mark

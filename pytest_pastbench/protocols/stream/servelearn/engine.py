@@ -21,7 +21,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .env import FINISH, ToolBox, UnknownTool, argument_error, tool_schemas
+from ....errors import UnknownTool
+from .env import FINISH, ToolBox, argument_error, tool_schemas
 from .episode import Episode, Outcome, toolbox
 from .grading import grade
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ....errors import ToolFailure, UnknownTool
 from .schema import Scenario, Task
 
 FINISH = "finish"
@@ -26,14 +27,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "boolean": (bool,),
 }
-
-
-class UnknownTool(KeyError):
-    """The agent called a tool the scenario does not offer."""
-
-
-class ToolFailure(Exception):
-    """A tool's own refusal; its message becomes the ``Error: ...`` observation."""
 
 
 def tool_schemas(scenario: Scenario) -> dict[str, dict[str, Any]]:

@@ -14,18 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ....errors import ReplayError
 from .env import state_hash
 from .episode import Episode, Outcome, toolbox
 from .pitch import Checklist, grade_pitch
 from .schema import Answer, Scenario, Task
-
-
-class ReplayError(Exception):
-    """The evaluator's ground truth does not replay on our environment."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason, self.detail = reason, detail
 
 
 def ground_truth_world(scenario: Scenario, task: Task) -> dict[str, Any]:

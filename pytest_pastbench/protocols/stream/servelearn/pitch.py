@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ....judge import Judge, JudgeError, Verdict
+from ....errors import JudgeError
+from ....judge import Judge, Verdict
 from ....llm_judge import PASS_AT
 from ....offline import reference_judge
 from .schema import Scenario, Task

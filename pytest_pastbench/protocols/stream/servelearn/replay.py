@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ....errors import ReplayError
 from .engine import ToolCall, Turn, run_episode
-from .grading import ReplayError, grade
+from .grading import grade
 from .pitch import Checklist, oracle_pitch
 from .schema import Scenario, ScenarioError, Task, read_servelearn
 from .scoring import category_of

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .env import Handler, ToolFailure
+from ....errors import ToolFailure
+from .env import Handler
 
 CANCELLED, RETURN_REQUESTED, EXCHANGE_REQUESTED = "cancelled", "return requested", "exchange requested"
 MODIFIED = "pending (item modified)"

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ....errors import ScenarioUnreadable
+
 Domain = Literal["retail", "banking", "pitch"]
 Category = Literal["hidden", "fully_specified"]
 TASK_FILES = ("serving.jsonl", "test.jsonl")
@@ -129,12 +131,6 @@ class ReadResult(_Model):
     errors: list[ScenarioError]
 
 
-class _Unreadable(Exception):
-    def __init__(self, file: Path, problem: str, line: int | None = None) -> None:
-        super().__init__(problem)
-        self.file, self.problem, self.line = file, problem, line
-
-
 def read_servelearn(path: str | Path) -> ReadResult:
     """Every scenario under ``path`` (a ``dataset/`` folder or one scenario folder), sorted by name."""
     root = Path(path)
@@ -153,7 +149,7 @@ def read_scenario(root: str | Path, name: str) -> Scenario | ScenarioError:
     """One scenario of a download, or the one error that keeps it from loading."""
     try:
         return _read_scenario(Path(root), name)
-    except _Unreadable as exc:
+    except ScenarioUnreadable as exc:
         return ScenarioError(scenario=name, file=str(exc.file), line=exc.line, problem=exc.problem)
 
 
@@ -173,12 +169,12 @@ def _read_scenario(root: Path, name: str) -> Scenario:
     serving, test = splits["serving.jsonl"], splits["test.jsonl"]
     domains = {t.domain for t in [*serving, *test]}
     if len(domains) != 1:
-        raise _Unreadable(root / "data" / name, f"tasks of more than one domain: {sorted(domains)}")
+        raise ScenarioUnreadable(root / "data" / name, f"tasks of more than one domain: {sorted(domains)}")
     domain = domains.pop()
     for file, tasks in splits.items():
         wrong = next((t for t in tasks if t.scenario != name or t.split != file.split(".")[0]), None)
         if wrong is not None:
-            raise _Unreadable(
+            raise ScenarioUnreadable(
                 root / "data" / name / file,
                 f"task {wrong.task_id} says scenario={wrong.scenario!r} split={wrong.split!r}",
             )
@@ -186,13 +182,13 @@ def _read_scenario(root: Path, name: str) -> Scenario:
     known = {w.window for w in environment.windows}
     stray = next((t for t in [*serving, *test] if t.window not in known), None)
     if stray is not None:
-        raise _Unreadable(env_dir / "windows.json", f"no window {stray.window} (task {stray.task_id})")
+        raise ScenarioUnreadable(env_dir / "windows.json", f"no window {stray.window} (task {stray.task_id})")
     return Scenario(name=name, domain=domain, serving=serving, test=test, environment=environment)
 
 
 def _read_tasks(file: Path) -> list[Task]:
     if not file.is_file():
-        raise _Unreadable(file, "missing file")
+        raise ScenarioUnreadable(file, "missing file")
     tasks = []
     for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -200,16 +196,16 @@ def _read_tasks(file: Path) -> list[Task]:
         try:
             tasks.append(Task.model_validate_json(line))
         except ValidationError as exc:
-            raise _Unreadable(file, _first_problem(exc), number) from None
+            raise ScenarioUnreadable(file, _first_problem(exc), number) from None
     if not tasks:
-        raise _Unreadable(file, "no tasks")
+        raise ScenarioUnreadable(file, "no tasks")
     return tasks
 
 
 def _read_environment(env_dir: Path, *, needs_docs: bool) -> Environment:
     missing = [f for f in (*ENV_FILES, *(DOC_FILES if needs_docs else ())) if not (env_dir / f).is_file()]
     if missing:
-        raise _Unreadable(env_dir / missing[0], "missing file")
+        raise ScenarioUnreadable(env_dir / missing[0], "missing file")
     try:
         return Environment(
             world=_json(env_dir / "world.json", dict),
@@ -220,16 +216,16 @@ def _read_environment(env_dir: Path, *, needs_docs: bool) -> Environment:
             windows=_json(env_dir / "windows.json", list),
         )
     except ValidationError as exc:
-        raise _Unreadable(env_dir / "windows.json", _first_problem(exc)) from None
+        raise ScenarioUnreadable(env_dir / "windows.json", _first_problem(exc)) from None
 
 
 def _json(file: Path, kind: type) -> Any:
     try:
         value = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise _Unreadable(file, f"not JSON ({exc.msg})", exc.lineno) from None
+        raise ScenarioUnreadable(file, f"not JSON ({exc.msg})", exc.lineno) from None
     if not isinstance(value, kind):
-        raise _Unreadable(file, f"expected a JSON {kind.__name__}, got {type(value).__name__}")
+        raise ScenarioUnreadable(file, f"expected a JSON {kind.__name__}, got {type(value).__name__}")
     return value
 
 
