@@ -22,6 +22,7 @@ from ....collect import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
 from ....llm_judge import REFERENCE_JUDGE
 from ....session import pastbench_session
 from ...base import ProtocolFile, ProtocolItem
+from ...registry import registry_of
 from .checklist import ModelChecklist
 from .engine import run_scenario
 from .episode import Outcome
@@ -60,9 +61,9 @@ def scenario_hash(root: Path, name: str) -> str:
 class ServeLearnFile(ProtocolFile):
     def collect(self) -> Iterator[pytest.Item]:
         root, name = self.path.parents[2], self.path.parent.name
-        self.protocol = "stream"
-        self.family_id, self.file_hash = f"stream.servelearn.{name}", scenario_hash(root, name)
-        pastbench_session(self.config).note_family(self.family_id, self.file_hash)
+        # Its items are the stream protocol's (records, tables, gates): the registered one.
+        self.protocol = registry_of(self.config)["stream"]
+        self.identify(f"stream.servelearn.{name}", scenario_hash(root, name))
         scenario = read_scenario(root, name)
         if isinstance(scenario, ScenarioError):
             yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(scenario))
