@@ -20,6 +20,7 @@ from pytest_pastbench import gateway, session
 
 _SPAN = {}
 _CALLS = {}  # node id -> model calls its sessions made (the peer in scaling.py makes as many)
+_ORDER = []  # node ids in the order this process ran them
 _CURRENT = threading.local()  # the item a thread is running (items run on --pastbench-concurrency threads)
 
 
@@ -46,6 +47,7 @@ class _ItemSpan:
     # Registered as a plugin: a conftest's own item hooks only see items under its folder, and
     # the built-in families live in the package.
     def pytest_runtest_logstart(self, nodeid, location):
+        _ORDER.append(nodeid)
         if "first_item" not in _SPAN:
             _SPAN["first_item"] = time.time()
             _SPAN["cpu_before_first_item"] = time.process_time()
@@ -64,11 +66,13 @@ def pytest_sessionfinish(session):
         json.dump(usage.ru_maxrss, handle)
     with open(os.path.join(folder, f"cpu-{worker}.json"), "w") as handle:
         json.dump(usage.ru_utime + usage.ru_stime, handle)
-    if _SPAN:  # the process that ran items: each xdist worker, or pytest itself at -n 0
+    # The processes that ran items: each xdist worker, or pytest itself at -n 0 (the xdist
+    # controller, "dsession", also sees every item's logstart, as forwarded reports).
+    if _SPAN and not session.config.pluginmanager.hasplugin("dsession"):
         with open(os.path.join(folder, f"span-{worker}.json"), "w") as handle:
             json.dump(_SPAN, handle)
         with open(os.path.join(folder, f"calls-{worker}.json"), "w") as handle:
-            json.dump(_CALLS, handle)
+            json.dump({"calls": _CALLS, "order": _ORDER}, handle)
 """
 
 
@@ -110,10 +114,14 @@ def run_benchmark(
     # CPU seconds per process ("main" is the controller, which hosts the model gateway).
     process_cpu = {p.stem.removeprefix("cpu-"): json.loads(p.read_text()) for p in workdir.glob("cpu-*.json")}
     calls_per_item: dict[str, int] = {}
-    for path in workdir.glob("calls-*.json"):
-        calls_per_item.update(json.loads(path.read_text()))
+    item_order: list[str] = []
+    for path in sorted(workdir.glob("calls-*.json")):
+        probe = json.loads(path.read_text())
+        calls_per_item.update(probe["calls"])
+        item_order += probe["order"]
     return {
         "calls_per_item": calls_per_item,
+        "item_order": item_order,  # the order each process ran its items (processes one after another)
         "timeline": worker_timeline(workdir, launched),
         "process_cpu_s": process_cpu,
         "wall_s": wall,

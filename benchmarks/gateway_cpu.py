@@ -3,10 +3,10 @@ policy alone, ``ModelService`` (cache key + litellm), the request key, and a wor
 ``GatewayClient`` through the loopback gateway (both ends in this one process). Prints ms per call.
 
 Then the gateway's own CPU against prompt size: the run's gateway in its own process
-(``GatewayProcess``, as under xdist), sent conversations of about 500, 2000 and 8000 prompt
+(``GatewayProcess``, as under xdist), sent conversations of about 2000, 4000 and 8000 prompt
 tokens from 4 client threads; CPU is the gateway process's, read from /proc.
 
-    python benchmarks/gateway_cpu.py [--families 6] [--sizes 500,2000,8000] [--profile]
+    python benchmarks/gateway_cpu.py [--families 6] [--sizes 2000,4000,8000] [--profile]
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--families", type=int, default=6, help="first N PAST families, 2 episodes each")
     parser.add_argument("--profile", action="store_true", help="cProfile ModelService.complete too")
-    parser.add_argument("--sizes", default="500,2000,8000", help="prompt tokens of the gateway's rows")
+    parser.add_argument("--sizes", default="2000,4000,8000", help="prompt tokens of the gateway's rows")
     parser.add_argument("--calls", type=int, default=200, help="calls per prompt size")
     args = parser.parse_args()
     requests = record_requests(args.families)

@@ -8,8 +8,8 @@ flight (N × K; ``--pastbench-max-connections`` is set to it), for the whole com
 item span (first item started until the last finished: start-up and exit excluded), the CPU
 seconds of each process (the item processes, the xdist controller, the model gateway's process)
 and the peak total RSS of the process tree. The peer is inspect_ai with a model that sleeps the
-same latency: the same item count, each sample making its item's calls in a row, as many
-samples and connections in flight (``benchmarks/_peer.py``; its wall is inside ``eval()``).
+same latency: the same item count in the same order, each sample making its item's calls in a
+row, as many samples and connections in flight (``benchmarks/_peer.py``; its wall is inside ``eval()``).
 
     python benchmarks/scaling.py                                  # 200 ms and 1 s, the default rows
     python benchmarks/scaling.py --set 200:16,2x8 --no-peer
@@ -86,7 +86,9 @@ def measure_row(workers: int, concurrency: int, latency_ms: int, select: str | N
 
 
 def peer_row(measured: dict[str, Any], latency_ms: int) -> dict[str, Any]:
-    calls = [measured["run"]["calls_per_item"][k] for k in sorted(measured["run"]["calls_per_item"])]
+    # The items in the order this row ran them (longest first), so both sides schedule the same list.
+    per_item, order = measured["run"]["calls_per_item"], measured["run"]["item_order"]
+    calls = [per_item.get(nodeid, 0) for nodeid in order]
     if sum(calls) != measured["calls"]:
         raise SystemExit(f"per-item calls {sum(calls)} != the ledger's {measured['calls']}: probe broken")
     peer = run_peer(calls, latency_ms / 1000, measured["in_flight"])

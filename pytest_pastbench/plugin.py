@@ -229,9 +229,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if finished:
             config.hook.pytest_deselected(items=finished)
             items[:] = kept
-    if hasattr(config, "workerinput"):
-        # After sharding and resume, which keep the collection order. xdist hands items out in
-        # this order; every worker computes the same one.
+    if not config.option.collectonly:
+        # After sharding and resume, which keep the collection order. In every process that runs
+        # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
+        # xdist hands items out in this order; every worker computes the same one.
         from .collect import longest_first
 
         items[:] = longest_first(items)
