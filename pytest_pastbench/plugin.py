@@ -285,6 +285,17 @@ def pytest_configure_node(node: Any) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With K sessions in flight per worker, keep each worker's queue at least 2 × K deep."""
+    pastbench = config.stash.get(SESSION_KEY, None)
+    if pastbench is None or pastbench.options.concurrency == 1 or config.getoption("dist") != "load":
+        return None
+    from .concurrency import keep_k_pending_scheduler
+
+    return keep_k_pending_scheduler(config, log, pastbench.options.concurrency)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """The gateway serves before the first item runs; without a pastbench option it starts only
     here, when workers collected benchmark items (inert otherwise)."""
