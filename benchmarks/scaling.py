@@ -1,78 +1,145 @@
-"""Parallel efficiency under simulated model latency: measured wall against the ideal
-Σ(call latency) / workers, peak RSS per worker, the CPU seconds the run used (all processes)
-against the cores, and where the wall time went (start-up until the median worker's first item,
-idle tail at the end, finish after the last item). Prints ratios, not verdicts.
+"""Efficiency under simulated model latency, with sessions in flight inside each process
+(``--pastbench-concurrency=K``) and the same work in inspect_ai beside it. Prints ratios, not
+verdicts.
 
-    python benchmarks/scaling.py                       # 200 ms per call at -n 4 and -n 16
-    python benchmarks/scaling.py --workers 1 -k memory
-    python benchmarks/scaling.py --workers 16 --plugins needed
+A row ``K`` is one pytest process with K items in flight; ``NxK`` is ``-n N`` with K in each
+worker. Every row gives measured wall / ideal wall, where ideal = Σ(call latency) / calls in
+flight (N × K; ``--pastbench-max-connections`` is set to it), for the whole command and for the
+item span (first item started until the last finished: start-up and exit excluded), the CPU
+seconds of each process (the item processes, the xdist controller, the model gateway's process)
+and the peak total RSS of the process tree. The peer is inspect_ai with a model that sleeps the
+same latency: the same item count in the same order, each sample making its item's calls in a
+row, as many samples and connections in flight (``benchmarks/_peer.py``; its wall is inside ``eval()``).
 
-``--plugins needed`` turns off every other installed pytest plugin (in this environment
-hypothesis, anyio, pytest-benchmark): each xdist worker loads them at start-up, which on 2 cores
-is a visible part of a 16-worker run that is not this harness's.
+    python benchmarks/scaling.py                                  # 200 ms and 1 s, the default rows
+    python benchmarks/scaling.py --set 200:16,2x8 --no-peer
+    python benchmarks/scaling.py --set 200:16x1                   # -n 16, one item per worker
+
+Rows at K = 1 run the ``--serial-select`` items only (default: the memory families), so that the
+one-at-a-time row takes minutes, not a quarter of an hour; their ideal is their own calls'.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from importlib.metadata import entry_points
+import subprocess
+import time
+from typing import Any
 
 from _common import model_calls, run_benchmark
+from _peer import run_peer
 from tabulate import tabulate
 
-NEEDED_PLUGINS = {"pastbench", "xdist", "xdist.looponfail"}
+DEFAULT_SETS = ["200:1,16,64,2x8,2x32", "1000:16,64,2x8,2x32"]
 
 
-def other_plugins_off() -> list[str]:
-    names = sorted({ep.name for ep in entry_points(group="pytest11")} - NEEDED_PLUGINS)
-    return [arg for name in names for arg in ("-p", f"no:{name}")]
+def parse_row(text: str) -> tuple[int, int]:
+    """``"16"`` -> (0, 16): one process; ``"2x8"`` -> (2, 8): two xdist workers with K = 8."""
+    workers, _, concurrency = text.rpartition("x")
+    return int(workers or 0), int(concurrency)
+
+
+def load() -> str:
+    return open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
+
+
+def measure_row(workers: int, concurrency: int, latency_ms: int, select: str | None) -> dict[str, Any]:
+    in_flight = max(workers, 1) * concurrency
+    args = [
+        f"--pastbench-model=pastbench/recall?latency_ms={latency_ms}",
+        f"--pastbench-concurrency={concurrency}",
+        f"--pastbench-max-connections={in_flight}",
+        "-n",
+        str(workers),
+    ]
+    if select:
+        args += ["-k", select]
+    load_before = load()
+    # An infra_blocked item (say, a refused connection) is counted in its row, not a crash.
+    run = run_benchmark(args, allow_item_errors=True)
+    calls, _ = model_calls(run["summary"])
+    ideal = calls * latency_ms / 1000 / in_flight
+    cpu = run["process_cpu_s"]
+    item_processes = {k: v for k, v in cpu.items() if k != "main"} if workers else {"main": cpu["main"]}
+    controller = cpu.get("main", 0.0) if workers else 0.0
+    span = run["timeline"].get("items_span", run["wall_s"])
+    return {
+        "run": run,
+        "calls": calls,
+        "in_flight": in_flight,
+        "row": {
+            "row": f"-n {workers} × K={concurrency}" if workers else f"K={concurrency}",
+            "load": load_before,
+            "items": len(run["records"]),
+            "blocked": sum(1 for r in run["records"] if r.get("infra_blocked")),
+            "calls": calls,
+            "ideal s": ideal,
+            "wall s": run["wall_s"],
+            "eff": ideal / run["wall_s"],
+            "items span s": span,
+            "eff (span)": ideal / span,
+            "CPU s/item proc": " ".join(f"{v:.1f}" for _, v in sorted(item_processes.items())),
+            "CPU s ctl": controller,
+            "CPU s gateway+rest": run["cpu_s"] - sum(cpu.values()),
+            "RSS MiB total": run["total_rss_kib"] / 1024,
+        },
+    }
+
+
+def peer_row(measured: dict[str, Any], latency_ms: int) -> dict[str, Any]:
+    # The items in the order this row ran them (longest first), so both sides schedule the same list.
+    per_item, order = measured["run"]["calls_per_item"], measured["run"]["item_order"]
+    calls = [per_item.get(nodeid, 0) for nodeid in order]
+    if sum(calls) != measured["calls"]:
+        raise SystemExit(f"per-item calls {sum(calls)} != the ledger's {measured['calls']}: probe broken")
+    peer = run_peer(calls, latency_ms / 1000, measured["in_flight"])
+    ideal = sum(calls) * latency_ms / 1000 / measured["in_flight"]
+    return {
+        "row": f"inspect_ai, {measured['in_flight']} in flight",
+        "load": load(),
+        "items": len(calls),
+        "blocked": 0,
+        "calls": peer["calls"],
+        "ideal s": ideal,
+        "wall s": peer["process_wall_s"],
+        "eff": ideal / peer["process_wall_s"],
+        "items span s": peer["wall_s"],
+        "eff (span)": ideal / peer["wall_s"],
+        "CPU s/item proc": f"{peer['cpu_s']:.1f}",
+        "CPU s ctl": 0.0,
+        "CPU s gateway+rest": 0.0,
+        "RSS MiB total": peer["peak_rss_kib"] / 1024,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--workers", default="4,16")
-    parser.add_argument("--latency-ms", type=int, default=200)
-    parser.add_argument("-k", dest="select", default=None, help="pytest -k expression (default: all)")
-    parser.add_argument("--trials", type=int, default=1, help="trials per item (more work per worker)")
-    parser.add_argument("--plugins", choices=("all", "needed"), default="all")
+    parser.add_argument("--set", dest="sets", action="append", help="LATENCY_MS:ROW,ROW,... (repeatable)")
+    parser.add_argument("--serial-select", default="memory", help="-k for K=1 rows ('' for all items)")
+    parser.add_argument("-k", dest="select", default=None, help="-k for every other row (default: all)")
+    parser.add_argument("--no-peer", action="store_true", help="skip the inspect_ai rows")
     args = parser.parse_args()
-    model = f"--pastbench-model=pastbench/recall?latency_ms={args.latency_ms}"
-    plugins = other_plugins_off() if args.plugins == "needed" else []
-    if plugins:
-        print("other pytest plugins off:", " ".join(plugins))
-    cores = os.cpu_count() or 1
-    rows = []
-    for workers in (int(w) for w in args.workers.split(",")):
-        extra = ["-k", args.select] if args.select else []
-        extra.append(f"--pastbench-trials={args.trials}")
-        run = run_benchmark([model, "-n", str(workers), *extra, *plugins])
-        calls, _ = model_calls(run["summary"])
-        ideal = calls * args.latency_ms / 1000 / max(workers, 1)
-        controller = run["process_cpu_s"].get("main", 0.0)
-        workers_cpu = sum(v for k, v in run["process_cpu_s"].items() if k != "main")
-        timeline = run["timeline"]
-        rss = [v for k, v in run["rss_kib"].items() if k != "main"] or list(run["rss_kib"].values())
-        rows.append(
-            {
-                "workers": workers,
-                "calls": calls,
-                "wall s": run["wall_s"],
-                "ideal s": ideal,
-                "efficiency": ideal / run["wall_s"],
-                "peak RSS/worker MiB": max(rss) / 1024,
-                "CPU s/core": run["cpu_s"] / cores,
-                "controller CPU s": controller,
-                "workers CPU s": workers_cpu,
-                # The model gateway's process, and what pytest processes spent after their probe.
-                "gateway+rest CPU s": run["cpu_s"] - controller - workers_cpu,
-                "start-up s": timeline.get("start_up", 0.0),
-                "start-up CPU s/worker": timeline.get("worker_start_up_cpu", 0.0),
-                "tail s": timeline.get("tail", 0.0),
-                "finish s": run["wall_s"] - timeline.get("last_item", run["wall_s"]),
-            }
-        )
-    print(tabulate(rows, headers="keys", floatfmt=".2f"))
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC, {os.cpu_count()} cores")
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    for spec in args.sets or DEFAULT_SETS:
+        latency, _, rows = spec.partition(":")
+        latency_ms = int(latency)
+        table, peers_done = [], set()
+        for workers, concurrency in (parse_row(r) for r in rows.split(",")):
+            select = args.serial_select if concurrency == 1 and workers <= 1 else args.select
+            measured = measure_row(workers, concurrency, latency_ms, select or None)
+            table.append(measured["row"])
+            print(tabulate([measured["row"]], headers="keys", floatfmt=".2f"), flush=True)
+            # One peer per shape of work: K = 16 and -n 2 × K = 8 share it.
+            shape = (measured["in_flight"], measured["calls"])
+            if not args.no_peer and shape not in peers_done:
+                peers_done.add(shape)
+                table.append(peer_row(measured, latency_ms))
+                print(tabulate([table[-1]], headers="keys", floatfmt=".2f"), flush=True)
+        print(f"\n{latency_ms} ms per call (eff = ideal / wall; ideal = Σ call latency / calls in flight)")
+        print(tabulate(table, headers="keys", floatfmt=".2f"), flush=True)
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 
 if __name__ == "__main__":

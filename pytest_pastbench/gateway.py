@@ -509,6 +509,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _GatewayHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # Every session thread of every worker opens its own keep-alive connection, all at the start
+    # of the run; socketserver's listen backlog of 5 reset some of them (measured: -n 2 with
+    # --pastbench-concurrency=32, 41 of 408 items infra_blocked by "Connection reset by peer").
+    request_queue_size = 1024
 
     def __init__(self, service: ModelService, token: str) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)

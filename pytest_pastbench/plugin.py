@@ -145,9 +145,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if finished:
             config.hook.pytest_deselected(items=finished)
             items[:] = kept
-    if hasattr(config, "workerinput"):
-        # After sharding and resume, which keep the collection order. xdist hands items out in
-        # this order; every worker computes the same one.
+    if not config.option.collectonly:
+        # After sharding and resume, which keep the collection order. In every process that runs
+        # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
+        # xdist hands items out in this order; every worker computes the same one.
         from .collect import longest_first
 
         items[:] = longest_first(items)
@@ -197,6 +198,17 @@ def pytest_configure_node(node: Any) -> None:
         if any_option_given(node.config):
             # A benchmark run for sure: start the gateway now, while the workers start.
             pastbench.models.start_gateway()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With K sessions in flight per worker, keep each worker's queue at least 2 × K deep."""
+    pastbench = config.stash.get(SESSION_KEY, None)
+    if pastbench is None or pastbench.options.concurrency == 1 or config.getoption("dist") != "load":
+        return None
+    from .concurrency import keep_k_pending_scheduler
+
+    return keep_k_pending_scheduler(config, log, pastbench.options.concurrency)
 
 
 @pytest.hookimpl(optionalhook=True)

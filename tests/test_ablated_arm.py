@@ -42,7 +42,7 @@ def test_all_runs_three_arms_and_reports_delta_causal(project: pytest.Pytester) 
         [
             "*ep01?ablated-t0? ABLATED 0.*",
             "*S_abl*Δ_causal ?95% CI?*σ✗ on/off/abl*",
-            "*3 scored, 3 control, 3 ablated*",
+            "*3 scored, 3 ablated, 3 control*",  # pytest counts in order of appearance: longest first
         ]
     )
     run_dir = project.path / "reports" / "all"

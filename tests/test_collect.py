@@ -1,4 +1,4 @@
-"""Collection details: the work estimate of an item and the longest-first order under xdist."""
+"""Collection details: the work estimate of an item and the longest-first order (every process)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,18 @@ def test_xdist_workers_run_the_longest_items_first(pytester: pytest.Pytester) ->
     orders = [json.loads((pytester.path / f"order-gw{i}.json").read_text()) for i in (0, 1)]
     assert orders[0] == orders[1]  # xdist requires the same order on every worker
     assert [name.split("[")[1] for name in orders[0]] == ["on-t0]", "on-t0]", "off-t0]", "off-t0]"]
+
+
+def test_one_process_with_sessions_in_flight_runs_the_longest_items_first_too(
+    pytester: pytest.Pytester,
+) -> None:
+    # K items overlap at -n 0 as well: the run ends with its last long item (measured at K=64,
+    # 1 s per call: items span 81.6 s longest first, 95.4 s in collection order).
+    selection = ["-k", "fact_correction and (ep01 or ep02)", "--pastbench-model=pastbench/blind", "-v"]
+    result = pytester.runpytest("--pastbench-families=builtin", *selection, "-p", "no:cacheprovider")
+    assert result.ret == 0
+    ran = [line.split("::")[1].split(" ")[0] for line in result.outlines if "::ep0" in line]
+    assert ran == ["ep01[on-t0]", "ep02[on-t0]", "ep01[off-t0]", "ep02[off-t0]"]
 
 
 def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pytester) -> None:

@@ -143,3 +143,25 @@ def test_a_model_that_can_never_answer_is_named_with_the_closest_valid_name(mode
 )
 def test_models_that_can_answer_have_no_problem(model: str) -> None:
     assert model_problem(model, OFFLINE_AGENTS) is None
+
+
+def test_calls_skip_litellm_s_success_logging_and_keep_their_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness keeps its own ledger: litellm's per-call logging payload (built on its logging
+    thread pool, with no callback registered) is skipped; the price stays litellm's own figure."""
+    import threading
+
+    from litellm.litellm_core_utils.litellm_logging import Logging
+
+    litellm = import_litellm()
+    litellm.register_model(
+        {"openai/priced-here": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "mode": "chat"}}
+    )
+    logged = threading.Event()
+    monkeypatch.setattr(Logging, "success_handler", lambda self, *args, **kwargs: logged.set())
+    litellm.completion(model="openai/priced-here", messages=MESSAGES, mock_response="fine")
+    assert logged.wait(5)  # litellm on its own does log every call
+    logged.clear()
+    reply = LiteLLMClient("openai/priced-here").complete(MESSAGES, None, mock_response="fine")
+    assert not logged.wait(0.5)
+    assert reply.cost_usd == pytest.approx(reply.prompt_tokens * 1e-6 + reply.completion_tokens * 2e-6)
+    assert reply.cost_usd > 0

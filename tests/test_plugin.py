@@ -349,8 +349,9 @@ def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytes
     result = run(pytester, "families")
     assert result.ret == 0
     [progress] = [line for line in result.stdout.lines if line.startswith("families/memory/tiny_prefs.yaml ")]
-    # Collection order: ep01 on, ep01 off, ep02 on, ep02 off; "S" would read as pytest's skipped.
-    assert progress.split()[1] == "ococ"
+    # Longest first: the on items (they run the learn sessions), then the control items; "S"
+    # would read as pytest's skipped.
+    assert progress.split()[1] == "oocc"
     from pytest_pastbench.run_report import PROGRESS_LEGEND
 
     assert "a = ablated arm scored" in PROGRESS_LEGEND
