@@ -39,7 +39,7 @@ def _counting_complete(complete):
     return counted
 
 
-session.PastbenchSession.run = _counting_run(session.PastbenchSession.run)
+session.PastbenchRun.run = _counting_run(session.PastbenchRun.run)
 gateway.ServiceClient.complete = _counting_complete(gateway.ServiceClient.complete)
 gateway.GatewayClient.complete = _counting_complete(gateway.GatewayClient.complete)
 
@@ -76,7 +76,7 @@ def pytest_sessionfinish(session):
 """
 
 
-# The built-in families folder also holds DESIGN §8's protocols (streams, interventions, plasticity):
+# The built-in families folder also holds docs/design.md §8's protocols (streams, interventions, plasticity):
 # the benchmarks measure the PAST items only.
 PAST_ONLY = ["-m", "memory or procedural or gathering or update"]
 

@@ -23,16 +23,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.agent import HermesAgent
-from pytest_pastbench.cache import request_key
-from pytest_pastbench.detect import is_past_family_file
-from pytest_pastbench.gateway import Gateway, GatewayClient, ModelService, ServiceSettings
-from pytest_pastbench.gateway_process import GatewayProcess
-from pytest_pastbench.loader import load_family
-from pytest_pastbench.models import ModelReply
-from pytest_pastbench.offline.direct import PolicyModel
+from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.models.cache import request_key
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ServiceSettings
+from pytest_pastbench.models.gateway_process import GatewayProcess
+from pytest_pastbench.protocols.detect import is_past_family_file
+from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from pytest_pastbench.resources import families_dir
-from pytest_pastbench.runner import ItemSpec, run_item
 
 MODEL = "pastbench/recall"
 Request = tuple[list[dict[str, Any]], Any, dict[str, Any]]

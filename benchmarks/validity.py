@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tabulate import tabulate  # noqa: E402
 
-from pytest_pastbench.schema import CAPABILITIES  # noqa: E402
+from pytest_pastbench.protocols.past.schema import CAPABILITIES  # noqa: E402
 from tests.adversarial.harness import CONTESTANTS, Result, run_contestant  # noqa: E402
 
 

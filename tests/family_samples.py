@@ -1,7 +1,7 @@
 """Small family files for plugin tests (the built-in data is tested on its own)."""
 
 # The PAST items of the built-in set, by capability marker: the packaged families also hold the
-# DESIGN §8 protocols' files (families/streams/, ...), which tests of the PAST runs leave out.
+# docs/design.md §8 protocols' files (families/streams/, ...), which tests of the PAST runs leave out.
 PAST_ITEMS = ("-m", "memory or procedural or gathering or update")
 
 GOOD_MEMORY = """\
@@ -63,7 +63,7 @@ BAD_STAGE = GOOD_MEMORY.replace("id: tiny_prefs", "id: broken").replace(
 
 def run_tiny_benchmark(pytester, run_id: str, *models: str):  # noqa: ANN001, ANN201 (test helper)
     """A real plugin run of GOOD_MEMORY in the pytester folder; returns the loaded run."""
-    from pytest_pastbench.runs import load_run
+    from pytest_pastbench.results.read import load_run
 
     path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,7 +77,7 @@ def run_tiny_benchmark(pytester, run_id: str, *models: str):  # noqa: ANN001, AN
 
 def scored_record(family: str, episode: str, arm: str, score: float, **fields):  # noqa: ANN003, ANN201
     """A hand-made item record for summary, baseline and gate tests (model "m", agent hermes)."""
-    from pytest_pastbench.item_record import ItemRecord
+    from pytest_pastbench.results.item_record import ItemRecord
 
     defaults = {
         "nodeid": f"{family}::{episode}[{arm}]",

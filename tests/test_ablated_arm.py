@@ -1,4 +1,4 @@
-"""The ablated arm end to end (DESIGN §4, issue 15 item 6): --pastbench-persistence=ablated|all,
+"""The ablated arm end to end (docs/design.md §4, issue 15 item 6): --pastbench-persistence=ablated|all,
 Δ_causal in the summary and the table, and the run mechanics (JUnit, shards, merge, resume)."""
 
 from __future__ import annotations

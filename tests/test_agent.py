@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.agent import Budgets, HermesAgent
-from pytest_pastbench.agent_registry import make_agent
-from pytest_pastbench.models import ModelReply
-from pytest_pastbench.runner import run_agent_session
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import Store
-from pytest_pastbench.world import World
+from pytest_pastbench.agents.base import Budgets, HermesAgent
+from pytest_pastbench.agents.registry import make_agent
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.world import World
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.protocols.past.engine import run_agent_session
+from pytest_pastbench.protocols.past.schema import WorldSeed
 
 
 class ScriptedModel:
@@ -102,7 +102,7 @@ def test_a_malformed_tool_call_is_an_error_the_agent_can_recover_from(tmp_path: 
 def test_make_agent_from_profile_and_factory() -> None:
     registered = {"hermes": HermesAgent}
     assert make_agent("hermes", registered).name == "hermes"
-    factory_agent = make_agent("pytest_pastbench.agent:HermesAgent", registered)
+    factory_agent = make_agent("pytest_pastbench.agents.base:HermesAgent", registered)
     assert factory_agent.mechanisms == []
     with pytest.raises(ValueError, match="unknown agent 'zeus'; choose one of hermes"):
         make_agent("zeus", registered)

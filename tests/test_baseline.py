@@ -11,12 +11,18 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench import baseline as baseline_module
-from pytest_pastbench.baseline import check_name, git_commit, list_baselines, load_baseline, save_baseline
 from pytest_pastbench.errors import BaselineError
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.output import write_run
-from pytest_pastbench.summary import build_comparison, build_summary, episode_scores
+from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary, episode_scores
+from pytest_pastbench.results import baseline as baseline_module
+from pytest_pastbench.results.baseline import (
+    check_name,
+    git_commit,
+    list_baselines,
+    load_baseline,
+    save_baseline,
+)
+from pytest_pastbench.results.item_record import ItemRecord
+from pytest_pastbench.results.run_folder import write_run
 from tests.family_samples import scored_record
 
 RUN = {"id": "r1", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}

@@ -19,7 +19,7 @@ CANARY_CONFTEST = '''
 import json
 import uuid
 
-from pytest_pastbench.agent import AgentResult
+from pytest_pastbench.agents.base import AgentResult
 
 
 class CanaryAgent:
@@ -42,8 +42,8 @@ def pytest_pastbench_register_agents(register):
 
 
 def dataset_secrets() -> list[str]:
-    from pytest_pastbench.detect import is_past_family_file
-    from pytest_pastbench.loader import load_family
+    from pytest_pastbench.core.family_files import load_family
+    from pytest_pastbench.protocols.detect import is_past_family_file
     from pytest_pastbench.resources import families_dir
 
     secrets = []

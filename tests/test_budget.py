@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.budget import RUN_COST, RUN_TOKENS, RunBudget, budget_block
 from pytest_pastbench.errors import InfraError
-from pytest_pastbench.gateway import ModelService
-from pytest_pastbench.models import ModelReply
+from pytest_pastbench.models.budget import RUN_COST, RUN_TOKENS, RunBudget, budget_block
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.models.gateway import ModelService
 from tests.test_plugin import outcomes, run
 
 # Episode ep01 of the five memory families, by node id ("-k ep01" would also match every item of

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.cache import ResponseCache, replay_problem, request_key
 from pytest_pastbench.errors import CacheMiss
+from pytest_pastbench.models.cache import ResponseCache, replay_problem, request_key
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -7,17 +7,17 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from pytest_pastbench.checks import evaluate_check, first_json_object
+from pytest_pastbench.core.records import CheckResult, SessionRecord, ToolCall
 from pytest_pastbench.errors import JudgeError
-from pytest_pastbench.judge import Judge, Verdict
-from pytest_pastbench.records import CheckResult, SessionRun, ToolCall
-from pytest_pastbench.schema import Check
+from pytest_pastbench.judge.base import Judge, Verdict
+from pytest_pastbench.protocols.past.checks import evaluate_check, first_json_object
+from pytest_pastbench.protocols.past.schema import Check
 
 _CHECK = TypeAdapter(Check)
 
 
-def run_with(answer: str = "", **fields: Any) -> SessionRun:
-    return SessionRun(index=3, stage="eval_near", now="2026-03-02T10:00:00", answer=answer, **fields)
+def run_with(answer: str = "", **fields: Any) -> SessionRecord:
+    return SessionRecord(index=3, stage="eval_near", now="2026-03-02T10:00:00", answer=answer, **fields)
 
 
 def check(answer: str, spec: dict[str, Any], judge: Judge | None = None, **run: Any):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.ci_summary import append_step_summary, render_markdown
-from pytest_pastbench.table import FALLBACK_NOTE, render_delta_table
+from pytest_pastbench.results.render.ci_summary import append_step_summary, render_markdown
+from pytest_pastbench.results.render.table import FALLBACK_NOTE, render_delta_table
 from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
 
 ENTRY = {

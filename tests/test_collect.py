@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.collect import longest_first
+from pytest_pastbench.plugin.collection import longest_first
 from tests.docs_text import docs_text
 
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench import baseline as baseline_module
 from pytest_pastbench import cli
-from pytest_pastbench.baseline import save_baseline
-from pytest_pastbench.compare import render_comparison, render_side_by_side
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.records import MechScore
-from pytest_pastbench.summary import build_summary
+from pytest_pastbench.core.records import MechScore
+from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.results import baseline as baseline_module
+from pytest_pastbench.results.baseline import save_baseline
+from pytest_pastbench.results.compare import render_comparison, render_side_by_side
+from pytest_pastbench.results.item_record import ItemRecord
 from tests.family_samples import scored_record
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}

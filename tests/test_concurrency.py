@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.concurrency import ItemPool
+from pytest_pastbench.plugin.concurrency import ItemPool
 from tests.test_plugin import outcomes, run
 
 # Two episodes of the built-in SM memory families (3 families; "-k ep01" alone would also match

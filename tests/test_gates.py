@@ -8,12 +8,18 @@ from typing import Any
 import pytest
 
 from pytest_pastbench import cli
-from pytest_pastbench.baseline import Baseline, save_baseline
+from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import GateSyntaxError
-from pytest_pastbench.gates import Gate, compatibility_warnings, evaluate_gates, gate_exit_code, parse_gates
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.records import MechScore
-from pytest_pastbench.summary import build_summary, episode_scores
+from pytest_pastbench.protocols.past.metrics import build_summary, episode_scores
+from pytest_pastbench.results.baseline import Baseline, save_baseline
+from pytest_pastbench.results.gates import (
+    Gate,
+    compatibility_warnings,
+    evaluate_gates,
+    gate_exit_code,
+    parse_gates,
+)
+from pytest_pastbench.results.item_record import ItemRecord
 from tests.family_samples import builtin_sample, scored_record
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
@@ -331,7 +337,7 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     assert out.splitlines()[0].startswith("ok    update.delta unchanged") and "warning" not in err
 
     # The same through a saved, named baseline (the pytest-benchmark save/compare-fail flow).
-    from pytest_pastbench.runs import load_run
+    from pytest_pastbench.results.read import load_run
 
     run = load_run(good)
     save_baseline(pytester.path / "store", "main", run.summary, run.records)
@@ -349,7 +355,7 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
 def test_gates_compare_only_the_families_both_runs_measured() -> None:
     import io
 
-    from pytest_pastbench.gates import check_against
+    from pytest_pastbench.results.gates import check_against
 
     # The baseline measured two update families; this run only one of them, unchanged.
     two = {**BASE, "update.rule_migration": {"ep1": (0.5, 0.5), "ep2": (0.4, 0.4)}}

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.cache import ResponseCache
+from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.errors import InfraError
-from pytest_pastbench.gateway import (
+from pytest_pastbench.models.cache import ResponseCache
+from pytest_pastbench.models.client import import_litellm
+from pytest_pastbench.models.gateway import (
     CHAT_PATH,
     SCOPES_PATH,
     Gateway,
@@ -20,8 +22,6 @@ from pytest_pastbench.gateway import (
     ServiceClient,
     scoped_request,
 )
-from pytest_pastbench.models import import_litellm
-from pytest_pastbench.tools import ToolBox
 
 MESSAGES = [
     {"role": "system", "content": "s"},

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.cache import ResponseCache, request_key
 from pytest_pastbench.errors import InfraError
-from pytest_pastbench.gateway import GatewayClient, ServiceSettings
-from pytest_pastbench.gateway_process import GatewayProcess
+from pytest_pastbench.models.cache import ResponseCache, request_key
+from pytest_pastbench.models.gateway import GatewayClient, ServiceSettings
+from pytest_pastbench.models.gateway_process import GatewayProcess
 
 MESSAGES = [
     {"role": "system", "content": "s"},

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.html_report import render_html, write_html
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.output import trace_path, write_run
-from pytest_pastbench.records import MechScore
-from pytest_pastbench.runs import load_run
-from pytest_pastbench.summary import build_comparison, build_summary
+from pytest_pastbench.core.records import MechScore
+from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.results.item_record import ItemRecord
+from pytest_pastbench.results.read import load_run
+from pytest_pastbench.results.render.html import render_html, write_html
+from pytest_pastbench.results.run_folder import trace_path, write_run
 from tests.family_samples import run_tiny_benchmark
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"

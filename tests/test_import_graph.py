@@ -30,12 +30,15 @@ ROOT = Path(pytest_pastbench.__file__).parent
 
 # (importer, imported): function-level imports that still close a cycle, and why.
 DEFERRED_BACK_EDGES: dict[tuple[str, str], str] = {
-    ("pytest_pastbench.models", "pytest_pastbench.offline.provider"): (
-        "the model client registers the offline provider when litellm is first imported; the "
-        "provider's policies import protocol modules, and importing any module of a protocol runs "
-        "its package __init__, which imports the protocol's collection glue (items -> the run "
-        "object -> the runner -> models). Gone once a protocol package's __init__ no longer "
-        "imports its collection module (the protocol object registered from its own module)."
+    ("pytest_pastbench.protocols.registry", "pytest_pastbench.protocols.builtin"): (
+        "outside pytest (merge, validate, the offline provider) the registry fills itself from the "
+        "built-in plugin, which loads the four protocols; to go, callers would pass a registry"
+    ),
+    ("pytest_pastbench.protocols.base", "pytest_pastbench.protocols.registry"): (
+        "a family file finds its protocol by format tag in the run's registry at collection"
+    ),
+    ("pytest_pastbench.results.run_folder", "pytest_pastbench.protocols.registry"): (
+        "reading a run folder back asks each protocol for its records file"
     ),
 }
 

@@ -1,6 +1,6 @@
 """The judge seam's report lines (which judge, and unscored rubric checks) for the terminal."""
 
-from pytest_pastbench.judge import judge_lines
+from pytest_pastbench.judge.base import judge_lines
 
 
 def summary(judge: dict | None, errors: int) -> dict:
@@ -20,8 +20,8 @@ def test_the_judge_and_its_errors_are_named() -> None:
 
 
 def test_describe_judge_reads_the_run_block() -> None:
-    from pytest_pastbench.gates import compatibility_warnings
-    from pytest_pastbench.judge import describe_judge
+    from pytest_pastbench.judge.base import describe_judge
+    from pytest_pastbench.results.gates import compatibility_warnings
 
     judged = {"model": "pastbench/judge", "prompt_hash": "abc123"}
     assert describe_judge(judged) == "pastbench/judge (prompt abc123)"

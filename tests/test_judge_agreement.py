@@ -13,9 +13,9 @@ import pytest
 
 from pytest_pastbench.cli import main
 from pytest_pastbench.errors import JudgeError, LabelError
-from pytest_pastbench.judge import Verdict
-from pytest_pastbench.judge_agreement import agreement, judge_samples, read_labels
-from pytest_pastbench.models import use_alias_file
+from pytest_pastbench.judge.agreement import agreement, judge_samples, read_labels
+from pytest_pastbench.judge.base import Verdict
+from pytest_pastbench.models.client import use_alias_file
 from tests.docs_text import docs_text
 
 ROOT = Path(__file__).resolve().parent.parent

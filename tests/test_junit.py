@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_pastbench.junit import family_testcase_properties, item_properties
+from pytest_pastbench.plugin.junit import family_testcase_properties, item_properties
 from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
 
 MODELS = ("pastbench/blind", "pastbench/curator")

@@ -15,10 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_pastbench.cache import ResponseCache
 from pytest_pastbench.errors import InfraError, JudgeError
-from pytest_pastbench.gateway import ModelService, ServiceClient
-from pytest_pastbench.llm_judge import (
+from pytest_pastbench.judge.llm import (
     JUDGE_ATTEMPTS,
     PROMPT_FILE,
     LLMJudge,
@@ -27,7 +25,9 @@ from pytest_pastbench.llm_judge import (
     load_prompt,
     parse_reply,
 )
-from pytest_pastbench.models import RetryPolicy, use_alias_file
+from pytest_pastbench.models.cache import ResponseCache
+from pytest_pastbench.models.client import RetryPolicy, use_alias_file
+from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from tests.family_samples import GOOD_MEMORY
 from tests.reliability.faultserver import Fault, FaultServer
 
@@ -286,8 +286,8 @@ def test_judge_misuse_is_one_usage_error(
 
 
 def test_a_resume_refuses_a_different_judge() -> None:
-    from pytest_pastbench.options import RunOptions
-    from pytest_pastbench.resume import check_options, run_file
+    from pytest_pastbench.plugin.options import RunOptions
+    from pytest_pastbench.plugin.resume import check_options, run_file
 
     recorded = run_file(RunOptions(judge_model="pastbench/judge"), "r", "")
     check_options("r", recorded, run_file(RunOptions(judge_model="pastbench/judge"), "r", ""))

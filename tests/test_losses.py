@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from pytest_pastbench.losses import describe_losses, item_losses, session_losses
-from pytest_pastbench.records import CheckResult, Loss, SessionScore
+from pytest_pastbench.core.records import CheckResult, Loss, SessionScore
+from pytest_pastbench.protocols.past.losses import describe_losses, item_losses, session_losses
 from tests.docs_text import docs_text
 from tests.family_samples import GOOD_UPDATE
 

@@ -1,4 +1,4 @@
-"""Mech components by hand, the N/A rules, and the sanity anchors of DESIGN §4."""
+"""Mech components by hand, the N/A rules, and the sanity anchors of docs/design.md §4."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.mech import asserts, compute_mech
-from pytest_pastbench.records import (
+from pytest_pastbench.core.records import (
     MechScore,
-    SessionRun,
+    SessionRecord,
     SessionScore,
     StoreAccess,
     StoreEntry,
 )
-from pytest_pastbench.schema import Episode, Fact
+from pytest_pastbench.protocols.past.mech import asserts, compute_mech
+from pytest_pastbench.protocols.past.schema import Episode, Fact
 
 CHECK = [{"type": "contains", "values": ["friday"]}]
 KEY = "The deploy freeze moved to Friday"
@@ -56,7 +56,7 @@ def runs(
     stores: dict[int, list[StoreEntry]] | None = None,
     reads: dict[int, list[StoreAccess]] | None = None,
     answers: dict[int, str] | None = None,
-) -> list[SessionRun]:
+) -> list[SessionRecord]:
     """One run per stage; ``stores[i]`` is the snapshot after session i (else the one before:
     the store carries over, as in the on arm)."""
     stores, reads, answers = stores or {}, reads or {}, answers or {}
@@ -64,7 +64,7 @@ def runs(
     for i, st in enumerate(stages):
         store = stores.get(i, store)
         result.append(
-            SessionRun(
+            SessionRecord(
                 index=i,
                 stage=st,
                 now="2026-03-02T10:00:00",

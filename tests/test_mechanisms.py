@@ -9,10 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.agent import HERMES_SYSTEM_PROMPT, HermesAgent
-from pytest_pastbench.errors import MechanismError
-from pytest_pastbench.mech import pollution_rate
-from pytest_pastbench.mechanisms import (
+from pytest_pastbench.agents.base import HERMES_SYSTEM_PROMPT, HermesAgent
+from pytest_pastbench.agents.mechanisms import (
     E3_OFFER,
     E4_SEND_BACK,
     E5_CLOSE,
@@ -20,13 +18,15 @@ from pytest_pastbench.mechanisms import (
     mechanism_set_label,
     parse_mechanisms,
 )
-from pytest_pastbench.records import SessionRun
-from pytest_pastbench.runner import run_agent_session
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import Store
-from pytest_pastbench.tools import ToolBox
-from pytest_pastbench.trace import TraceRecorder
-from pytest_pastbench.world import World
+from pytest_pastbench.core.records import SessionRecord
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.tools import ToolBox
+from pytest_pastbench.core.trace import TraceRecorder
+from pytest_pastbench.core.world import World
+from pytest_pastbench.errors import MechanismError
+from pytest_pastbench.protocols.past.engine import run_agent_session
+from pytest_pastbench.protocols.past.mech import pollution_rate
+from pytest_pastbench.protocols.past.schema import WorldSeed
 from tests.test_agent import ScriptedModel, answer, call
 
 NOW = "2026-03-02T10:00:00"
@@ -34,7 +34,7 @@ NOW = "2026-03-02T10:00:00"
 
 def run(
     store: Store, model: ScriptedModel, turns: list[str], mechanisms: list[str]
-) -> tuple[SessionRun, list[dict[str, Any]]]:
+) -> tuple[SessionRecord, list[dict[str, Any]]]:
     trace = TraceRecorder()
     result = run_agent_session(
         HermesAgent(mechanisms=mechanisms),

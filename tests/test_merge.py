@@ -11,10 +11,10 @@ import pytest
 
 from pytest_pastbench.cli import main
 from pytest_pastbench.errors import MergeError
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.merge import merge_runs
-from pytest_pastbench.output import write_run
-from pytest_pastbench.summary import build_comparison, build_summary
+from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.results.item_record import ItemRecord
+from pytest_pastbench.results.merge import merge_runs
+from pytest_pastbench.results.run_folder import write_run
 from tests.docs_text import command_lines
 from tests.family_samples import builtin_sample
 

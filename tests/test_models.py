@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.errors import InfraError
-from pytest_pastbench.models import (
+from pytest_pastbench.models.client import (
     LiteLLMClient,
     RetryPolicy,
     _response_cost,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.options import OPTIONS, REFERENCE_FILE, RunOptions, reference_markdown, validate
+from pytest_pastbench.plugin.options import OPTIONS, REFERENCE_FILE, RunOptions, reference_markdown, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = {spec.name: spec for spec in OPTIONS}

@@ -12,13 +12,13 @@ import pytest
 from matplotlib.image import imread
 
 from pytest_pastbench.cli import main
+from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import PlotError
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.output import write_run
-from pytest_pastbench.plots import make_plots, plot_run
-from pytest_pastbench.records import MechScore
-from pytest_pastbench.runs import LoadedRun, load_run
-from pytest_pastbench.summary import build_comparison, build_summary
+from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.results.item_record import ItemRecord
+from pytest_pastbench.results.read import LoadedRun, load_run
+from pytest_pastbench.results.render.plots import make_plots, plot_run
+from pytest_pastbench.results.run_folder import write_run
 from tests.family_samples import run_tiny_benchmark
 
 # (height, width) in pixels: fixed figure sizes at 100 dpi.
@@ -174,7 +174,7 @@ def test_cli_unreadable_or_empty_run_exits_2(tmp_path: Path, capsys: pytest.Capt
 
 def test_importing_the_module_does_not_import_matplotlib() -> None:
     code = (
-        "import sys, pytest_pastbench.plots\n"
+        "import sys, pytest_pastbench.results.render.plots\n"
         "sys.exit(1 if any(m.split('.')[0] == 'matplotlib' for m in sys.modules) else 0)\n"
     )
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from pytest_pastbench.dataset.audit import EXPECTED_SHAPE
+from pytest_pastbench.protocols.past.dataset.audit import EXPECTED_SHAPE
 from tests.family_samples import BAD_STAGE, GOOD_MEMORY, GOOD_UPDATE
 
 
@@ -352,7 +352,7 @@ def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytes
     # Longest first: the on items (they run the learn sessions), then the control items; "S"
     # would read as pytest's skipped.
     assert progress.split()[1] == "oocc"
-    from pytest_pastbench.run_report import PROGRESS_LEGEND
+    from pytest_pastbench.plugin.finish import PROGRESS_LEGEND
 
     assert "a = ablated arm scored" in PROGRESS_LEGEND
     result.stdout.fnmatch_lines([PROGRESS_LEGEND])

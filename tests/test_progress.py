@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_pastbench.progress import ProgressLine, StatusScreen, status_text
+from pytest_pastbench.plugin.progress import ProgressLine, StatusScreen, status_text
 from tests.test_plugin import outcomes, run
 
 # One episode of each built-in SM memory family: 6 items, a few seconds offline.

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from pytest_pastbench.errors import ProviderExhausted
-from pytest_pastbench.rate_limit import (
+from pytest_pastbench.models.rate_limit import (
     AdaptiveLimit,
     ProviderLimits,
     Slot,

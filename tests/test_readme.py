@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from pytest_pastbench.cli import build_parser, main
-from pytest_pastbench.dataset.audit import describe_protocol_family
-from pytest_pastbench.loader import load_family
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.protocols.past.dataset.audit import describe_protocol_family
 from tests.docs_text import DOCS, README, ROOT, command_lines, docs_text, fenced_blocks, pages
 
 FAMILY_FORMATS = {

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pytest_pastbench.baseline import save_baseline
-from pytest_pastbench.summary import build_summary
+from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.results.baseline import save_baseline
 from tests.family_samples import builtin_sample, scored_record
 
 WEAKENED_AGENT = '''

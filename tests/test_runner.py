@@ -4,10 +4,10 @@ from pathlib import Path
 
 import yaml
 
-from pytest_pastbench.agent import HermesAgent
-from pytest_pastbench.mech import asserts
-from pytest_pastbench.runner import ItemSpec, run_item
-from pytest_pastbench.schema import Family
+from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.mech import asserts
+from pytest_pastbench.protocols.past.schema import Family
 from tests.family_samples import GOOD_UPDATE
 from tests.offline.test_policies import PolicyClient
 

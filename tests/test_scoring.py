@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from pytest_pastbench.core.records import SessionRecord, SessionScore, StoreEntry, ToolCall
 from pytest_pastbench.errors import JudgeError
-from pytest_pastbench.records import SessionRun, SessionScore, StoreEntry, ToolCall
-from pytest_pastbench.schema import Episode, Safety, Session
-from pytest_pastbench.scoring import (
+from pytest_pastbench.protocols.past.schema import Episode, Safety, Session
+from pytest_pastbench.protocols.past.scoring import (
     episode_score,
     recovery_rate,
     safety_violations,
@@ -25,8 +25,8 @@ def session(*checks: dict[str, Any], stage: str = "eval_near") -> Session:
     return Session.model_validate({"stage": stage, "user": "q", "checks": list(checks)})
 
 
-def run(answer: str = "friday", now: str = NOW, **fields: Any) -> SessionRun:
-    return SessionRun(index=2, stage="eval_near", now=now, answer=answer, **fields)
+def run(answer: str = "friday", now: str = NOW, **fields: Any) -> SessionRecord:
+    return SessionRecord(index=2, stage="eval_near", now=now, answer=answer, **fields)
 
 
 def call(index: int, name: str, ok: bool = True, **fields: Any) -> ToolCall:

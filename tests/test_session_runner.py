@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.agents.session_runner import run_session
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.tools import MemoryTools, SessionToolBox, ToolBox
+from pytest_pastbench.core.trace import TraceRecorder
+from pytest_pastbench.core.world import World
 from pytest_pastbench.protocols.intervention.domain import SESSION_CLOCK, DomainService, DomainToolBox
+from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
 from pytest_pastbench.protocols.stream.harness import StoreTools
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.session_runner import run_session
-from pytest_pastbench.store import Store
-from pytest_pastbench.tools import MemoryTools, SessionToolBox, ToolBox
-from pytest_pastbench.trace import TraceRecorder
-from pytest_pastbench.world import World
 from tests.protocols.intervention.test_domain import SERVICE
 from tests.test_agent import ScriptedModel, answer, call
 

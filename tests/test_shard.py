@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_pastbench.errors import ShardSpecError
-from pytest_pastbench.shard import episode_key, parse_shard, select_shard
+from pytest_pastbench.plugin.shard import episode_key, parse_shard, select_shard
 from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE, builtin_sample
 
 

@@ -6,7 +6,13 @@ import random
 
 import pytest
 
-from pytest_pastbench.stats import _percentile, _resampled_statistics, clustered, mean, paired_bootstrap_ci
+from pytest_pastbench.core.stats import (
+    _percentile,
+    _resampled_statistics,
+    clustered,
+    mean,
+    paired_bootstrap_ci,
+)
 
 
 def test_mean() -> None:

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_pastbench.core.store import MAX_ENTRY_CHARS, Store
 from pytest_pastbench.errors import StoreError
-from pytest_pastbench.store import MAX_ENTRY_CHARS, Store
 
 
 def test_write_search_read_update_delete_are_logged(tmp_path: Path) -> None:

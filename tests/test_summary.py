@@ -7,10 +7,15 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.records import MechScore, SessionScore
-from pytest_pastbench.scoring import SCORING_RULE
-from pytest_pastbench.summary import agent_error_line, build_comparison, build_summary, pass_hat_k
+from pytest_pastbench.core.records import MechScore, SessionScore
+from pytest_pastbench.protocols.past.metrics import (
+    agent_error_line,
+    build_comparison,
+    build_summary,
+    pass_hat_k,
+)
+from pytest_pastbench.protocols.past.scoring import SCORING_RULE
+from pytest_pastbench.results.item_record import ItemRecord
 
 LABEL = "hermes[E1,E5]@glm-5.1"
 RUN = {"id": "r1", "dataset_hash": "abc", "plugin_version": "0.1", "judge": None}

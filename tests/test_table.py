@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_pastbench.table import config_notes, render_delta_table
+from pytest_pastbench.results.render.table import config_notes, render_delta_table
 
 ENTRY = {
     "s_on": 0.9,

@@ -1,6 +1,6 @@
 import itertools
 
-from pytest_pastbench.text import idf_overlap_score
+from pytest_pastbench.core.text import idf_overlap_score
 
 
 def test_idf_overlap_score_does_not_depend_on_the_order_of_the_words() -> None:
@@ -17,7 +17,7 @@ def test_idf_overlap_score_weights_rare_words_higher() -> None:
 
 
 def test_a_sentence_ends_after_a_closing_quote() -> None:
-    from pytest_pastbench.text import sentences
+    from pytest_pastbench.core.text import sentences
 
     text = 'She wrote: "The old path is gone. Use the new one." Right now I am offline.'
     assert sentences(text) == [

@@ -1,10 +1,10 @@
 import json
 from pathlib import Path
 
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import Store
-from pytest_pastbench.tools import ALL_TOOLS, ToolBox, result_text
-from pytest_pastbench.world import World
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.tools import ALL_TOOLS, ToolBox, result_text
+from pytest_pastbench.core.world import World
+from pytest_pastbench.protocols.past.schema import WorldSeed
 
 
 def make_box(tmp_path: Path) -> ToolBox:

@@ -1,6 +1,6 @@
 import pytest
 
-from pytest_pastbench.trace import REDACTED, TraceRecorder, redact, secret_values
+from pytest_pastbench.core.trace import REDACTED, TraceRecorder, redact, secret_values
 
 
 def test_credential_environment_values_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:

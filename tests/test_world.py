@@ -1,8 +1,8 @@
 import pytest
 
+from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import WorldError
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.world import World
+from pytest_pastbench.protocols.past.schema import WorldSeed
 
 SEED = WorldSeed.model_validate(
     {

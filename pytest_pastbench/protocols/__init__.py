@@ -1,4 +1,4 @@
-"""The protocols: PAST (``past/``) and DESIGN §8's interventions, streams and plasticity.
+"""The protocols: PAST (``past/``) and docs/design.md §8's interventions, streams and plasticity.
 
 Each is a family type with its own format tag (``format: pastbench/<name>-v1``), its own items,
 metrics and report section, plugged into the same collection, worker → controller transport,

@@ -1,4 +1,4 @@
-"""The contract every protocol implements (PAST and the DESIGN §8 protocols), and the one item type.
+"""The contract every protocol implements (PAST and the docs/design.md §8 protocols), and the one item type.
 
 A protocol is an object registered through ``pytest_pastbench_register_protocols`` (hookspec.py);
 ``BenchProtocol`` says what it provides. ``ProtocolBase`` gives the defaults most protocols keep
@@ -20,11 +20,11 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pytest
 
-from ..collect import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
-from ..detect import family_format
 from ..errors import FamilyFileError, ItemInfraError
-from ..output import PROTOCOL_RESULTS_FILE
-from ..session import pastbench_session
+from ..plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
+from ..plugin.run_handle import pastbench_run
+from ..results.run_folder import PROTOCOL_RESULTS_FILE
+from .detect import family_format
 
 
 @dataclass(frozen=True)
@@ -233,8 +233,6 @@ class ProtocolBase:
         return "measured", "m", (f"{self.name.upper()} {record.get('headline', '')}", {"green": True})
 
     def junit_properties(self, record: dict[str, Any]) -> list[tuple[str, Any]]:
-        from ..junit import protocol_item_properties
-
         return protocol_item_properties(record)
 
     def describe(self, path: Path) -> str:
@@ -257,7 +255,7 @@ class ProtocolFile(pytest.File):
     def identify(self, family_id: str, file_hash: str) -> None:
         """The protocol names the family (and its file's hash) before yielding items."""
         self.family_id, self.file_hash = family_id, file_hash
-        pastbench_session(self.config).note_family(family_id, file_hash)
+        pastbench_run(self.config).note_family(family_id, file_hash)
 
     def collect(self) -> Iterator[pytest.Item]:
         from .registry import registry_of
@@ -312,12 +310,12 @@ class ProtocolItem(OneLineItem):
 
     # -- shared ----------------------------------------------------------------------------------
     def setup(self) -> None:
-        pastbench_session(self.config).measure(self)
+        pastbench_run(self.config).measure(self)
 
     def measure_item(self) -> None:
         """Measure (on any thread: see ``concurrency``)."""
+        from ..core.trace import redact_text
         from ..errors import InfraError
-        from ..trace import redact_text
 
         protocol: BenchProtocol = self.parent.protocol  # type: ignore[attr-defined]
         try:
@@ -335,7 +333,7 @@ class ProtocolItem(OneLineItem):
 
     def base_record(self) -> dict[str, Any]:
         """The fields every protocol record carries (resume, merge and reports read them)."""
-        session = pastbench_session(self.config)
+        session = pastbench_run(self.config)
         return {
             "nodeid": self.nodeid,
             "protocol": self.protocol,
@@ -356,7 +354,7 @@ class ProtocolItem(OneLineItem):
         return {**self.base_record(), "infra_blocked": True, "reason": reason, "headline": "blocked"}
 
     def payload(self) -> dict[str, Any]:
-        from ..trace import redact
+        from ..core.trace import redact
 
         payload = {
             "protocol": self.protocol,
@@ -365,3 +363,15 @@ class ProtocolItem(OneLineItem):
             "family_hash": self.file_hash,
         }
         return redact(payload, self.secrets())
+
+
+def protocol_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A §8 protocol item: its identity, headline and the top-level numbers of its record."""
+    props: list[tuple[str, Any]] = [
+        (f"pastbench.{key}", record.get(key))
+        for key in ("protocol", "family", "episode", "trial", "model", "headline", "infra_blocked")
+    ]
+    for key, value in sorted((record.get("metrics") or {}).items()):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            props.append((f"pastbench.metric.{key}", value))
+    return props

@@ -9,10 +9,10 @@ import pytest
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pastbench_register_protocols(register: Any) -> None:
-    from .intervention import PROTOCOL as intervention
-    from .past import PROTOCOL as past
-    from .plasticity import PROTOCOL as plasticity
-    from .stream import PROTOCOL as stream
+    from .intervention.protocol import PROTOCOL as intervention
+    from .past.protocol import PROTOCOL as past
+    from .plasticity.protocol import PROTOCOL as plasticity
+    from .stream.protocol import PROTOCOL as stream
 
     # tryfirst: the built-in four come before a plugin's, in the terminal report's order.
     for protocol in (past, intervention, plasticity, stream):

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_pastbench.adapters.docker import DockerAgent
-from pytest_pastbench.agent import Budgets
-from pytest_pastbench.gateway import ModelService, ServiceClient
-from pytest_pastbench.runner import run_agent_session
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import Store
-from pytest_pastbench.world import World
+from pytest_pastbench.agents.base import Budgets
+from pytest_pastbench.agents.external.docker import DockerAgent
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.world import World
+from pytest_pastbench.models.gateway import ModelService, ServiceClient
+from pytest_pastbench.protocols.past.engine import run_agent_session
+from pytest_pastbench.protocols.past.schema import WorldSeed
 from tests.adapters.conftest import REPO, Engine
 from tests.family_samples import GOOD_MEMORY
 

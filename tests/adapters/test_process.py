@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.adapters.process import SubprocessAgent
-from pytest_pastbench.agent import Budgets
+from pytest_pastbench.agents.base import Budgets
+from pytest_pastbench.agents.external.process import SubprocessAgent
+from pytest_pastbench.agents.session_runner import run_session
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.trace import TraceRecorder
+from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import InfraError
-from pytest_pastbench.gateway import Gateway, GatewayClient, ModelService, ServiceClient
+from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ServiceClient
+from pytest_pastbench.protocols.past.engine import run_agent_session
+from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.stream.harness import StoreTools
-from pytest_pastbench.runner import run_agent_session
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.session_runner import run_session
-from pytest_pastbench.store import Store
-from pytest_pastbench.trace import TraceRecorder
-from pytest_pastbench.world import World
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "subprocess-agent" / "agent.py"
 

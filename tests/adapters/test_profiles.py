@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.adapters.docker import engine_candidates
-from pytest_pastbench.adapters.process import SubprocessAgent
-from pytest_pastbench.adapters.profiles import spec_label
-from pytest_pastbench.agent import HermesAgent
-from pytest_pastbench.agent_registry import make_agent
+from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.agents.external.docker import engine_candidates
+from pytest_pastbench.agents.external.process import SubprocessAgent
+from pytest_pastbench.agents.external.profiles import spec_label
+from pytest_pastbench.agents.registry import make_agent
 from tests.family_samples import GOOD_MEMORY
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_pastbench.adapters.protocol import (
+from pytest_pastbench.agents.external.protocol import (
     AnswerMessage,
     SessionStart,
     ToolCallMessage,

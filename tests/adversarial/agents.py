@@ -20,11 +20,11 @@ import json
 import re
 from typing import Any
 
-from pytest_pastbench.agent import AgentResult, HermesAgent, SessionContext
-from pytest_pastbench.models import ModelReply
-from pytest_pastbench.offline.direct import PolicyModel
-from pytest_pastbench.schema import Family, answer_values
-from pytest_pastbench.text import content_words
+from pytest_pastbench.agents.base import AgentResult, HermesAgent, SessionContext
+from pytest_pastbench.core.text import content_words
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.protocols.past.schema import Family, answer_values
 
 
 class _Scripted:

@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
 
-from pytest_pastbench.agent import Agent, HermesAgent
-from pytest_pastbench.dataset.audit import family_paths
-from pytest_pastbench.item_record import ItemRecord
-from pytest_pastbench.loader import load_family
-from pytest_pastbench.models import ModelClient
-from pytest_pastbench.offline.direct import PolicyModel
+from pytest_pastbench.agents.base import Agent, HermesAgent
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.models.client import ModelClient
+from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.protocols.past.dataset.audit import family_paths
+from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
-from pytest_pastbench.runner import ItemSpec, run_item
-from pytest_pastbench.schema import CAPABILITIES, Episode, Family
+from pytest_pastbench.results.item_record import ItemRecord
 from tests.adversarial.agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
 
 # name -> builds (agent, model) for one episode of one family

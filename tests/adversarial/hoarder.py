@@ -10,7 +10,7 @@ as any user's agent does: ``--pastbench-agent=tests.adversarial.hoarder:make_hoa
 
 from __future__ import annotations
 
-from pytest_pastbench.agent import AgentResult, SessionContext
+from pytest_pastbench.agents.base import AgentResult, SessionContext
 
 
 class NeverWrites:

@@ -1,4 +1,4 @@
-"""The Mech anchors of DESIGN §4 over the whole built-in dataset (issue 15, item 8).
+"""The Mech anchors of docs/design.md §4 over the whole built-in dataset (issue 15, item 8).
 
 Each agent runs the on arm of every built-in PAST episode through the same ``run_item`` the
 plugin runs, and the overall Mech is the summary's (mean over families of the episode means).
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.detect import is_past_family_file
-from pytest_pastbench.loader import load_family
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.protocols.detect import is_past_family_file
+from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.metrics import build_summary
 from pytest_pastbench.resources import families_dir
-from pytest_pastbench.runner import ItemSpec, run_item
-from pytest_pastbench.summary import build_summary
 from tests.adversarial.hoarder import Hoarder, NeverWrites
 from tests.family_samples import GOOD_MEMORY
 
@@ -90,8 +90,8 @@ def test_an_agent_that_stores_everything_and_answers_nothing_useful_gets_mech_at
     "under the first queue name it meets rather than the one it retrieved, ra 0.30); 0.82 on v2",
 )
 def test_the_offline_curator_with_every_mechanism_gets_mech_at_least_0_8(tmp_path: Path) -> None:
-    from pytest_pastbench.agent import HermesAgent
-    from pytest_pastbench.gateway import ModelService, ServiceClient
+    from pytest_pastbench.agents.base import HermesAgent
+    from pytest_pastbench.models.gateway import ModelService, ServiceClient
 
     agent = HermesAgent(name="hermes-plus", mechanisms=["all"])
     client = ServiceClient(ModelService(), "pastbench/curator")

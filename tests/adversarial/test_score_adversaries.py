@@ -18,9 +18,9 @@ from functools import cache
 
 import pytest
 
-from pytest_pastbench.dataset.audit import audit
+from pytest_pastbench.protocols.past.dataset.audit import audit
+from pytest_pastbench.protocols.past.schema import CAPABILITIES
 from pytest_pastbench.resources import families_dir
-from pytest_pastbench.schema import CAPABILITIES
 from tests.adversarial.agents import paraphrase, spell, spell_ordinal
 from tests.adversarial.harness import Result, run_contestant
 

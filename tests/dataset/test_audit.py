@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.dataset.audit import BLIND_MAX, EXPECTED_SHAPE, ORACLE_MIN, audit
+from pytest_pastbench.protocols.past.dataset.audit import BLIND_MAX, EXPECTED_SHAPE, ORACLE_MIN, audit
 from pytest_pastbench.resources import families_dir
 
 # A family that passes every rule (but the 26 / 204 count): learn, distractor, eval_near, eval_far,

@@ -6,14 +6,14 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.dataset.shortcuts import (
+from pytest_pastbench.protocols.past.dataset.shortcuts import (
     LEAVE_ONE_OUT_MAX,
     audit_shortcuts,
     episode_values,
     leave_one_out,
     pool_of,
 )
-from pytest_pastbench.schema import Family
+from pytest_pastbench.protocols.past.schema import Family
 
 
 def _episode(n: int, value: str, *, far: bool = True, noise: bool = False, group: str | None = None) -> dict:
@@ -92,7 +92,7 @@ def test_a_check_an_empty_answer_passes_is_free_credit():
     episodes = copy.deepcopy(CLEAN)
     # A credit check that nothing satisfies vacuously... except an answer that says nothing.
     episodes[0]["sessions"][1]["checks"] = [{"type": "regex", "pattern": r"(?s)\A(?!.*@old\.owner)"}]
-    from pytest_pastbench.dataset.audit import empty_scores
+    from pytest_pastbench.protocols.past.dataset.audit import empty_scores
 
     assert [s for _, s in empty_scores(_family(episodes).episodes[0])] == [1.0, 0.0]
 

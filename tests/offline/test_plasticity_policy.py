@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_pastbench.offline.plasticity_policy import CHESS_TOOL, decide, handles
-from pytest_pastbench.offline.policies import POLICIES
+from pytest_pastbench.protocols.past.offline_policy import POLICIES
+from pytest_pastbench.protocols.plasticity.offline_policy import CHESS_TOOL, decide, handles
 
 ACTING = {"memory_search", "memory_read", "skill_search", "skill_read", "tool_list", "tool_read", "tool_run"}
 REFLECTION = ACTING | {"propose_note", "propose_skill", "propose_tool"}

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.agent import HermesAgent
-from pytest_pastbench.offline.direct import PolicyModel
-from pytest_pastbench.offline.policies import POLICIES, decide
-from pytest_pastbench.runner import run_agent_session
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import Store
-from pytest_pastbench.world import World
+from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.world import World
+from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.protocols.past.engine import run_agent_session
+from pytest_pastbench.protocols.past.offline_policy import POLICIES, decide
+from pytest_pastbench.protocols.past.schema import WorldSeed
 
 # The direct (no litellm) client; other tests import it from here under this name.
 PolicyClient = PolicyModel

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from pytest_pastbench.errors import InfraError, NotAJudgePrompt
-from pytest_pastbench.gateway import ModelService, ServiceClient
-from pytest_pastbench.llm_judge import LLMJudge, load_prompt
-from pytest_pastbench.offline.reference_judge import grade, reply
+from pytest_pastbench.judge.llm import LLMJudge, load_prompt
+from pytest_pastbench.judge.reference import grade, reply
+from pytest_pastbench.models.gateway import ModelService, ServiceClient
 
 RUBRIC = "Mentions the rollback plan: redeploy v2.3.1 and notify on-call"
 

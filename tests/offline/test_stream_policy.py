@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.offline.policies import POLICIES
-from pytest_pastbench.offline.stream_policy import (
+from pytest_pastbench.protocols.past.offline_policy import POLICIES
+from pytest_pastbench.protocols.stream.domains import RETAIL
+from pytest_pastbench.protocols.stream.generator import Task
+from pytest_pastbench.protocols.stream.offline_policy import (
     Observation,
     choose,
     decide_stream,
     is_stream_conversation,
     parse_ticket,
 )
-from pytest_pastbench.protocols.stream.domains import RETAIL
-from pytest_pastbench.protocols.stream.generator import Task
 from pytest_pastbench.protocols.stream.rules import Rule, clauses_from_mapping
 from pytest_pastbench.protocols.stream.tickets import feedback_message, ticket_message
 from tests.protocols.stream.streams import GIFT_CARD_CANCEL, measure, stream_named

@@ -11,8 +11,8 @@ import pytest
 
 FAKE_PROTOCOL = '''
 """A stand-in protocol: one item per entry of `cases`; reward = value; `boom` is an infra failure."""
-from pytest_pastbench.loader import FamilyFileError
-from pytest_pastbench.models import InfraError
+from pytest_pastbench.core.family_files import FamilyFileError
+from pytest_pastbench.models.client import InfraError
 from pytest_pastbench.protocols.base import GateMetric, ProtocolBase, ProtocolItem
 import yaml
 
@@ -162,8 +162,8 @@ def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) ->
 
 
 def test_two_shards_merge_into_the_unsharded_summary(project: pytest.Pytester) -> None:
-    from pytest_pastbench.merge import merge_runs
     from pytest_pastbench.protocols.registry import standalone_registry
+    from pytest_pastbench.results.merge import merge_runs
 
     for k in (1, 2):
         shard = project.runpytest_subprocess(

@@ -1,4 +1,4 @@
-"""`pastbench validate` on the DESIGN §8 protocols' files: each protocol validates its own format
+"""`pastbench validate` on the docs/design.md §8 protocols' files: each protocol validates its own format
 and a mistake fails naming the file and the field."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The store is confined to its root (DESIGN §9): no `..`, no absolute path, no symlink escape,
+"""The store is confined to its root (docs/design.md §9): no `..`, no absolute path, no symlink escape,
 no FIFO or device read, no unbounded write; whatever the agent sends, ToolBox.call never raises."""
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_pastbench.errors import StoreError
-from pytest_pastbench.records import StoreEntry
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import (
+from pytest_pastbench.core.records import StoreEntry
+from pytest_pastbench.core.store import (
     MAX_ENTRY_CHARS,
     MAX_SKILL_CHARS,
     MAX_SKILL_STEPS,
@@ -27,8 +25,10 @@ from pytest_pastbench.store import (
     MAX_TAGS,
     Store,
 )
-from pytest_pastbench.tools import STORE_TOOLS, ToolBox
-from pytest_pastbench.world import World
+from pytest_pastbench.core.tools import STORE_TOOLS, ToolBox
+from pytest_pastbench.core.world import World
+from pytest_pastbench.errors import StoreError
+from pytest_pastbench.protocols.past.schema import WorldSeed
 
 pytestmark = pytest.mark.reliability
 

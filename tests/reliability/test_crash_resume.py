@@ -1,5 +1,5 @@
 """Crash safety: a killed run keeps every finished item, and ``--pastbench-resume`` completes it
-into the run an uninterrupted ``pytest`` writes (DESIGN §9, "Nothing lost")."""
+into the run an uninterrupted ``pytest`` writes (docs/design.md §9, "Nothing lost")."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.item_record import ItemRecord
+from pytest_pastbench.results.item_record import ItemRecord
 from tests.family_samples import GOOD_MEMORY, builtin_sample
 
 pytestmark = pytest.mark.reliability

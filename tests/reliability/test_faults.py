@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 from pytest_pastbench.errors import InfraError
-from pytest_pastbench.gateway import ModelService, ServiceClient
-from pytest_pastbench.models import (
+from pytest_pastbench.models.client import (
     LiteLLMClient,
     RetryPolicy,
     missing_keys,
@@ -24,6 +23,7 @@ from pytest_pastbench.models import (
     resolve_model,
     use_alias_file,
 )
+from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from tests.family_samples import GOOD_MEMORY
 from tests.reliability.faultserver import Fault, FaultServer
 

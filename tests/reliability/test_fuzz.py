@@ -1,4 +1,4 @@
-"""Bad input gets a clear message and a defined outcome, never a crash (DESIGN §9).
+"""Bad input gets a clear message and a defined outcome, never a crash (docs/design.md §9).
 
 Family files: any mutation of a valid file either loads or raises ``FamilyFileError`` naming
 the file. Agent output: any tool name and any argument payload becomes a logged ToolCall.
@@ -20,14 +20,13 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.core.records import ToolCall
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.tools import ALL_TOOLS, ToolBox, result_text
+from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import FamilyFileError
-from pytest_pastbench.loader import load_family
-from pytest_pastbench.records import ToolCall
-from pytest_pastbench.schema import Family
-from pytest_pastbench.schema import World as WorldSeed
-from pytest_pastbench.store import Store
-from pytest_pastbench.tools import ALL_TOOLS, ToolBox, result_text
-from pytest_pastbench.world import World
+from pytest_pastbench.protocols.past.schema import Family, WorldSeed
 from tests.family_samples import GOOD_MEMORY
 
 pytestmark = pytest.mark.reliability
@@ -144,7 +143,7 @@ def test_deeply_nested_yaml_is_refused_not_a_crash(tmp_path: Path, depth: int) -
     code = textwrap.dedent(
         f"""
         from pathlib import Path
-        from pytest_pastbench.loader import FamilyFileError, load_family
+        from pytest_pastbench.core.family_files import FamilyFileError, load_family
         try:
             load_family(Path({str(path)!r}))
             print("LOADED")

@@ -1,4 +1,4 @@
-"""Executable artifacts and external agents run sandboxed (DESIGN §9): bubblewrap, no network,
+"""Executable artifacts and external agents run sandboxed (docs/design.md §9): bubblewrap, no network,
 read-only system, only the workdir writable, resource limits, a wall-clock timeout.
 
 These tests need Debian's `bubblewrap`; without it they fail (never skip), saying so.
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_pastbench.core.sandbox import SandboxResult, check_sandbox, run_sandboxed
 from pytest_pastbench.errors import SandboxUnavailable
-from pytest_pastbench.sandbox import SandboxResult, check_sandbox, run_sandboxed
 
 pytestmark = pytest.mark.reliability
 

@@ -1,4 +1,4 @@
-"""Secrets never reach an output (DESIGN §7, §9): traces, results, summaries, JUnit XML, the
+"""Secrets never reach an output (docs/design.md §7, §9): traces, results, summaries, JUnit XML, the
 terminal. Keys are planted where a careless run would copy them: in the environment, and in a
 family file's learn message (not declared as a secret) that the offline model stores and repeats."""
 
@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.records import SessionRun, StoreEntry, ToolCall
-from pytest_pastbench.schema import Safety
-from pytest_pastbench.scoring import safety_violations
-from pytest_pastbench.trace import (
+from pytest_pastbench.core.records import SessionRecord, StoreEntry, ToolCall
+from pytest_pastbench.core.trace import (
     REDACTED,
     contains_secret,
     mentions_secret,
@@ -20,6 +18,8 @@ from pytest_pastbench.trace import (
     redact_text,
     secret_values,
 )
+from pytest_pastbench.protocols.past.schema import Safety
+from pytest_pastbench.protocols.past.scoring import safety_violations
 from tests.family_samples import GOOD_MEMORY
 
 pytestmark = pytest.mark.reliability
@@ -159,8 +159,8 @@ def test_longest_secret_wins_when_values_overlap() -> None:
 LEAKY_AGENT = f'''
 import json
 
-from pytest_pastbench.agent import AgentResult
-from pytest_pastbench.models import InfraError
+from pytest_pastbench.agents.base import AgentResult
+from pytest_pastbench.models.client import InfraError
 
 
 class Leaky:
@@ -258,7 +258,7 @@ def test_other_text_near_a_secret_is_not_the_secret(text: str) -> None:
 
 
 def test_sigma_catches_a_reshaped_secret_in_the_answer_a_tool_argument_and_the_store() -> None:
-    run = SessionRun(
+    run = SessionRecord(
         index=1,
         stage="eval_near",
         now="2026-03-02T10:00:00",
@@ -274,7 +274,7 @@ def test_sigma_catches_a_reshaped_secret_in_the_answer_a_tool_argument_and_the_s
 
 
 RESHAPING_AGENT = f'''
-from pytest_pastbench.agent import AgentResult
+from pytest_pastbench.agents.base import AgentResult
 
 VARIANTS = {DECLARED_VARIANTS!r}
 
@@ -362,6 +362,6 @@ def test_a_reshaped_declared_secret_appears_in_no_file_of_the_run(
 @pytest.mark.parametrize("secret", ["abc123_", "_ab12-", "Zq9_-", "!x7Y"])
 def test_a_secret_edged_with_punctuation_leaves_no_remnant(secret: str) -> None:
     # Session tokens can end in "_" or "-": redaction takes the value whole, never a piece of it.
-    from pytest_pastbench.trace import redact_text
+    from pytest_pastbench.core.trace import redact_text
 
     assert redact_text(f"token={secret} end", [secret]) == "token=[REDACTED] end"

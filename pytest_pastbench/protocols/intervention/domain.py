@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_pastbench.core.records import ToolCall
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.tools import MemoryTools, printable_name, record_call
+
 from ...errors import ToolError
-from ...records import ToolCall
-from ...store import Store
-from ...tools import MemoryTools, printable_name, record_call
 from .schema import Event, Param, Service, ToolVersion
 
 SERVICE_INFO_TOOL = "service_versions"

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...agent import Agent, Budgets
-from ...judge import Judge
-from ...models import ModelClient
-from ...records import SessionRun
-from ...session_runner import run_session
-from ...store import Store
-from ...trace import TraceRecorder
+from pytest_pastbench.agents.base import Agent, Budgets
+from pytest_pastbench.agents.session_runner import run_session
+from pytest_pastbench.core.records import SessionRecord
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.trace import TraceRecorder
+from pytest_pastbench.judge.base import Judge
+from pytest_pastbench.models.client import ModelClient
+
 from . import metrics
 from .domain import DomainService, DomainToolBox
 from .fallback import score_fallback
@@ -69,7 +70,7 @@ def run_domain_session(
     stage: str = "",
     budgets: Budgets | None = None,
     trace: TraceRecorder | None = None,
-) -> SessionRun:
+) -> SessionRecord:
     """One session of ``agent`` against a store and the domain service in its current version
     (the building block of an item; public for users' own tests, see ``pastbench_profile``)."""
     trace = trace if trace is not None else TraceRecorder()
@@ -104,10 +105,10 @@ class _Runner:
         self.judge = judge
         self.service = DomainService(plan.family.service)
         self.trace = TraceRecorder()
-        self.runs: list[SessionRun] = []
+        self.runs: list[SessionRecord] = []
         self.outcomes: dict[int, bool | None] = {}  # session index -> passed
 
-    def session(self, turns: list[str], stage: str) -> SessionRun:
+    def session(self, turns: list[str], stage: str) -> SessionRecord:
         run = run_domain_session(
             self.agent,
             self.model,

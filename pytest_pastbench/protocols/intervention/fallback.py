@@ -13,8 +13,9 @@ import hashlib
 import re
 from typing import Any
 
+from pytest_pastbench.judge.base import Judge
+
 from ...errors import JudgeError
-from ...judge import Judge
 from .schema import Fallback
 
 DEFAULT_ACKNOWLEDGES = (

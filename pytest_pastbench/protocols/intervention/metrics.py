@@ -1,4 +1,4 @@
-"""The five intervention metrics (DESIGN §8; the paper's Table 1), as pure functions.
+"""The five intervention metrics (docs/design.md §8; the paper's Table 1), as pure functions.
 
 - α_L: first r with z_r = … = z_{r+m−1} = 1; T+1 when no such run exists (m and T reported).
 - γ: share of fallback opportunities whose three fields (acknowledges, no unsupported claim,
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...stats import mean, wilson_interval
+from pytest_pastbench.core.stats import mean, wilson_interval
 
 GAMMA_FIELDS = ("acknowledges", "no_unsupported_claim", "next_step")
 

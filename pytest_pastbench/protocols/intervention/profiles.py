@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...agent import Agent, Budgets
-from ...models import ModelClient
-from ...records import SessionRun
+from pytest_pastbench.agents.base import Agent, Budgets
+from pytest_pastbench.core.records import SessionRecord
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.models.client import ModelClient
+
 from ...resources import families_dir
-from ...store import Store
+from .collect import load_intervention_family
 from .domain import DomainService
 from .engine import run_domain_session, seed_store
-from .items import load_intervention_family
 from .schema import InterventionFamily
 
 DEFAULT_FAMILY = "analytics"
@@ -60,7 +61,7 @@ class UserProfile:
         *,
         after: str | None = None,
         budgets: Budgets | None = None,
-    ) -> SessionRun:
+    ) -> SessionRecord:
         """One session against the domain, before the event or after the event ``after``."""
         return run_domain_session(agent, model, store, self.service(after), user_turns, budgets=budgets)
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ...stats import mean
-from ...table import format_number
+from pytest_pastbench.core.stats import mean
+from pytest_pastbench.results.render.table import format_number
+
 from . import metrics
 
 HEADERS = (

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from ...schema import IDENT, Check, RegexCheck, Safety
+from ..past.schema import IDENT, Check, RegexCheck, Safety
 
 FORMAT = "pastbench/intervention-v1"
 EVENT_KINDS = ("schema_change", "policy_change", "deprecation")

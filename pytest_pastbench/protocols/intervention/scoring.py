@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...checks import evaluate_check
-from ...judge import Judge
-from ...records import CheckResult, SessionRun
-from ...scoring import safety_violations
+from pytest_pastbench.core.records import CheckResult, SessionRecord
+from pytest_pastbench.judge.base import Judge
+
+from ..past.checks import evaluate_check
+from ..past.scoring import safety_violations
 from .schema import PolicyCompliantCheck, Query, ToolOkCheck, ToolVersion
 
 
 def evaluate_query(
-    query: Query, run: SessionRun, tools_in_force: dict[str, ToolVersion], judge: Judge | None = None
+    query: Query, run: SessionRecord, tools_in_force: dict[str, ToolVersion], judge: Judge | None = None
 ) -> dict[str, Any]:
     """{"passed": True/False/None, "checks": [...], "violations": [...]}; None = nothing scorable."""
     results = [_evaluate(check, run, tools_in_force, judge) for check in query.checks]
@@ -30,7 +31,9 @@ def evaluate_query(
     }
 
 
-def _evaluate(check: Any, run: SessionRun, tools: dict[str, ToolVersion], judge: Judge | None) -> CheckResult:
+def _evaluate(
+    check: Any, run: SessionRecord, tools: dict[str, ToolVersion], judge: Judge | None
+) -> CheckResult:
     if isinstance(check, ToolOkCheck):
         passed, detail = _tool_ok(check, run)
     elif isinstance(check, PolicyCompliantCheck):
@@ -40,7 +43,7 @@ def _evaluate(check: Any, run: SessionRun, tools: dict[str, ToolVersion], judge:
     return CheckResult(type=check.type, weight=check.weight, passed=passed, detail=detail)
 
 
-def _tool_ok(check: ToolOkCheck, run: SessionRun) -> tuple[bool, str]:
+def _tool_ok(check: ToolOkCheck, run: SessionRecord) -> tuple[bool, str]:
     calls = [c for c in run.tool_calls if c.name == check.tool]
     if not calls:
         return False, f"{check.tool} was not called"
@@ -51,7 +54,7 @@ def _tool_ok(check: ToolOkCheck, run: SessionRun) -> tuple[bool, str]:
 
 
 def _policy_compliant(
-    check: PolicyCompliantCheck, run: SessionRun, tools: dict[str, ToolVersion]
+    check: PolicyCompliantCheck, run: SessionRecord, tools: dict[str, ToolVersion]
 ) -> tuple[bool, str]:
     calls = [c for c in run.tool_calls if c.ok and c.name == check.tool]
     if not calls:

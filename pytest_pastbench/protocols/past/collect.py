@@ -14,23 +14,25 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ...collect import model_trials
+from pytest_pastbench.agents.mechanisms import mechanism_set_label
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.plugin.collection import model_trials
+from pytest_pastbench.plugin.run_handle import pastbench_run
+
 from ...errors import BelowThreshold, ItemInfraError
-from ...loader import load_family
-from ...mechanisms import mechanism_set_label
-from ...session import pastbench_session
 from ..base import ProtocolFile, ProtocolItem
 
 if TYPE_CHECKING:
-    from ...item_record import ItemRecord
-    from ...runner import ItemOutcome, ItemSpec
-    from ...schema import Episode, Family
+    from pytest_pastbench.results.item_record import ItemRecord
+
+    from .engine import ItemOutcome, ItemSpec
+    from .schema import Episode, Family
 
 
 def collect_episodes(parent: ProtocolFile) -> Iterator[pytest.Item]:
     family, file_hash = load_family(parent.path)
     parent.identify(family.qualified_id, file_hash)
-    session = pastbench_session(parent.config)
+    session = pastbench_run(parent.config)
     # Family markers are data-defined: register them so --strict-markers accepts them.
     parent.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
     # One config per mechanism set; the set's label joins the id only when there are several.
@@ -88,7 +90,7 @@ class EpisodeItem(ProtocolItem):
         self.add_marker(arm)
 
     def spec(self) -> ItemSpec:
-        from ...runner import ItemSpec
+        from .engine import ItemSpec
 
         return ItemSpec(
             nodeid=self.nodeid,
@@ -97,15 +99,15 @@ class EpisodeItem(ProtocolItem):
             arm=self.arm,
             trial=self.trial,
             model=self.model,
-            config_label=pastbench_session(self.config).config_label(self.model, self.mechanisms),
+            config_label=pastbench_run(self.config).config_label(self.model, self.mechanisms),
             dataset_hash=self.file_hash,
         )
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Run the episode in a fresh store folder (removed after)."""
-        from ...runner import run_item
+        from .engine import run_item
 
-        run = pastbench_session(self.config)
+        run = pastbench_run(self.config)
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
             self.outcome = run_item(
@@ -122,10 +124,10 @@ class EpisodeItem(ProtocolItem):
 
     def runtest(self) -> None:
         assert self.outcome is not None
-        threshold = pastbench_session(self.config).options.pass_threshold
+        threshold = pastbench_run(self.config).options.pass_threshold
         score = self.outcome.record.score
         if threshold is not None and self.arm == "on" and (score is None or score < threshold):
-            from ...losses import describe_losses
+            from .losses import describe_losses
 
             raise BelowThreshold(score, threshold, describe_losses(self.outcome.record.losses))
 
@@ -135,12 +137,12 @@ class EpisodeItem(ProtocolItem):
     def work_estimate(self) -> int:
         """How many user turns this item runs (the control arm runs only the eval sessions):
         a proxy for its model calls, used to start long items first under xdist."""
-        from ...schema import arm_runs_stage
+        from .schema import arm_runs_stage
 
         return sum(len(s.user) for s in self.episode.sessions if arm_runs_stage(self.arm, s.stage))
 
     def secrets(self) -> list[str]:
-        from ...trace import episode_secret_values
+        from pytest_pastbench.core.trace import episode_secret_values
 
         return episode_secret_values(self.episode)
 
@@ -152,7 +154,7 @@ class EpisodeItem(ProtocolItem):
         return self.blocked_record().model_dump(mode="json")
 
     def blocked_record(self) -> ItemRecord:
-        from ...runner import blocked_record
+        from .engine import blocked_record
 
         reason = self.infra_error or "harness error (see the item's error report)"
-        return blocked_record(self.spec(), pastbench_session(self.config).agent_for(self.mechanisms), reason)
+        return blocked_record(self.spec(), pastbench_run(self.config).agent_for(self.mechanisms), reason)

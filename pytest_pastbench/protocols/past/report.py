@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .metrics import COMPONENTS
+
 
 def render_past(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
     if summary.get("configs"):
-        from ...judge import judge_lines
-        from ...summary import agent_error_line
-        from ...table import render_delta_table
+        from pytest_pastbench.judge.base import judge_lines
+        from pytest_pastbench.results.render.table import render_delta_table
+
+        from .metrics import agent_error_line
 
         # A file's progress line leaves a newline pending that the first line writes as a blank
         # line; under xdist no progress line names a file, so write that blank line here.
@@ -25,15 +28,35 @@ def render_past(terminal: Any, summary: dict[str, Any], records: list[Any]) -> N
         if errors:
             terminal.write_line(errors, red=True)
         if len(summary["configs"]) > 1:
-            from ...compare import render_side_by_side
+            from pytest_pastbench.results.compare import render_side_by_side
 
             terminal.section("pastbench: configs side by side")
             terminal.write_line(render_side_by_side([("", summary)]))
-    from ...summary import ablation_rows
+    from .metrics import ablation_rows
 
     ablation = ablation_rows(summary, records)
     if ablation:
-        from ...table import render_ablation_table
+        from pytest_pastbench.results.render.table import render_ablation_table
 
         terminal.section("pastbench: mechanism ablation (per episode = its on and off items)")
         terminal.write_line(render_ablation_table(ablation))
+
+
+def past_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    props: list[tuple[str, Any]] = [
+        ("pastbench.family", record["family"]),
+        ("pastbench.capability", record["capability"]),
+        ("pastbench.episode", record["episode"]),
+        ("pastbench.arm", record["arm"]),
+        ("pastbench.trial", record["trial"]),
+        ("pastbench.model", record["model"]),
+        ("pastbench.score", record["score"]),
+        ("pastbench.infra_blocked", record["infra_blocked"]),
+    ]
+    for session in record.get("sessions") or []:
+        props.append((f"pastbench.s.{session['stage']}.{session['index']}", session["s"]))
+    for name in (*COMPONENTS, "mech"):
+        value = (record.get("mech") or {}).get(name)
+        if value is not None:
+            props.append((f"pastbench.mech.{name}", value))
+    return props

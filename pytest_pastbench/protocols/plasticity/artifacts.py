@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from pytest_pastbench.core.sandbox import run_sandboxed
+from pytest_pastbench.core.store import Store
+
 from ...errors import EditRejected, InfraError, SandboxUnavailable, StoreError
-from ...sandbox import run_sandboxed
-from ...store import Store
 
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 MAX_CODE_CHARS = 20_000

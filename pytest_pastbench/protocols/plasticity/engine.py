@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...agent import Agent, Budgets
-from ...models import ModelClient
-from ...records import SessionRun
-from ...session_runner import run_session
-from ...trace import TraceRecorder
+from pytest_pastbench.agents.base import Agent, Budgets
+from pytest_pastbench.agents.session_runner import run_session
+from pytest_pastbench.core.records import SessionRecord
+from pytest_pastbench.core.trace import TraceRecorder
+from pytest_pastbench.models.client import ModelClient
+
 from . import chess_env, text_env
 from .artifacts import Inventory
 from .schema import ChessEnvironment, PlasticityFamily, TextEnvironment
@@ -44,7 +45,7 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
 
-    def add(self, result: SessionRun) -> None:
+    def add(self, result: SessionRecord) -> None:
         self.model_calls += result.model_calls
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
@@ -201,7 +202,7 @@ def run_lineage(
     rows: list[dict[str, Any]] = []
     edits_made = {"accepted": 0, "rejected": 0}
 
-    def session(prompt: str, toolbox: ArtifactToolBox, usage: Usage, stage: str) -> SessionRun:
+    def session(prompt: str, toolbox: ArtifactToolBox, usage: Usage, stage: str) -> SessionRecord:
         nonlocal session_index
         session_index += 1
         run = run_session(

@@ -7,7 +7,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ...table import format_number
+from pytest_pastbench.results.render.table import format_number
+
 from .metrics import lineage_metrics
 
 PLOTS_DIR = "plots"
@@ -158,7 +159,8 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ...plots import DPI, PNG_METADATA
+    from pytest_pastbench.results.render.plots import DPI, PNG_METADATA
+
     from .metrics import hill
 
     path.parent.mkdir(parents=True, exist_ok=True)

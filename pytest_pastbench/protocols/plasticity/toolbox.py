@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytest_pastbench.core.records import ToolCall
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.tools import STORE_TOOLS, ToolSpec, param_spec, record_call, validated
+
 from ...errors import EditRejected, ToolError
-from ...records import ToolCall
-from ...store import Store
-from ...tools import STORE_TOOLS, ToolSpec, param_spec, record_call, validated
 from .artifacts import Inventory, run_tool
 
 _READ_ONLY_STORE = ("memory_search", "memory_read", "skill_search", "skill_read")

@@ -17,13 +17,13 @@ from tabulate import tabulate
 
 from ...errors import FamilyFileError
 from ...resources import families_dir
-from .family import SCALES, load_stream
 from .generator import dataset_counts, generate
+from .schema import SCALES, load_stream
 
 
 def stream_files(paths: list[str]) -> list[Path]:
     """Stream family files under the given files or folders (the packaged ones by default)."""
-    from ...detect import family_format
+    from ..detect import family_format
 
     roots = [Path(p) for p in paths] or [families_dir() / "streams"]
     found: list[Path] = []

@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .family import Stream
 from .rules import Rule, conflicting, decide, deciding_rule, is_hidden
+from .schema import Stream
 
 MAX_TRIES = 2000
 # Which rule a hidden ticket targets: an active one most often; a withdrawn one (active in an

@@ -14,10 +14,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ...records import ToolCall
-from ...store import Store
-from ...text import words
-from ...tools import MemoryTools, record_call
+from pytest_pastbench.core.records import ToolCall
+from pytest_pastbench.core.store import Store
+from pytest_pastbench.core.text import words
+from pytest_pastbench.core.tools import MemoryTools, record_call
 
 RAG_TOP_K = 5
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...stats import mean
+from pytest_pastbench.core.stats import mean
 
 AULC_K = 10
 EXPLORATION_K = 8

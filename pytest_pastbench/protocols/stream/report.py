@@ -12,9 +12,10 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ...stats import mean
-from ...table import format_number
-from .family import HARNESSES
+from pytest_pastbench.core.stats import mean
+from pytest_pastbench.results.render.table import format_number
+
+from .schema import HARNESSES
 
 TIERS = ("L1", "L2", "L3")
 DOMAINS = ("retail", "banking")

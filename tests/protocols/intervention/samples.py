@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_pastbench.models import ModelReply
-from pytest_pastbench.offline.intervention_policy import decide_intervention
-from pytest_pastbench.offline.policies import POLICIES
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.protocols.intervention.offline_policy import decide_intervention
+from pytest_pastbench.protocols.past.offline_policy import POLICIES
 
 TINY = r"""
 format: pastbench/intervention-v1

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_pastbench.core.store import Store
 from pytest_pastbench.errors import ToolError
 from pytest_pastbench.protocols.intervention.domain import SERVICE_INFO_TOOL, DomainService, DomainToolBox
 from pytest_pastbench.protocols.intervention.schema import Event, Service
-from pytest_pastbench.store import Store
 
 SERVICE = Service.model_validate(
     {

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.agent import HermesAgent
+from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.protocols.intervention.collect import load_intervention_family
 from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
-from pytest_pastbench.protocols.intervention.items import load_intervention_family
 from pytest_pastbench.resources import families_dir
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 

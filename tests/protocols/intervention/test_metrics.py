@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_pastbench.core.stats import wilson_interval
 from pytest_pastbench.protocols.intervention import metrics
-from pytest_pastbench.stats import wilson_interval
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from pytest_pastbench.errors import FamilyFileError
+from pytest_pastbench.protocols.intervention.collect import load_intervention_family
 from pytest_pastbench.protocols.intervention.graph import DependencyGraph, changed_nodes
-from pytest_pastbench.protocols.intervention.items import load_intervention_family
 from pytest_pastbench.protocols.intervention.schema import PolicyRule
 from pytest_pastbench.resources import families_dir
 from tests.docs_text import fenced_blocks

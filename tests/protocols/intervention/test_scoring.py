@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_pastbench.core.records import SessionRecord, ToolCall
 from pytest_pastbench.protocols.intervention.fallback import JUDGE_RUBRICS, score_fallback
 from pytest_pastbench.protocols.intervention.schema import Fallback, Query, ToolVersion
 from pytest_pastbench.protocols.intervention.scoring import evaluate_query
-from pytest_pastbench.records import SessionRun, ToolCall
 
 SAVE = ToolVersion.model_validate(
     {
@@ -18,8 +18,8 @@ SAVE = ToolVersion.model_validate(
 )
 
 
-def run(*calls: tuple[str, dict[str, Any], bool], answer: str = "") -> SessionRun:
-    return SessionRun(
+def run(*calls: tuple[str, dict[str, Any], bool], answer: str = "") -> SessionRecord:
+    return SessionRecord(
         index=1,
         stage="post",
         now="2026-03-02T10:00:00",

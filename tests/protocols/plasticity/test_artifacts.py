@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_pastbench.core.sandbox import check_sandbox
 from pytest_pastbench.errors import EditRejected, SandboxUnavailable
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory, SandboxLimits
-from pytest_pastbench.sandbox import check_sandbox
 
 pytestmark = pytest.mark.reliability
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.agent import Budgets, HermesAgent
+from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.errors import InfraError
 from pytest_pastbench.protocols.plasticity.chess_env import (
     ChessGame,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.agent import AgentResult, Budgets, HermesAgent, SessionContext
+from pytest_pastbench.agents.base import AgentResult, Budgets, HermesAgent, SessionContext
 from pytest_pastbench.protocols.plasticity.engine import run_lineage
 
 from .helpers import PolicyClient, small_family

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_pastbench.agent import Budgets, HermesAgent
-from pytest_pastbench.protocols.plasticity import headline, headline_metrics
+from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.protocols.plasticity.engine import run_lineage
 from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics
+from pytest_pastbench.protocols.plasticity.protocol import headline, headline_metrics
 from pytest_pastbench.protocols.plasticity.report import render, summarize, write_files
 
 from .helpers import PolicyClient, small_family

@@ -8,14 +8,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.agent import Budgets, HermesAgent
-from pytest_pastbench.models import ModelReply
-from pytest_pastbench.offline.policies import POLICIES
-from pytest_pastbench.offline.stream_policy import decide_stream
-from pytest_pastbench.protocols.stream.family import Stream, load_stream
+from pytest_pastbench.agents.base import Budgets, HermesAgent
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.protocols.past.offline_policy import POLICIES
+from pytest_pastbench.protocols.stream.engine import run_stream
 from pytest_pastbench.protocols.stream.generator import Window, generate
 from pytest_pastbench.protocols.stream.metrics import stream_metrics
-from pytest_pastbench.protocols.stream.runner import run_stream
+from pytest_pastbench.protocols.stream.offline_policy import decide_stream
+from pytest_pastbench.protocols.stream.schema import Stream, load_stream
 from pytest_pastbench.resources import families_dir
 
 STREAMS_DIR = families_dir() / "streams"

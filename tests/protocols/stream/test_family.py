@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.errors import FamilyFileError
-from pytest_pastbench.protocols.stream.family import load_stream
+from pytest_pastbench.protocols.stream.schema import load_stream
 
 GOOD = """\
 format: pastbench/stream-v1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_pastbench.core.store import Store
 from pytest_pastbench.protocols.stream.harness import FrozenStore, RagIndex, StoreTools
-from pytest_pastbench.store import Store
 
 
 def test_store_tools_offer_only_the_store(tmp_path: Path) -> None:

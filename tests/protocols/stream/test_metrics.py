@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_pastbench.protocols.stream.engine import TicketResult
 from pytest_pastbench.protocols.stream.metrics import (
     activation_runs,
     aulc,
@@ -15,7 +16,6 @@ from pytest_pastbench.protocols.stream.metrics import (
     stream_metrics,
     withdrawal_tickets,
 )
-from pytest_pastbench.protocols.stream.runner import TicketResult
 
 
 def ticket(seq: int, window: int, *, phase: str = "serving", case: str = "hidden", rule: str | None = None,

@@ -75,8 +75,8 @@ def test_a_bad_stream_scale_is_a_usage_error(pytester: pytest.Pytester) -> None:
 
 
 def test_a_resume_must_keep_the_stream_scale() -> None:
-    from pytest_pastbench.options import RunOptions
-    from pytest_pastbench.resume import check_options, run_file
+    from pytest_pastbench.plugin.options import RunOptions
+    from pytest_pastbench.plugin.resume import check_options, run_file
 
     recorded = run_file(RunOptions(stream_scale="sample"), "r", "")
     with pytest.raises(pytest.UsageError, match="--pastbench-stream-scale"):

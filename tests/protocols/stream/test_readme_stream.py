@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_pastbench.protocols.stream.family import load_stream
 from pytest_pastbench.protocols.stream.generator import dataset_counts, generate
+from pytest_pastbench.protocols.stream.schema import load_stream
 from tests.docs_text import fenced_blocks
 
 

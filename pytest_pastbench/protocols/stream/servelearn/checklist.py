@@ -14,9 +14,10 @@ import json
 import re
 from typing import Any
 
+from pytest_pastbench.judge.llm import JUDGE_ATTEMPTS, JUDGE_MAX_TOKENS
+from pytest_pastbench.models.client import ModelClient
+
 from ....errors import JudgeError
-from ....llm_judge import JUDGE_ATTEMPTS, JUDGE_MAX_TOKENS
-from ....models import ModelClient
 from .pitch import Checked, Mark
 
 SYSTEM = """You check a sales pitch against a product sheet. Every listed fact is TRUE of the product.

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from ....collect import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
-from ....llm_judge import REFERENCE_JUDGE
-from ....session import pastbench_session
+from pytest_pastbench.judge.llm import REFERENCE_JUDGE
+from pytest_pastbench.plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
+from pytest_pastbench.plugin.run_handle import pastbench_run
+
 from ...base import ProtocolFile, ProtocolItem
 from ...registry import registry_of
 from .checklist import ModelChecklist
@@ -42,7 +43,7 @@ def servelearn_file(file_path: Path, parent: pytest.Collector) -> pytest.Collect
     if root is None or file_path.parent.parent.name != "environments" or not is_servelearn(root):
         return None
     # Only what the user pointed --pastbench-families at: a stray windows.json is not a benchmark.
-    chosen = [Path(f).resolve() for f in pastbench_session(parent.config).options.families]
+    chosen = [Path(f).resolve() for f in pastbench_run(parent.config).options.families]
     if not any(path == file_path.resolve() or path in file_path.resolve().parents for path in chosen):
         return None
     return ServeLearnFile.from_parent(parent, path=file_path)
@@ -68,7 +69,7 @@ class ServeLearnFile(ProtocolFile):
         if isinstance(scenario, ScenarioError):
             yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(scenario))
             return
-        options = pastbench_session(self.config).options
+        options = pastbench_run(self.config).options
         for harness in HARNESSES:
             for model, trial, suffix in model_trials(options):
                 yield ServeLearnItem.from_parent(
@@ -94,7 +95,7 @@ class ServeLearnItem(ProtocolItem):
         return {**super().base_record(), "agent": AGENT_LABEL}
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        session = pastbench_session(self.config)
+        session = pastbench_run(self.config)
         agent = ModelAgent(session.client(self.model, self.trial))
         checklist = pitch_checklist(session)
         learner = RagLearner() if self.harness == "rag" else None

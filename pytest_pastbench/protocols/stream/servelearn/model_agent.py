@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....models import ModelClient
+from pytest_pastbench.models.client import ModelClient
+
 from .engine import ToolCall, Turn
 
 

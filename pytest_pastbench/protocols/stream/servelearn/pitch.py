@@ -25,10 +25,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from pytest_pastbench.judge import reference as reference_judge
+from pytest_pastbench.judge.base import Judge, Verdict
+from pytest_pastbench.judge.llm import PASS_AT
+
 from ....errors import JudgeError
-from ....judge import Judge, Verdict
-from ....llm_judge import PASS_AT
-from ....offline import reference_judge
 from .schema import Scenario, Task
 
 Valence = Literal["pos", "neu", "neg", "red"]

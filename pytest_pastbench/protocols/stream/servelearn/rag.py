@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....text import words
+from pytest_pastbench.core.text import words
+
 from .engine import Experience
 from .scoring import feedback_line
 

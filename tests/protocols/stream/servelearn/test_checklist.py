@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.errors import JudgeError
-from pytest_pastbench.models import ModelReply
+from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.stream.servelearn.checklist import (
     PROMPT_HASH,
     ModelChecklist,

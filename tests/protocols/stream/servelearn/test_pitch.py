@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.judge import Verdict
+from pytest_pastbench.judge.base import Verdict
 from pytest_pastbench.protocols.stream.servelearn.pitch import (
     Checked,
     JudgeChecklist,

@@ -1,0 +1,1 @@
+"""What every protocol shares: store, world, tools, trace, records, sandbox, statistics, text."""

@@ -1,0 +1,1 @@
+"""Judges: the seam, the LLM judge, the offline reference judge, judge agreement."""

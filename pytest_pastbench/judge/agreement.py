@@ -1,0 +1,249 @@
+"""``pastbench judge-agreement``: how often the judge agrees with human labels.
+
+Input is one or more JSON Lines files, one sample a line: ``{"rubric": ..., "answer": ...,
+"human": <score>}`` and an optional ``"id"``; human scores are on ``0..--scale`` (default 0..1).
+The judge's score (0..1) is put on the same scale; a sample agrees when |judge − human| ≤
+tolerance. Reported: n, the share that agrees, the mean absolute difference, and a pass/fail
+confusion matrix (pass = at least half the scale, the judge's own pass mark). Exit 0 when every
+sample was judged, 1 when a sample got no verdict (judge_error, provider failure) or agreement
+fell below ``--min-agreement``, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from tabulate import tabulate
+
+from ..core.stats import mean
+from ..errors import LabelError
+from ..results.render.table import format_number
+from .llm import PASS_AT, REFERENCE_JUDGE
+
+DEFAULT_TOLERANCE = 0.5
+
+
+class LabelledSample(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    rubric: str = Field(min_length=1)
+    answer: str
+    human: float
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    line: int
+    label: LabelledSample
+    path: str = ""
+
+    @property
+    def where(self) -> str:
+        """``file:line``, so a sample of several label files is found again."""
+        return f"{Path(self.path).name}:{self.line}" if self.path else str(self.line)
+
+
+@dataclass(frozen=True)
+class Judged:
+    sample: Sample
+    judge: float | None  # on the human scale; None when the judge gave no verdict
+    error: str | None = None
+
+
+def read_labels(path: Path, scale: float) -> list[Sample]:
+    """Every sample of the file, validated; ``LabelError`` at the first bad line."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LabelError(f"{path}: cannot read: {exc}") from None
+    samples: list[Sample] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LabelError(f"{path}:{number}: not JSON ({exc.msg}, column {exc.colno})") from None
+        try:
+            label = LabelledSample.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "line"
+            raise LabelError(
+                f"{path}:{number}: {where}: {first['msg']} "
+                '(expected {"rubric": str, "answer": str, "human": number, "id": optional str})'
+            ) from None
+        if not 0.0 <= label.human <= scale:
+            raise LabelError(f"{path}:{number}: human: {label.human} is outside 0..{scale:g} (see --scale)")
+        samples.append(Sample(number, label, str(path)))
+    if not samples:
+        raise LabelError(f"{path}: no samples (one JSON object per line)")
+    return samples
+
+
+def judge_samples(samples: list[Sample], judge: Any, scale: float) -> list[Judged]:
+    """Grade each sample; a judge_error or a provider failure is kept as that sample's error."""
+    from ..errors import InfraError, JudgeError
+
+    results = []
+    for sample in samples:
+        try:
+            verdict = judge.grade(sample.label.rubric, sample.label.answer)
+        except (JudgeError, InfraError) as exc:
+            kind = "judge_error" if isinstance(exc, JudgeError) else "infra_blocked"
+            results.append(Judged(sample, None, f"{kind}: {exc}"))
+            continue
+        results.append(Judged(sample, verdict.score * scale))
+    return results
+
+
+@dataclass(frozen=True)
+class Agreement:
+    n: int
+    agree: int
+    mean_abs_diff: float | None
+    confusion: dict[tuple[bool, bool], int]  # (human pass, judge pass) -> count
+    failed: int
+
+    @property
+    def share(self) -> float | None:
+        return self.agree / self.n if self.n else None
+
+
+def agrees(diff: float, tolerance: float) -> bool:
+    # A tiny epsilon: 0.7 − 0.2 must count as within 0.5 despite binary floating point.
+    return diff <= tolerance + 1e-9
+
+
+def agreement(results: list[Judged], tolerance: float, scale: float) -> Agreement:
+    pairs = [(r.sample.label.human, r.judge) for r in results if r.judge is not None]
+    diffs = [abs(judge - human) for human, judge in pairs]
+    cut = PASS_AT * scale
+    confusion = {(h, j): 0 for h in (True, False) for j in (True, False)}
+    for human, judge in pairs:
+        confusion[(human >= cut, judge >= cut)] += 1
+    agree = sum(1 for d in diffs if agrees(d, tolerance))
+    return Agreement(len(pairs), agree, mean(diffs), confusion, len(results) - len(pairs))
+
+
+def render(results: list[Judged], result: Agreement, judge_name: str, tolerance: float, scale: float) -> str:
+    rows = []
+    for r in results:
+        label = r.sample.label
+        diff = None if r.judge is None else abs(r.judge - label.human)
+        within = "—" if diff is None else ("yes" if agrees(diff, tolerance) else "no")
+        rows.append(
+            [
+                r.sample.where,
+                label.id or "",
+                format_number(label.human),
+                format_number(r.judge) if r.error is None else r.error[:60],
+                format_number(diff),
+                within,
+            ]
+        )
+    samples = tabulate(
+        rows, headers=("sample", "id", "human", "judge", "|diff|", "agrees"), disable_numparse=True
+    )
+    share = "—" if result.share is None else f"{result.share:.1%}"
+    totals = tabulate(
+        [
+            ["judge", judge_name],
+            ["scale", f"0..{scale:g}"],
+            ["n judged", f"{result.n} of {result.n + result.failed}"],
+            [f"agreement (|diff| ≤ {tolerance:g})", f"{share} ({result.agree}/{result.n})"],
+            ["mean |judge − human|", format_number(result.mean_abs_diff)],
+        ],
+        disable_numparse=True,
+        tablefmt="plain",
+    )
+    c = result.confusion
+    confusion = tabulate(
+        [
+            ["human pass", c[(True, True)], c[(True, False)]],
+            ["human fail", c[(False, True)], c[(False, False)]],
+        ],
+        headers=("", "judge pass", "judge fail"),
+        disable_numparse=True,
+    )
+    return f"{samples}\n\n{totals}\n\npass = score ≥ {PASS_AT * scale:g}\n{confusion}"
+
+
+def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    from ..models.client import RetryPolicy, missing_keys, use_alias_file
+    from ..models.gateway import ModelService, ServiceClient
+    from .llm import LLMJudge, check_judge_model
+
+    if args.scale <= 0 or args.tolerance < 0:
+        print("pastbench judge-agreement: --scale must be > 0 and --tolerance ≥ 0", file=err)
+        return 2
+    try:
+        use_alias_file(args.model_aliases)
+        check_judge_model(args.judge_model)
+        samples = [s for labels in args.labels for s in read_labels(Path(labels), args.scale)]
+        missing = missing_keys(args.judge_model)
+        if missing:
+            raise ValueError(
+                f"judge model {args.judge_model} needs {' and '.join(missing)} set in the environment "
+                f"(or judge offline with --judge-model={REFERENCE_JUDGE})"
+            )
+    except (LabelError, ValueError) as exc:
+        print(f"pastbench judge-agreement: {exc}", file=err)
+        return 2
+    service = ModelService(retry=RetryPolicy(attempts=args.retries))
+    judge = LLMJudge(ServiceClient(service, args.judge_model))
+    results = judge_samples(samples, judge, args.scale)
+    result = agreement(results, args.tolerance, args.scale)
+    print(
+        render(results, result, f"{judge.name} (prompt {judge.prompt_hash})", args.tolerance, args.scale),
+        file=out,
+    )
+    for r in results:
+        if r.error is not None:
+            print(f"{r.sample.path}:{r.sample.line}: no verdict: {r.error}", file=err)
+    if result.failed:
+        return 1
+    if args.min_agreement is not None and (result.share or 0.0) < args.min_agreement:
+        print(f"agreement {result.share:.1%} is below --min-agreement {args.min_agreement:g}", file=err)
+        return 1
+    return 0
+
+
+def register_cli(subparsers: argparse._SubParsersAction) -> None:
+    command = subparsers.add_parser(
+        "judge-agreement",
+        help="compare the judge's rubric scores with human labels",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument(
+        "labels", nargs="+", help="JSON Lines files: one {rubric, answer, human[, id]} per line"
+    )
+    command.add_argument(
+        "--judge-model",
+        default=REFERENCE_JUDGE,
+        help=f"judge model, as --pastbench-judge-model (default {REFERENCE_JUDGE}, offline)",
+    )
+    command.add_argument(
+        "--tolerance",
+        type=float,
+        default=DEFAULT_TOLERANCE,
+        help=f"a sample agrees when |judge − human| ≤ this, on the human scale (default {DEFAULT_TOLERANCE})",
+    )
+    command.add_argument(
+        "--scale", type=float, default=1.0, help="human scores run from 0 to this (default 1)"
+    )
+    command.add_argument(
+        "--min-agreement", type=float, default=None, help="exit 1 when the agreement share is below this"
+    )
+    command.add_argument("--model-aliases", default=None, help="alias file, as --pastbench-model-aliases")
+    command.add_argument("--retries", type=int, default=4, help="attempts per request (default 4)")
+    command.set_defaults(func=_command)

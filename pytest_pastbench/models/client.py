@@ -1,0 +1,462 @@
+"""The one seam for model traffic: ``ModelClient``, its litellm implementation, aliases, key checks.
+
+Agents and the judge call a ``ModelClient``, never litellm. litellm is imported lazily, on the
+first call, with the local price map forced (no network at import) unless the user chose
+otherwise.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import yaml
+
+from ..errors import InfraError
+from ..resources import agents_dir
+from .rate_limit import Slot
+
+OFFLINE_PREFIX = "pastbench/"
+DEFAULT_MODEL = "pastbench/recall"
+
+
+@dataclass
+class ModelReply:
+    content: str | None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    # Transport detail for the ledger, not part of the answer: never cached, never compared.
+    retries: int = field(default=0, compare=False)
+
+    def as_message(self) -> dict[str, Any]:
+        """The OpenAI-style assistant message to append to the conversation."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": call["arguments"]},
+                }
+                for call in self.tool_calls
+            ]
+        return message
+
+
+class ModelClient(Protocol):
+    model: str
+
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
+    ) -> ModelReply: ...
+
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+LOCAL_DUMMY_KEY = "pastbench-local"
+
+
+@dataclass(frozen=True)
+class ModelAlias:
+    model: str
+    key_env: str | None = None
+    api_base: str | None = None
+    input_cost_per_token: float | None = None
+    output_cost_per_token: float | None = None
+
+    @property
+    def is_local(self) -> bool:
+        """A server on this machine: it needs no provider key."""
+        return bool(self.api_base) and urlsplit(str(self.api_base)).hostname in LOCAL_HOSTS
+
+    @property
+    def prices(self) -> dict[str, float] | None:
+        if self.input_cost_per_token is None and self.output_cost_per_token is None:
+            return None
+        return {
+            "input_cost_per_token": float(self.input_cost_per_token or 0.0),
+            "output_cost_per_token": float(self.output_cost_per_token or 0.0),
+        }
+
+
+_ALIAS_FIELDS = {f.name for f in fields(ModelAlias)}
+
+
+def read_aliases(source: Path) -> dict[str, ModelAlias]:
+    """The ``aliases:`` table of a YAML file; ``ValueError`` naming the file and entry on misuse."""
+    try:
+        data = yaml.safe_load(source.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{source}: cannot read aliases: {exc}") from None
+    table = data.get("aliases") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        raise ValueError(f"{source}: expected a mapping 'aliases:' of name -> {{model: ...}}")
+    aliases: dict[str, ModelAlias] = {}
+    for name, spec in sorted(table.items(), key=lambda kv: str(kv[0])):
+        if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
+            raise ValueError(f"{source}: aliases.{name}: needs at least 'model: <litellm model string>'")
+        unknown = sorted(set(spec) - _ALIAS_FIELDS)
+        if unknown:
+            raise ValueError(
+                f"{source}: aliases.{name}: unknown field {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(_ALIAS_FIELDS))})"
+            )
+        for price in ("input_cost_per_token", "output_cost_per_token"):
+            if spec.get(price) is not None and not isinstance(spec[price], int | float):
+                raise ValueError(f"{source}: aliases.{name}.{price}: expected a number")
+        aliases[str(name)] = ModelAlias(**spec)
+    return aliases
+
+
+@cache
+def load_aliases(path: Path | None = None) -> dict[str, ModelAlias]:
+    """Aliases from ``agents/models.yaml`` (e.g. ``glm-5.1`` -> ``zai/glm-5.1``)."""
+    source = path or agents_dir() / "models.yaml"
+    if not source.is_file():
+        return {}
+    return read_aliases(source)
+
+
+# The user's --pastbench-model-aliases table, read once per run (``use_alias_file``).
+_user_aliases: dict[str, ModelAlias] = {}
+
+
+def use_alias_file(path: str | Path | None) -> None:
+    """Install the user's alias file over the built-in table (None: built-in only).
+
+    Read here once, when options are resolved, not per call; a bad file raises ``ValueError``.
+    """
+    global _user_aliases
+    _user_aliases = read_aliases(Path(path)) if path else {}
+
+
+def resolve_model(name: str) -> ModelAlias:
+    return _user_aliases.get(name) or load_aliases().get(name) or ModelAlias(model=name)
+
+
+def is_offline(model: str) -> bool:
+    return resolve_model(model).model.startswith(OFFLINE_PREFIX)
+
+
+def model_problem(model: str, offline_names: list[str]) -> str | None:
+    """Why ``model`` can never answer (an unknown offline model, alias or provider), else None.
+
+    ``offline_names`` are the ``pastbench/`` models that fit the role (agent policies or the
+    judge). Checked once at start, so a typo is one line, not one traceback per item.
+    """
+    from difflib import get_close_matches
+
+    def did_you_mean(word: str, choices: list[str]) -> str:
+        close = get_close_matches(word, choices, n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+    alias = resolve_model(model)
+    if alias.model.startswith(OFFLINE_PREFIX):
+        name = alias.model.removeprefix(OFFLINE_PREFIX).partition("?")[0]
+        if name in offline_names:
+            return None
+        choices = [OFFLINE_PREFIX + n for n in offline_names]
+        return f"{model}: no offline model {name!r}; choose one of {', '.join(choices)}" + did_you_mean(
+            OFFLINE_PREFIX + name, choices
+        )
+    if alias.api_base:
+        return None  # an OpenAI-compatible server the user named: litellm routes by api_base
+    litellm = import_litellm()
+    provider, sep, _ = alias.model.partition("/")
+    if sep and provider in litellm.provider_list:
+        return None
+    try:
+        litellm.get_llm_provider(alias.model)
+        return None  # a bare model name litellm knows (gpt-4o -> openai)
+    except Exception:
+        pass
+    if sep:
+        return (
+            f"{model}: litellm has no provider {provider!r}"
+            + did_you_mean(provider, sorted(getattr(p, "value", p) for p in litellm.provider_list))
+            + "; see https://docs.litellm.ai/docs/providers"
+        )
+    aliases = sorted({**load_aliases(), **_user_aliases})
+    return (
+        f"{model}: neither an alias nor a provider/model string"
+        + did_you_mean(model, aliases)
+        + f"; aliases: {', '.join(aliases)}"
+    )
+
+
+def missing_keys(model: str) -> list[str]:
+    """Environment variables a real provider needs and that are not set (empty: ready)."""
+    alias = resolve_model(model)
+    if alias.model.startswith(OFFLINE_PREFIX) or alias.is_local:
+        return []  # a server on this machine gets a dummy key when none is configured
+    litellm = import_litellm()
+    missing = list(litellm.validate_environment(model=alias.model, api_base=alias.api_base)["missing_keys"])
+    if alias.key_env and not os.environ.get(alias.key_env):
+        missing.append(alias.key_env)
+    return sorted(set(missing))
+
+
+def import_litellm() -> Any:
+    """Import litellm the way this harness needs it: local price map, quiet, provider registered."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if "litellm" not in sys.modules:
+        # Its import builds tens of thousands of objects; without the collector running over
+        # them again and again it takes a quarter less CPU (measured 4.7 s -> 3.4 s here).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            import litellm  # noqa: F401
+        finally:
+            if collecting:
+                gc.enable()
+    import litellm
+
+    litellm.suppress_debug_info = True
+    from .offline_provider import register
+
+    register()
+    return litellm
+
+
+@dataclass
+class RetryPolicy:
+    attempts: int = 4
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+
+
+DEFAULT_REQUEST_TIMEOUT_S = 120.0
+# Status codes worth another attempt whatever exception class litellm maps them to.
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+_TRANSIENT_NAMES = (
+    "RateLimitError",
+    "APIConnectionError",  # litellm.Timeout is a subclass
+    "Timeout",
+    "InternalServerError",  # also what a truncated/undecodable 200 body becomes (measured)
+    "ServiceUnavailableError",
+    "BadGatewayError",
+)
+
+
+def is_transient(litellm: Any, exc: BaseException) -> bool:
+    """429, 5xx, timeouts, connection errors and undecodable bodies: another attempt may work."""
+    if isinstance(exc, tuple(getattr(litellm, n) for n in _TRANSIENT_NAMES if hasattr(litellm, n))):
+        return True
+    if isinstance(exc, json.JSONDecodeError):
+        return True  # a body cut off in transit, raised raw by a provider path litellm did not wrap
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in TRANSIENT_STATUS or status >= 500)
+
+
+class LiteLLMClient:
+    """In-process litellm client with one retry loop (litellm's and the SDK's retries stay off).
+
+    Thread-safe: the gateway calls one client from many threads; the only shared state is the
+    jitter generator and the once-only price registration.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        retry: RetryPolicy | None = None,
+        seed: int = 0,
+        timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+        sleep: Callable[[float], None] = time.sleep,
+        gate: Callable[[], AbstractContextManager[Slot]] | None = None,
+    ) -> None:
+        self.model = model
+        self.alias = resolve_model(model)
+        self.retry = retry or RetryPolicy()
+        self.timeout_s = timeout_s
+        self._sleep = sleep  # injectable so tests check the delay chosen, not the clock
+        # Entered around every attempt: the model service's run budget and provider limit.
+        self._gate = gate or (lambda: nullcontext(Slot()))
+        self._jitter = random.Random(seed)
+        self._priced = False
+        self._lock = threading.Lock()
+
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
+    ) -> ModelReply:
+        """One answer; ``reply.retries`` says how many transient errors were retried for it."""
+        litellm = self._litellm()
+        request: dict[str, Any] = {"model": self.alias.model, "messages": messages, **params}
+        if tools:
+            request["tools"] = tools
+        if self.alias.api_base:
+            request["api_base"] = self.alias.api_base
+        api_key = os.environ.get(self.alias.key_env) if self.alias.key_env else None
+        if api_key:
+            request["api_key"] = api_key
+        elif self.alias.is_local:
+            # A local server needs no key; never send the user's real provider key to it.
+            request["api_key"] = LOCAL_DUMMY_KEY
+        if self.timeout_s is not None:
+            request.setdefault("timeout", self.timeout_s)
+        attempts = max(1, self.retry.attempts)
+        last_error: Exception | None = None
+        for attempt in range(attempts):
+            try:
+                with self._gate() as slot:
+                    response, error = self._attempt(litellm, request, slot)
+            except InfraError as exc:  # the gate refused (the run's budget): nothing was sent
+                exc.retries = attempt
+                raise
+            if error is None:
+                reply = _to_reply(litellm, response, self.alias.model)
+                reply.retries = attempt
+                return reply
+            if not is_transient(litellm, error):  # auth, bad request, unknown model: retrying won't help
+                raise InfraError(f"{self.model}: {_describe(error)}", retries=attempt) from error
+            last_error = error
+            if attempt + 1 < attempts:
+                self._sleep(self._delay(attempt, error))
+        raise InfraError(
+            f"{self.model}: gave up after {attempts} attempts: {_describe(last_error)}",
+            retries=attempts - 1,
+        )
+
+    def _litellm(self) -> Any:
+        litellm = import_litellm()
+        prices = self.alias.prices
+        if prices and not self._priced:
+            with self._lock:
+                if not self._priced:
+                    # Once per client, so completion_cost knows a price the alias file declares.
+                    provider = self.alias.model.split("/", 1)[0] if "/" in self.alias.model else None
+                    entry: dict[str, Any] = {**prices, "mode": "chat"}
+                    if provider:
+                        entry["litellm_provider"] = provider
+                    litellm.register_model({self.alias.model: entry})
+                    self._priced = True
+        return litellm
+
+    def _attempt(self, litellm: Any, request: dict[str, Any], slot: Slot) -> tuple[Any, Exception | None]:
+        """One request on the wire: its response, or the error it ended in (marked on the slot)."""
+        try:
+            with warnings.catch_warnings(), _no_success_logging():
+                # litellm's own pydantic models warn on first use; not the user's concern.
+                warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
+                return litellm.completion(**request, max_retries=0), None
+        except Exception as exc:
+            rate_limited = getattr(exc, "status_code", None) == 429 or isinstance(exc, litellm.RateLimitError)
+            slot.failed(rate_limited, self._retry_after_s(exc) if rate_limited else None)
+            return None, exc
+
+    def _retry_after_s(self, exc: Exception) -> float | None:
+        """The provider's Retry-After, capped at the policy's longest delay; None when it gave none."""
+        retry_after = _retry_after(exc)
+        return None if retry_after is None else min(max(retry_after, 0.0), self.retry.max_delay_s)
+
+    def _delay(self, attempt: int, exc: Exception) -> float:
+        retry_after = self._retry_after_s(exc)
+        if retry_after is not None:
+            return retry_after
+        delay = min(self.retry.base_delay_s * 2**attempt, self.retry.max_delay_s)
+        return delay * (0.5 + self._jitter.random() / 2)
+
+
+@contextmanager
+def _no_success_logging() -> Iterator[None]:
+    """Keep litellm from handing each answered call to its logging thread pool.
+
+    With no callbacks registered that handler still builds a full logging payload per call on a
+    background thread, which took the GIL from the gateway's request threads (py-spy: about 30%
+    of the gateway's samples). The harness keeps its own ledger, and the call's price is already
+    in the response's hidden params, computed before the handler would run. litellm skips the
+    handler for its own nested calls (``is_internal_call``, private: isolated here; an older or
+    newer litellm without it just logs).
+    """
+    try:
+        from litellm._internal_context import is_internal_call
+    except ImportError:
+        yield
+        return
+    token = is_internal_call.set(True)
+    try:
+        yield
+    finally:
+        is_internal_call.reset(token)
+
+
+def _to_reply(litellm: Any, response: Any, model: str) -> ModelReply:
+    message = response.choices[0].message
+    calls = [
+        {"id": c.id, "name": c.function.name, "arguments": c.function.arguments or "{}"}
+        for c in (message.tool_calls or [])
+    ]
+    usage = getattr(response, "usage", None)
+    return ModelReply(
+        content=message.content,
+        tool_calls=calls,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost_usd=_response_cost(litellm, response, model),
+    )
+
+
+def _response_cost(litellm: Any, response: Any, model: str) -> float | None:
+    """The call's cost in USD; None when litellm knows no price for the model."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:
+        # litellm priced the call already, on the request's model (measured equal to
+        # completion_cost's figure); pricing it again was a tenth of the gateway's CPU per call.
+        cost = hidden["response_cost"]
+        return None if cost is None else float(cost)
+    try:
+        return float(litellm.completion_cost(completion_response=response, model=model))
+    except Exception:
+        # Unknown price: keep the tokens, report the cost as unknown rather than as free.
+        return None
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds the provider asked us to wait (Retry-After / retry-after-ms), if it said."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or getattr(exc, "litellm_response_headers", None) or {}
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return float(millis) / 1000
+        value = headers.get("retry-after") or headers.get("Retry-After")
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        pass
+    try:  # the HTTP-date form
+        return (parsedate_to_datetime(str(value)) - datetime.now(UTC)).total_seconds()
+    except (TypeError, ValueError):
+        return None
+
+
+def _describe(exc: Exception | None) -> str:
+    """``InternalServerError (HTTP 500): <first line>``: class, status when known, message."""
+    if exc is None:
+        return "no error recorded"
+    status = getattr(exc, "status_code", None)
+    label = f"{type(exc).__name__} (HTTP {status})" if isinstance(status, int) else type(exc).__name__
+    return f"{label}: {_short(exc)}"
+
+
+def _short(exc: Exception | None) -> str:
+    return str(exc).strip().splitlines()[0][:300] if exc and str(exc).strip() else "no message"

@@ -1,1 +1,0 @@
-"""The offline reference models (``pastbench/blind|recall|curator``) and their litellm provider."""

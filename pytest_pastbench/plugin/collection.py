@@ -1,0 +1,115 @@
+"""Collection helpers every protocol shares: model × trial variants, parsable node ids, the
+one-line error items, the control arms ``--lf`` reruns and the longest-first order.
+
+A family file is collected by its protocol (protocols/base.py ``ProtocolFile``); PAST's items
+are in protocols/past/collect.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..errors import InvalidFamily
+
+if TYPE_CHECKING:
+    from .options import RunOptions
+
+
+def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, str]]:
+    """(model, trial, arm, id suffix) of each item of one lineage, in collection order:
+    ``on-t0``, with the model appended when the run compares several."""
+    for model, trial, suffix in model_trials(options):
+        for arm in options.arms:
+            yield model, trial, arm, "-".join([arm, *suffix])
+
+
+def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
+    """(model, trial, id parts) for every model × trial of one unit of work: ``t0``, plus the
+    model when several run (``t0-pastbench/blind``). Shared by every protocol's collection."""
+    multi_model = len(options.models) > 1
+    for model in options.models:
+        for trial in range(options.trials):
+            yield model, trial, [f"t{trial}"] + ([model] if multi_model else [])
+
+
+def with_parsable_nodeid(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``pytest.Item`` keyword arguments with the node id spelled out as a string.
+
+    From a name such as ``ep03[on-t0]`` pytest 9 builds an id whose name is the whole string and
+    whose params are empty, while ``--lf`` and ``--ff`` parse the ids they saved into the name
+    ``ep03`` and the params ``on-t0``: the two never compared equal, and ``--lf`` reran every
+    item. An id given as a string is parsed the way the cache parses it (pytest 8 keeps it as is).
+    """
+    kwargs.setdefault("nodeid", f"{kwargs['parent'].nodeid}::{kwargs['name']}")
+    return kwargs
+
+
+_ON_ARM_ID = re.compile(r"^(?P<episode>.+::[^:\[\]]+)\[on(?P<rest>-[^\]]*)?\]$")
+
+
+def control_arm_ids(nodeids: Iterable[str]) -> list[str]:
+    """The control-arm id of every on-arm item id: ``…::ep03[on-t0]`` -> ``…::ep03[off-t0]``.
+
+    ``--lf`` and ``--ff`` rerun a failed on item with its episode's control item, because
+    Δ = S_on − S_off of the rerun needs both arms (the control arm never fails a threshold).
+    """
+    twins = []
+    for nodeid in nodeids:
+        match = _ON_ARM_ID.match(nodeid)
+        if match:
+            twins.append(f"{match['episode']}[off{match['rest'] or ''}]")
+    return sorted(set(twins))
+
+
+class OneLineItem(pytest.Item):
+    """An item whose expected failures (``one_line_errors``) are reported as their message alone;
+    the plugin's makereport sends setup errors here too (pytest formats those itself)."""
+
+    one_line_errors: tuple[type[BaseException], ...] = ()
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, self.one_line_errors):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)  # type: ignore[arg-type]
+
+
+INVALID_FAMILY_NAME = "invalid_family_file"
+
+
+class InvalidFamilyItem(OneLineItem):
+    """A malformed family file as one error item. A collection error would make pytest stop the
+    whole run before any item ran (its default without ``--continue-on-collection-errors``);
+    as an item, the file is one counted error and every other family still runs."""
+
+    one_line_errors = (InvalidFamily,)
+
+    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def setup(self) -> None:
+        raise InvalidFamily(self.problem)
+
+    def runtest(self) -> None:
+        raise AssertionError("an invalid family file never runs")  # setup always raised
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, f"{self.path.name}::{self.name}"
+
+
+def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """Items that estimate their work (``work_estimate``) sorted longest first, after the others
+    in their own order (their length is unknown). Handing long items out first keeps xdist's
+    workers from idling while one finishes a long item at the end (longest-processing-time
+    scheduling); the sort is stable, so ties keep the collection order and every worker gets
+    the same order."""
+
+    def unknown_then_longest(item: pytest.Item) -> tuple[int, int]:
+        estimate = getattr(item, "work_estimate", None)
+        return (0, 0) if estimate is None else (1, -estimate())
+
+    return sorted(items, key=unknown_then_longest)

@@ -1,0 +1,306 @@
+"""pytest hook glue. Everything real happens in ``PastbenchRun`` and the modules it calls.
+
+Import-light on purpose: a project that uses none of this must not pay for litellm, pydantic
+models or the dataset (the plugin is loaded into every pytest run once installed).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..protocols.detect import family_format
+from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
+    pastbench_agent,
+    pastbench_model,
+    pastbench_persistence,
+    pastbench_profile,
+    pastbench_store,
+    pastbench_world,
+)
+from .options import add_options, any_option_given, resolve
+from .run import PastbenchRun
+from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from .. import hookspec
+    from ..protocols import builtin
+
+    pluginmanager.add_hookspecs(hookspec)
+    # The built-in protocols register through the hook like any plugin's (protocols/builtin.py).
+    pluginmanager.register(builtin, "pastbench-builtin-protocols")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    options = resolve(config)
+    config.stash[RUN_KEY] = PastbenchRun(config, options)
+    hooks = _ControllerHooks(config)
+    config.pluginmanager.register(hooks, _HOOKS_NAME)
+    hooks.control_arms = _rerun_control_arms(config)
+    from .progress import register_progress
+
+    register_progress(config, options.progress, lambda: pastbench_run(config).models.ledger(warn=False))
+    if options.families:
+        from .preflight import add_family_paths
+
+        add_family_paths(config, options.families)
+    if any_option_given(config) and not hasattr(config, "workerinput"):
+        from .preflight import check_run_setup, gate_metric_names
+        from .regression import RegressionCheck
+
+        check_run_setup(config)
+
+        config.stash[RUN_KEY].regression = RegressionCheck.from_options(
+            options.storage, options.save, options.compare, options.compare_fail, gate_metric_names(config)
+        )
+    if options.resume is not None and not hasattr(config, "workerinput"):
+        # After add_family_paths: the resume checks the family files this invocation collects.
+        from .resume import start_resume
+
+        start_resume(config, config.stash[RUN_KEY])
+
+
+def _rerun_control_arms(config: pytest.Config) -> set[Any]:
+    """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
+    every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
+    last_failed = config.pluginmanager.get_plugin("lfplugin")
+    if last_failed is None or not last_failed.active or not last_failed.lastfailed:
+        return set()
+    from .collection import control_arm_ids
+
+    known = last_failed.lastfailed
+    key_type = type(next(iter(known)))  # pytest 9 keys are NodeId objects, pytest 8 strings
+    parse = getattr(key_type, "parse", key_type)
+    added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)
+    known.update(dict.fromkeys(added, True))
+    return added
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "pastbench_persistence" in metafunc.fixturenames:
+        arms = pastbench_run(metafunc.config).options.arms
+        metafunc.parametrize("pastbench_persistence", arms, ids=arms, indirect=True)
+    if "pastbench_profile" in metafunc.fixturenames and not _parametrized(metafunc, "pastbench_profile"):
+        from ..protocols.intervention.profiles import profile_names
+
+        names = profile_names()
+        metafunc.parametrize("pastbench_profile", names, ids=names, indirect=True)
+
+
+def _parametrized(metafunc: pytest.Metafunc, argname: str) -> bool:
+    """The test parametrizes ``argname`` itself (then the plugin leaves it alone)."""
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
+        if argname in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name == "windows.json":  # maybe a scenario of a ServeLearnBench download (#21)
+        from ..protocols.stream.servelearn.collect import servelearn_file
+
+        return servelearn_file(file_path, parent)
+    tag = family_format(file_path)
+    if tag is None:
+        return None
+    from ..protocols.registry import registry_of
+
+    if registry_of(parent.config).by_tag(tag) is None:
+        return None  # a format no registered protocol reads
+    from ..protocols.base import ProtocolFile
+    from ..resources import packaged_nodeid
+
+    nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)
+    return ProtocolFile.from_parent(parent, path=file_path, nodeid=nodeid)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # trylast: shard what -k/-m left selected, so shards stay balanced for a filtered run.
+    pastbench = config.stash.get(RUN_KEY, None)
+    if pastbench is None:
+        return
+    if pastbench.options.shard is not None:
+        from .shard import select_shard, selection_hash
+
+        pastbench.selection = selection_hash(items)
+        kept, deselected = select_shard(items, *pastbench.options.shard)
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = kept
+    if pastbench.finished_nodeids:
+        # --pastbench-resume: after sharding, so a shard's episodes never depend on what is done.
+        from .resume import deselect_finished
+
+        kept, finished = deselect_finished(items, pastbench.finished_nodeids)
+        if finished:
+            config.hook.pytest_deselected(items=finished)
+            items[:] = kept
+    if not config.option.collectonly:
+        # After sharding and resume, which keep the collection order. In every process that runs
+        # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
+        # xdist hands items out in this order; every worker computes the same one.
+        from .collection import longest_first
+
+        items[:] = longest_first(items)
+
+
+class _ControllerHooks:
+    """Hooks that need this run's config; registered per config so in-process nested runs
+    (pytester) never see each other's state."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.control_arms: set[Any] = set()  # added to --lf's failures; they did not fail
+        self.failed: set[str] = set()
+
+    def pytest_report_header(self) -> str | None:
+        if not self.control_arms:
+            return None
+        return (
+            f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
+            "control items (Δ = S_on − S_off needs both arms)"
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        # Before pytest saves its last failures: a control item added only to be rerun alongside
+        # is not a failure unless it failed itself.
+        last_failed = self.config.pluginmanager.get_plugin("lfplugin")
+        if last_failed is not None and not hasattr(self.config, "workerinput"):
+            for key in self.control_arms:
+                if str(key) not in self.failed:
+                    last_failed.lastfailed.pop(key, None)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            self.failed.add(report.nodeid)
+        payload = getattr(report, PAYLOAD_ATTR, None)
+        if payload and not hasattr(self.config, "workerinput"):
+            pastbench_run(self.config).receive(report.nodeid, payload)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: tell each worker where the model gateway's address will be."""
+    pastbench = node.config.stash.get(RUN_KEY, None)
+    if pastbench is not None:
+        node.workerinput["pastbench_gateway_file"] = pastbench.models.prepare_gateway()
+        if any_option_given(node.config):
+            # A benchmark run for sure: start the gateway now, while the workers start.
+            pastbench.models.start_gateway()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With K sessions in flight per worker, keep each worker's queue at least 2 × K deep."""
+    pastbench = config.stash.get(RUN_KEY, None)
+    if pastbench is None or pastbench.options.concurrency == 1 or config.getoption("dist") != "load":
+        return None
+    from .concurrency import keep_k_pending_scheduler
+
+    return keep_k_pending_scheduler(config, log, pastbench.options.concurrency)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """The gateway serves before the first item runs; without a pastbench option it starts only
+    here, when workers collected benchmark items (inert otherwise)."""
+    pastbench = node.config.stash.get(RUN_KEY, None)
+    if pastbench is not None and any(".yaml::" in i or ".yml::" in i for i in ids):
+        pastbench.models.ensure_gateway()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    pastbench = config.stash.get(RUN_KEY, None)
+    if pastbench is not None:
+        pastbench.close()
+        # pytest ends with five full garbage collections (to surface unraisable exceptions);
+        # each walks every object still alive — loaded families, records, traces, modules —
+        # which cost every xdist worker and the controller up to seconds at the end of a run
+        # (measured 0.07-0.36 s a pass). Collect until nothing is freed, so finalizers still run
+        # and report here, then freeze what is left: it lives until the process exits. Not in a
+        # run nested in a test (pytester in-process), whose process goes on.
+        if "PYTEST_CURRENT_TEST" not in os.environ:
+            for _ in range(5):
+                if not gc.collect():
+                    break
+            gc.freeze()
+    hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
+    if hooks is not None:
+        config.pluginmanager.unregister(hooks)
+
+
+_HOOKS_NAME = "pastbench-controller-hooks"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    one_line = getattr(item, "one_line_errors", ())
+    if call.when == "setup" and call.excinfo is not None and isinstance(call.excinfo.value, one_line):
+        # pytest formats a setup error as a traceback through its own and pluggy's internals; an
+        # item that could not be measured (``infra_blocked: <reason>``) or a malformed family
+        # file is one line, through the item's repr_failure.
+        report.longrepr = item.repr_failure(call.excinfo)
+    if getattr(item, "is_pastbench_item", False) and report.failed:
+        from ..core.trace import redact_report
+
+        redact_report(report, item.secrets())  # terminal and JUnit text
+    if getattr(item, "is_pastbench_item", False) and (
+        call.when == "call" or (call.when == "setup" and report.failed)
+    ):
+        from .junit import rounded
+
+        payload = pastbench_run(item.config).stamped(item.payload())
+        setattr(report, PAYLOAD_ATTR, payload)
+        properties = rounded(item.parent.protocol.junit_properties(payload["record"]))
+        report.user_properties.extend(properties)
+        # JUnit reads the teardown report, which copies item.user_properties when it is built.
+        item.user_properties.extend(properties)
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    payload = getattr(report, PAYLOAD_ATTR, None)
+    if not payload or report.when != "call" or not report.passed:
+        return None
+    pastbench = pastbench_run(config)
+    return pastbench.registry.of_payload(payload).test_status(payload["record"], config.get_verbosity())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    pastbench = session.config.stash.get(RUN_KEY, None)
+    if pastbench is None or pastbench.is_worker:
+        return
+    from .finish import publish
+
+    pastbench.finish()
+    publish(pastbench, session)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    pastbench = config.stash.get(RUN_KEY, None)
+    if pastbench is None or pastbench.is_worker or pastbench.summary is None:
+        return
+    from .finish import render
+
+    render(pastbench, terminalreporter)
+
+
+def pytest_pastbench_register_agents(register: Any) -> None:
+    from ..agents.base import HermesAgent
+
+    register("hermes", HermesAgent)

@@ -1,0 +1,102 @@
+"""JUnit XML: per-item properties and run-level summary properties.
+
+Per-item properties travel as ``user_properties`` (they survive xdist). Run-level properties
+use the junitxml plugin's object on the controller, because ``record_testsuite_property`` is
+dropped under xdist; that private API is touched only here. The same object also receives one
+summary testcase per config × family (``add_family_testcases``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# As in sequence_summary.json: 0.6, not the float sum's 0.6000000000000001.
+DIGITS = 4
+
+
+def rounded(props: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    return [(name, round(value, DIGITS) if isinstance(value, float) else value) for name, value in props]
+
+
+def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A built-in protocol's item record's properties (the run asks the item's own protocol)."""
+    from ..protocols.registry import standalone_registry
+
+    return rounded(standalone_registry().of_payload(record).junit_properties(record))
+
+
+def add_summary_properties(config: pytest.Config, summary: dict[str, Any], run_dir: Path | None) -> None:
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - pytest moved its private API
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    props: list[tuple[str, Any]] = [("pastbench.run_dir", str(run_dir))]
+    for config_entry in summary.get("configs", []):
+        label = config_entry["label"]
+        overall = config_entry["overall"]
+        for key in ("s_on", "s_off", "delta", "mech", "n_episodes", "infra_blocked"):
+            props.append((f"pastbench.{label}.overall.{key}", overall.get(key)))
+        for name, entry in sorted(config_entry["capabilities"].items()):
+            props.append((f"pastbench.{label}.{name}.delta", entry.get("delta")))
+    for name, value in rounded(props):
+        xml.add_global_property(name, value)
+
+
+SUMMARY_CLASSNAME = "pastbench.summary"
+FAMILY_KEYS = ("delta", "s_on", "s_off", "mech", "n_episodes", "infra_blocked")
+
+
+def family_testcase_properties(entry: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The properties of one family's summary testcase (values as in sequence_summary.json)."""
+    ci = entry.get("delta_ci") or [None, None]
+    props: list[tuple[str, Any]] = [(f"pastbench.{key}", entry.get(key)) for key in FAMILY_KEYS]
+    props[1:1] = [("pastbench.delta_ci.low", ci[0]), ("pastbench.delta_ci.high", ci[1])]
+    props.append(("pastbench.capability", entry.get("capability")))
+    return rounded(props)
+
+
+def add_family_testcases(config: pytest.Config, summary: dict[str, Any]) -> int:
+    """One ``<testcase classname="pastbench.summary" name="<label>::<family>">`` per config ×
+    family, its numbers as ``<property>``s, so CI dashboards that chart JUnit testcases can
+    chart Δ per family. Returns how many were added.
+
+    Called on the controller at session finish, before the junitxml plugin writes the file.
+    Under xdist only the controller has the junitxml object (workers never open the file), so
+    this is xdist-safe by construction. Each testcase goes through the plugin's own report
+    handling (a synthetic passed ``call`` and ``teardown`` report fed to its
+    ``pytest_runtest_logreport``), so counts, ``--junitprefix``, the junit family and the
+    property escaping behave exactly as for a real test; only the classname and name are
+    overridden, through the same attribute mechanism as ``record_xml_attribute``.
+    """
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - pytest moved its private API
+        return 0
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return 0
+    added = 0
+    for config_entry in summary.get("configs", []):
+        label = config_entry["label"]
+        for family, entry in sorted(config_entry.get("families", {}).items()):
+            name = f"{label}::{family}"
+            # The synthetic node id only keys the plugin's bookkeeping; it never reaches the XML.
+            nodeid = f"{SUMMARY_CLASSNAME}::{name}"
+            location = ("sequence_summary.json", None, name)
+            reports = [
+                pytest.TestReport(nodeid, location, {}, "passed", None, when, user_properties=props)
+                for when, props in (("call", []), ("teardown", family_testcase_properties(entry)))
+            ]
+            reporter = xml.node_reporter(reports[0])
+            reporter.add_attribute("classname", SUMMARY_CLASSNAME)
+            reporter.add_attribute("name", name)
+            for report in reports:
+                xml.pytest_runtest_logreport(report)
+            added += 1
+    return added

@@ -1,0 +1,597 @@
+"""Command-line options and ini keys, resolved once into a validated ``RunOptions``.
+
+Every ``--pastbench-x`` option is also the ini key ``pastbench_x``; the command line wins.
+Misuse is a ``pytest.UsageError`` with a one-line fix, raised before anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..models.cache import CACHE_MODES
+
+PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
+STREAM_SCALES = ("sample", "full")
+PROGRESS_MODES = ("auto", "tty", "plain", "off")  # the live status line (progress.py)
+ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
+# Items in flight per process. A run waits on model latency, so threads, not cores, set its
+# speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
+# connections per provider busy, and an -n 0 run still overlaps 8 items.
+DEFAULT_CONCURRENCY = 8
+
+
+# A further check of one option's value (after type, bounds and choices): the value so far, the
+# config, and the options resolved before it (in OPTIONS order) in; the final value out. Raises
+# ValueError (shown after "--pastbench-NAME=VALUE: ") or pytest.UsageError (shown as it is).
+Check = Callable[[Any, pytest.Config, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One ``--pastbench-NAME`` option and its ini key ``pastbench_NAME``, declared as data."""
+
+    name: str
+    help: str
+    kind: type = str  # str, int or float; bool: a flag (no value on the command line)
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    low: float | None = None  # inclusive bounds
+    high: float | None = None
+    above_zero: str | None = None  # the value must be > 0; this says how to fix it
+    multiple: bool = False  # repeatable: a list
+    check: Check | None = None
+    field: str | None = None  # the RunOptions field it fills (default: its name); "" for none
+    default_text: str | None = None  # the default as the reference shows it, when not the value
+
+    @property
+    def flag(self) -> bool:
+        return self.kind is bool
+
+    @property
+    def ini_key(self) -> str:
+        return "pastbench_" + self.name.replace("-", "_")
+
+    @property
+    def ini_type(self) -> str | None:
+        return "bool" if self.flag else "args" if self.multiple else None
+
+    @property
+    def target(self) -> str:
+        return self.name.replace("-", "_") if self.field is None else self.field
+
+
+def _models(value: list[str] | None, config: pytest.Config, resolved: dict[str, Any]) -> list[str]:
+    from ..models.client import DEFAULT_MODEL
+
+    return _dedupe(value or [DEFAULT_MODEL])
+
+
+def _agent_label(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    if value is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", value):
+        raise pytest.UsageError(
+            f"--pastbench-agent-label={value!r}: use a short name of letters, digits, '.', '_' "
+            "or '-' (at most 64), e.g. --pastbench-agent-label=my-agent"
+        )
+    return value
+
+
+def _negate(value: bool, config: pytest.Config, resolved: dict[str, Any]) -> bool:
+    return not value
+
+
+def _mechanism_sets(
+    values: list[str], config: pytest.Config, resolved: dict[str, Any]
+) -> list[list[str]] | None:
+    """--pastbench-ablation's seven sets, then each --pastbench-mechanisms value; no repeats."""
+    from ..agents.mechanisms import ablation_sets, parse_mechanisms
+    from ..errors import MechanismError
+
+    sets = ablation_sets() if raw_value(config, "ablation") else []
+    for value in values:
+        try:
+            parsed = parse_mechanisms(value)
+        except MechanismError as exc:
+            raise pytest.UsageError(f"--pastbench-mechanisms={value}: {exc}") from None
+        if parsed not in sets:
+            sets.append(parsed)
+    return sets or None
+
+
+def _cache_dir(value: str, config: pytest.Config, resolved: dict[str, Any]) -> str:
+    if resolved["cache"] != "off" and Path(value).exists() and not Path(value).is_dir():
+        raise ValueError("exists and is not a folder")
+    return value
+
+
+def _alias_file(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    """The absolute path of the user's alias file, read once here (None: the built-in table)."""
+    from ..models.client import use_alias_file
+
+    if value is not None:
+        path = Path(value)
+        if not path.is_absolute() and not path.exists():
+            path = config.rootpath / path  # an ini value is relative to the project
+        value = str(path.resolve())
+    try:
+        use_alias_file(value)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--pastbench-model-aliases: {exc}") from None
+    return value
+
+
+def _judge_model(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    if value is not None:
+        from ..judge.llm import check_judge_model
+
+        check_judge_model(value)  # after the alias file (declared before it): an alias may name the judge
+    return value
+
+
+def _shard(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    from ..errors import ShardSpecError
+    from .shard import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ShardSpecError as exc:
+        raise pytest.UsageError(f"--pastbench-shard={exc}") from None
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "model",
+        "model to benchmark: a litellm model string, an alias from agents/models.yaml, or an "
+        "offline reference model pastbench/blind|recall|curator; "
+        "repeat for a comparison run",
+        check=_models,
+        multiple=True,
+        field="models",
+        default_text="pastbench/recall",
+    ),
+    OptionSpec(
+        "agent",
+        "agent: a profile in agents/ or a profile file, module:factory, "
+        "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents, see README)",
+        default="hermes",
+    ),
+    OptionSpec(
+        "agent-label",
+        "the agent's name in tables, plots and reports (default: its profile's name; for "
+        "subprocess:/docker: specs the program's or image's name)",
+        check=_agent_label,
+    ),
+    OptionSpec(
+        "no-agent-sandbox",
+        "DEBUGGING ONLY: run subprocess agents outside the bubblewrap sandbox (they keep their fresh "
+        "HOME and working directory, but see the host's files and network); every run says so",
+        kind=bool,
+        default=False,
+        check=_negate,
+        field="agent_sandbox",
+    ),
+    OptionSpec(
+        "docker-host",
+        "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock",
+        default_text="DOCKER_HOST, then the usual docker and podman sockets",
+    ),
+    OptionSpec(
+        "mechanisms",
+        "Hermes mechanisms to switch on: E1,E5 (E1 plan, E2 render, E3 route, E4 gate, E5 close), "
+        "all or none; repeat for one config per set in the same run",
+        multiple=True,
+        check=_mechanism_sets,
+        field="mechanism_sets",
+        default_text="the agent profile's",
+    ),
+    OptionSpec(
+        "ablation",
+        "run the mechanism ablation: base, each of E1..E5 alone and all five, one config each, "
+        "and print the ablation table",
+        kind=bool,
+        default=False,
+        field="",
+    ),
+    OptionSpec(
+        "persistence",
+        "which arms to run: both (default: on and off), on, off, ablated (the on store after learning "
+        "with every entry holding a key fact removed) or all (on, off and ablated)",
+        default="both",
+        choices=PERSISTENCE_CHOICES,
+    ),
+    OptionSpec(
+        "trials",
+        "trials per episode and arm",
+        kind=int,
+        default=1,
+        low=1,
+    ),
+    OptionSpec(
+        "report-dir",
+        "root of run outputs",
+        default="reports",
+    ),
+    OptionSpec(
+        "run-id",
+        "name of this run's output folder",
+        default_text="timestamp and seed",
+    ),
+    OptionSpec(
+        "pass-threshold",
+        "make an on-arm item fail when its score is below this (0..1)",
+        kind=float,
+        low=0.0,
+        high=1.0,
+    ),
+    OptionSpec(
+        "seed",
+        "seed for bootstrap CIs and any sampling",
+        kind=int,
+        default=0,
+        low=0,
+    ),
+    OptionSpec(
+        "families",
+        "collect families from PATH, or 'builtin' for the packaged ones; repeatable",
+        multiple=True,
+        default_text="this folder's testpaths",
+    ),
+    OptionSpec(
+        "max-tool-calls",
+        "tool-call budget per session",
+        kind=int,
+        default=50,
+        low=1,
+    ),
+    OptionSpec(
+        "session-timeout",
+        "wall-clock budget per session in seconds",
+        kind=float,
+        default=300.0,
+        low=1.0,
+    ),
+    OptionSpec(
+        "cache",
+        "model-response cache: off (default), rw (reuse and store), replay (reuse; a miss is an error)",
+        default="off",
+        choices=CACHE_MODES,
+    ),
+    OptionSpec(
+        "cache-dir",
+        "where the response cache lives",
+        default=".pastbench/cache",
+        check=_cache_dir,
+    ),
+    OptionSpec(
+        "max-connections",
+        "model calls in flight per provider, shared by every worker, agent and judge",
+        kind=int,
+        default=16,
+        low=1,
+    ),
+    OptionSpec(
+        "concurrency",
+        "items in flight at once in each pytest process (the -n 0 process or each xdist worker), "
+        "on threads (default 8: with -n 2 that fills the default 16 connections)",
+        kind=int,
+        default=DEFAULT_CONCURRENCY,
+        above_zero="give a whole number of items in flight per process, 1 or more "
+        f"(e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})",
+    ),
+    OptionSpec(
+        "max-cost",
+        "run-wide budget in USD over every model request (agents and judge, all workers); once "
+        "spent no new request starts and unfinished items are infra_blocked (budget:run_cost)",
+        kind=float,
+        above_zero="give a budget above 0 in USD, e.g. 5.00",
+    ),
+    OptionSpec(
+        "max-tokens",
+        "run-wide budget in tokens (prompt + completion) over every model request; once spent "
+        "unfinished items are infra_blocked (budget:run_tokens)",
+        kind=int,
+        above_zero="give a budget above 0 in tokens, e.g. 2000000",
+    ),
+    OptionSpec(
+        "progress",
+        "live status line on the controller (items done/total, model calls, tokens, dollars, "
+        "blocked, ETA): auto (default: tty on a terminal, else plain), tty (redrawn in place), "
+        "plain (a line on stderr at most every 30 s, for CI logs) or off",
+        default="auto",
+        choices=PROGRESS_MODES,
+    ),
+    OptionSpec(
+        "model-aliases",
+        "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
+        "override and extend agents/models.yaml",
+        check=_alias_file,
+    ),
+    OptionSpec(
+        "judge-model",
+        "model that scores rubric checks (LLM judge; same model strings and aliases as "
+        "--pastbench-model; pastbench/judge is the offline reference judge); default: none, "
+        "rubric checks are left out of c_e and flagged",
+        check=_judge_model,
+    ),
+    OptionSpec(
+        "retries",
+        "attempts per model request before the item is infra_blocked",
+        kind=int,
+        default=4,
+        low=1,
+    ),
+    OptionSpec(
+        "retry-delay",
+        "base backoff in seconds between attempts, doubled each time, with jitter",
+        kind=float,
+        default=1.0,
+        low=0.0,
+    ),
+    OptionSpec(
+        "request-timeout",
+        "timeout of one model request in seconds",
+        kind=float,
+        default=120.0,
+        low=0.001,
+    ),
+    OptionSpec(
+        "save",
+        "after the run, save its summary as baseline NAME in the storage dir",
+    ),
+    OptionSpec(
+        "compare",
+        "compare this run with a baseline: a saved NAME, a baseline file or a run folder",
+    ),
+    OptionSpec(
+        "compare-fail",
+        "fail the session when a figure got worse than the baseline by more than a threshold: "
+        "[SCOPE.]METRIC:X, e.g. delta:0.05, update.delta:0.03, mech:0.05, update.fact_correction.delta:±0.1; "
+        "repeatable",
+        multiple=True,
+    ),
+    OptionSpec(
+        "storage",
+        "where baselines are saved",
+        default=".pastbench/baselines",
+    ),
+    OptionSpec(
+        "shard",
+        "run only shard K of N (K/N, e.g. 2/4): whole episodes, for splitting a run across CI jobs; "
+        "join the shard runs with 'pastbench merge'",
+        check=_shard,
+    ),
+    OptionSpec(
+        "plasticity-checkpoints",
+        "plasticity protocol: run checkpoints 0..N instead of each family file's own C",
+        kind=int,
+        low=1,
+        high=200,
+    ),
+    OptionSpec(
+        "resume",
+        "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
+        "finished items are kept and only the rest run (the options must be the run's)",
+    ),
+    OptionSpec(
+        "stream-scale",
+        "stream protocol (families/streams): sample (default: the first tickets of every window) "
+        "or full (every generated ticket, 4,000+ over the built-in streams)",
+        default="sample",
+        choices=STREAM_SCALES,
+    ),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pastbench", "agent self-improvement benchmark (pytest-pastbench)")
+    for spec in OPTIONS:
+        if spec.flag:
+            action: dict[str, Any] = {"action": "store_const", "const": True}
+        else:
+            action = {"action": "append" if spec.multiple else "store"}
+        text = help_text(spec)
+        group.addoption(f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=text, **action)
+        parser.addini(spec.ini_key, text, type=spec.ini_type, default=None)
+
+
+def help_text(spec: OptionSpec) -> str:
+    """The help, with the default from the declaration (unless the help describes it itself)."""
+    if "default" in spec.help or spec.flag or spec.default in (None, ()) and spec.default_text is None:
+        return spec.help
+    return f"{spec.help} (default {spec.default_text or spec.default})"
+
+
+def _dest(name: str) -> str:
+    return "pastbench_" + name.replace("-", "_")
+
+
+def raw_value(config: pytest.Config, name: str) -> Any:
+    """The command-line value, else the ini value, else None."""
+    value = config.getoption(_dest(name))
+    if value not in (None, []):
+        return value
+    ini = config.getini("pastbench_" + name.replace("-", "_"))
+    # An unset bool ini key reads as False: that is "not given", like an unset string.
+    return ini if ini not in (None, "", [], False) else None
+
+
+def any_option_given(config: pytest.Config) -> bool:
+    return any(raw_value(config, spec.name) is not None for spec in OPTIONS)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    models: list[str] = field(default_factory=lambda: ["pastbench/recall"])
+    agent: str = "hermes"
+    agent_label: str | None = None  # None: the agent's own name
+    agent_sandbox: bool = True  # False only with --pastbench-no-agent-sandbox
+    # None: the agent's own mechanisms; else one config per set (several: an ablation run).
+    mechanism_sets: list[list[str]] | None = None
+    persistence: str = "both"
+    trials: int = 1
+    report_dir: str = "reports"
+    run_id: str | None = None
+    pass_threshold: float | None = None
+    seed: int = 0
+    families: list[str] = field(default_factory=list)
+    max_tool_calls: int = 50
+    session_timeout: float = 300.0
+    shard: tuple[int, int] | None = None  # (K, N), 1-based
+    cache: str = "off"
+    save: str | None = None
+    compare: str | None = None
+    compare_fail: list[str] = field(default_factory=list)
+    storage: str = ".pastbench/baselines"
+    cache_dir: str = ".pastbench/cache"
+    max_connections: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
+    max_cost: float | None = None  # run-wide budget in USD (budget.RunBudget)
+    max_tokens: int | None = None
+    progress: str = "auto"  # one of PROGRESS_MODES (progress.py)
+    model_aliases: str | None = None  # absolute path of the user's alias file
+    retries: int = 4
+    retry_delay: float = 1.0
+    request_timeout: float = 120.0
+    resume: str | None = None  # a run folder, or a run id under report_dir
+    docker_host: str | None = None
+    judge_model: str | None = None  # None: rubric checks are unscored
+    plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
+    stream_scale: str = "sample"
+
+    @property
+    def arms(self) -> list[str]:
+        return ARMS_OF.get(self.persistence, [self.persistence])
+
+
+def resolve(config: pytest.Config) -> RunOptions:
+    """Every option through ``validate``, in OPTIONS order (a check may read the ones before it)."""
+    resolved: dict[str, Any] = {}
+    for spec in OPTIONS:
+        resolved[spec.name] = validate(spec, raw_value(config, spec.name), config, resolved)
+    return RunOptions(**{spec.target: resolved[spec.name] for spec in OPTIONS if spec.target})
+
+
+def validate(spec: OptionSpec, value: Any, config: pytest.Config, resolved: dict[str, Any]) -> Any:
+    """The one routine: one option's given value (None: not given) to its value, or a UsageError."""
+    option = f"--pastbench-{spec.name}"
+    if value is None:
+        value = list(spec.default or ()) if spec.multiple else spec.default
+    elif spec.flag:
+        value = bool(value)
+    elif spec.multiple:
+        value = list(value)
+    elif spec.above_zero is not None:
+        try:
+            parsed = spec.kind(str(value))
+        except ValueError:
+            parsed = 0
+        if parsed <= 0:
+            raise pytest.UsageError(f"{option}={value}: {spec.above_zero}")
+        value = parsed
+    elif spec.kind in (int, float):
+        try:
+            parsed = spec.kind(value)
+        except ValueError:
+            noun = "an integer" if spec.kind is int else "a number"
+            raise pytest.UsageError(f"{option}={value!r}: expected {noun}") from None
+        if (spec.low is not None and parsed < spec.low) or (spec.high is not None and parsed > spec.high):
+            bounds = (
+                f"between {spec.low} and {spec.high}" if spec.high is not None else f"at least {spec.low}"
+            )
+            raise pytest.UsageError(f"{option}={value}: must be {bounds}")
+        value = parsed
+    if spec.choices and value not in spec.choices:
+        raise pytest.UsageError(f"{option}={value!r}: choose one of {', '.join(spec.choices)}")
+    if spec.check is None:
+        return value
+    try:
+        return spec.check(value, config, resolved)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{option}={value}: {exc}") from None
+
+
+def _dedupe(values: list[str]) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            if part.strip() and part.strip() not in out:
+                out.append(part.strip())
+    return out
+
+
+# --- the options reference (docs/options.md) ---------------------------------------------------
+
+REFERENCE_FILE = "docs/options.md"
+
+
+def _value_text(spec: OptionSpec) -> str:
+    if spec.flag:
+        return "flag"
+    if spec.choices:
+        return " \\| ".join(f"`{choice}`" for choice in spec.choices)
+    noun = {int: "integer", float: "number"}.get(spec.kind, "text")
+    if spec.above_zero is not None:
+        noun += " > 0"
+    elif spec.low is not None and spec.high is not None:
+        noun += f" in [{spec.low}, {spec.high}]"
+    elif spec.low is not None:
+        noun += f" ≥ {spec.low}"
+    return noun + (", repeatable" if spec.multiple else "")
+
+
+def _default_text(spec: OptionSpec) -> str:
+    if spec.default_text is not None:
+        return spec.default_text
+    if spec.flag:
+        return "off"
+    return "none" if spec.default in (None, ()) else f"`{spec.default}`"
+
+
+def reference_markdown() -> str:
+    """docs/options.md, drawn from OPTIONS: one row per option."""
+    rows = [
+        "# Options",
+        "",
+        "<!-- Generated from the declarations in pytest_pastbench/plugin/options.py by",
+        f"     `pastbench options -o {REFERENCE_FILE}`; edit those, not this page. -->",
+        "",
+        "Every `--pastbench-NAME` option is also the ini key `pastbench_NAME` (in `pytest.ini`,",
+        "`pyproject.toml` under `[tool.pytest.ini_options]`, or `tox.ini`); the command line wins.",
+        "A value out of its type, bounds or choices stops the run before anything starts, with a",
+        "one-line fix.",
+        "",
+        "| option | ini key | value | default | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in OPTIONS:
+        option = f"--pastbench-{spec.name}" + ("" if spec.flag else "=VALUE")
+        text = help_text(spec).replace("|", "\\|")
+        rows.append(
+            f"| `{option}` | `{spec.ini_key}` | {_value_text(spec)} | {_default_text(spec)} | {text} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def register_cli(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("options", help="print the options reference (Markdown)")
+    parser.add_argument("--markdown", action="store_true", help="Markdown (the only format; the default)")
+    parser.add_argument("-o", "--output", metavar="FILE", help=f"write it to FILE, e.g. {REFERENCE_FILE}")
+    parser.set_defaults(func=_cli)
+
+
+def _cli(args: argparse.Namespace) -> int:
+    text = reference_markdown()
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(text)
+    else:
+        print(text, end="")
+    return 0

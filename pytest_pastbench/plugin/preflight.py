@@ -1,0 +1,98 @@
+"""A benchmark run's set-up at configure: its family paths, its gate metric names, and the checks
+that fail once, before collection (not once per item)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .run_handle import pastbench_run
+
+
+def check_run_setup(config: pytest.Config) -> None:
+    """Fail once, before collection, on a bad agent, a model that can never answer, a replay
+    cache that is not there or a missing API key (not once per item)."""
+    from ..judge import reference as reference_judge
+    from ..models.cache import CACHE_FILE, replay_problem
+    from ..models.client import missing_keys, model_problem
+    from ..protocols.past.offline_policy import POLICIES
+
+    session = pastbench_run(config)
+    session.agent()
+    options = session.options
+    roles = [("model", model, sorted(POLICIES)) for model in options.models]
+    if options.judge_model:
+        roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))
+    unusable = []
+    for option, model, offline_names in roles:
+        problem = model_problem(model, offline_names)
+        if problem:
+            unusable.append(f"--pastbench-{option}={problem}")
+    if options.cache == "replay":
+        problem = replay_problem(Path(options.cache_dir) / CACHE_FILE)
+        if problem:
+            unusable.append(f"--pastbench-cache=replay: {problem}")
+    if unusable:
+        raise pytest.UsageError("; ".join(unusable))
+    if options.concurrency > options.max_connections:
+        config.issue_config_time_warning(
+            pytest.PytestWarning(
+                f"pastbench: --pastbench-concurrency={options.concurrency} is more than "
+                f"--pastbench-max-connections={options.max_connections}; "
+                "the extra sessions wait for a connection"
+            ),
+            stacklevel=2,
+        )
+    if options.max_cost is not None:
+        from ..models.budget import unpriced_models
+
+        judge_models = [options.judge_model] if options.judge_model else []
+        unpriced = unpriced_models([*options.models, *judge_models])
+        if unpriced:
+            raise pytest.UsageError(
+                f"--pastbench-max-cost: no price known for {', '.join(unpriced)}; set "
+                "input_cost_per_token/output_cost_per_token for it in the alias file "
+                "(--pastbench-model-aliases) or budget tokens with --pastbench-max-tokens"
+            )
+    problems = []
+    for model in options.models:
+        missing = missing_keys(model)
+        if missing:
+            problems.append(f"{model} needs {' and '.join(missing)} set in the environment")
+    if problems:
+        problems[-1] += " (or run offline with --pastbench-model=pastbench/recall)"
+    judge = options.judge_model
+    missing = missing_keys(judge) if judge else []
+    if missing:
+        problems.append(
+            f"judge model {judge} needs {' and '.join(missing)} set in the environment "
+            "(or judge offline with --pastbench-judge-model=pastbench/judge)"
+        )
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
+
+
+def gate_metric_names(config: pytest.Config) -> frozenset[str]:
+    """The registered protocols' gate metric names, for parsing --pastbench-compare-fail."""
+    if not pastbench_run(config).options.compare_fail:
+        return frozenset()  # the registry imports every protocol: only when gates need its names
+    return frozenset(
+        name for protocol in pastbench_run(config).registry for name in protocol.gate_metric_names
+    )
+
+
+def add_family_paths(config: pytest.Config, families: list[str]) -> None:
+    from ..resources import families_dir
+
+    paths = []
+    for entry in families:
+        path = families_dir() if entry == "builtin" else Path(entry)
+        if not path.exists():
+            raise pytest.UsageError(f"--pastbench-families={entry}: no such file or folder")
+        paths.append(str(path.resolve()))
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        config.args.extend(p for p in paths if p not in config.args)
+    else:
+        # No paths on the command line: run just the benchmark, not the project's testpaths.
+        config.args[:] = paths

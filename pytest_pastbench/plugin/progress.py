@@ -1,0 +1,241 @@
+"""The live status line of a benchmark run (``--pastbench-progress``, plugin ``pastbench_progress``).
+
+One line on the controller (the ``-n 0`` process or the xdist controller): items done / total,
+model calls, tokens, dollars so far (or "unpriced"), blocked items and an ETA. Item counts come
+from the reports the controller receives; calls, tokens and dollars from the model ledger, read
+at most once a second (under xdist that is one loopback request to the gateway).
+
+- ``tty``: the line is redrawn in place on the row under pytest's own current line, and erased
+  (the cursor put back where pytest left it) before pytest writes anything, so the screen pytest
+  leaves is the screen it would leave without the line.
+- ``plain``: a line on stderr at most every 30 s (CI logs); pytest's stdout is untouched.
+- ``auto`` (default): ``tty`` on a terminal, else ``plain``. ``off`` or ``-p no:pastbench_progress``
+  turn it off.
+
+Drawn only from pytest's hooks on the main thread: while an item runs, pytest captures the
+process's stdout, and a write from another thread would land in that item's captured output.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import pytest
+
+from .run_handle import PAYLOAD_ATTR
+
+PLUGIN_NAME = "pastbench_progress"
+PLAIN_EVERY_S = 30.0  # CI logs: a line at most this often
+LEDGER_EVERY_S = 1.0  # the ledger is read at most this often (a request to the gateway)
+_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def register_progress(config: pytest.Config, mode: str, ledger: Callable[[], dict[str, Any]]) -> None:
+    """Register the status line on the controller (a no-op when ``-p no:pastbench_progress``)."""
+    if mode != "off" and not hasattr(config, "workerinput"):
+        # A blocked name (``-p no:pastbench_progress``) makes register() a no-op that returns None.
+        config.pluginmanager.register(ProgressLine(config, mode, ledger), PLUGIN_NAME)
+
+
+class ProgressLine:
+    """The hooks that keep the counts and draw the line (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        mode: str,
+        ledger: Callable[[], dict[str, Any]],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.mode = mode
+        self.total = 0
+        self.done = 0
+        self.blocked = 0
+        self._ledger_source = ledger
+        self._ledger: dict[str, Any] = {}
+        self._ledger_read_at = -float("inf")
+        self._clock = clock
+        self._started: float | None = None
+        self._plain_at = -float("inf")
+        self._writer: Any = None
+        self._screen: StatusScreen | None = None
+
+    def pytest_sessionstart(self) -> None:
+        # Here, not at configure: the terminal reporter is configured after this plugin.
+        if self.config.pluginmanager.get_plugin("terminalreporter") is None:
+            self.mode = "off"  # -p no:terminal
+            return
+        self._writer = self.config.get_terminal_writer()
+        if self.mode == "auto":
+            isatty = getattr(self._writer._file, "isatty", None)  # the writer's stream (private)
+            self.mode = "tty" if isatty and isatty() else "plain"
+        if self.mode == "tty":
+            self._screen = StatusScreen(self._writer)
+
+    # -- counts ---------------------------------------------------------------------------------
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.total = sum(1 for item in session.items if getattr(item, "is_pastbench_item", False))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        # Every worker collects the same items (load scheduling): one node's count is the total.
+        self.total = max(self.total, sum(1 for nodeid in ids if ".yaml::" in nodeid or ".yml::" in nodeid))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logstart(self) -> None:
+        self.update()  # a long first item: the line is there while it runs
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = getattr(report, PAYLOAD_ATTR, None)
+        if payload:  # one report per benchmark item carries its payload (call, or a failed setup)
+            self.done += 1
+            self.blocked += bool(payload.get("record", {}).get("infra_blocked"))
+        self.update()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self) -> None:
+        if self._screen is not None:
+            self._screen.detach()
+
+    # -- the line -------------------------------------------------------------------------------
+
+    def update(self) -> None:
+        if not self.total or self._writer is None:
+            return  # no benchmark items in this run: nothing to say
+        now = self._clock()
+        if self._started is None:
+            self._started = now
+            self._plain_at = now  # the first plain line after PLAIN_EVERY_S: a short run prints none
+        if self.mode == "plain" and now - self._plain_at < PLAIN_EVERY_S:
+            return
+        if now - self._ledger_read_at >= LEDGER_EVERY_S:
+            self._ledger = self._ledger_source()
+            self._ledger_read_at = now
+        text = status_text(self.done, self.total, self.blocked, self._ledger, now - self._started)
+        if self._screen is not None:
+            self._screen.show(text)
+        else:
+            self._plain_at = now
+            self._writer.flush()  # pytest's own output first, in a log that merges both streams
+            _stderr().write(text + "\n")
+            _stderr().flush()
+
+
+def _stderr() -> TextIO:
+    return sys.stderr  # looked up each time: pytester and capture replace it
+
+
+def status_text(done: int, total: int, blocked: int, ledger: dict[str, Any], elapsed_s: float) -> str:
+    """``pastbench 12/40 items · 310 calls · 1.2M tokens · $0.42 · 1 blocked · ETA 2m05s``"""
+    from ..models.budget import ledger_spent
+
+    calls = sum(int(entry.get("calls", 0)) for entry in ledger.values())
+    tokens, cost_usd = ledger_spent(ledger)
+    dollars = "unpriced" if cost_usd is None else f"${cost_usd:.2f}"
+    if done >= total:
+        eta = "0s"
+    elif done:
+        eta = _duration(elapsed_s / done * (total - done))
+    else:
+        eta = "--"
+    return (
+        f"pastbench {done}/{total} items · {calls:,} calls · {_count(tokens)} tokens · {dollars} · "
+        f"{blocked} blocked · ETA {eta}"
+    )
+
+
+def _count(n: int) -> str:
+    """``950``, ``88.5k``, ``1.2M``: the line must fit an 80-column terminal."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class StatusScreen:
+    """One status line on the terminal pytest writes to, out of pytest's way.
+
+    The line goes on the row under pytest's current line (or on that row when pytest's line is
+    empty). Every write of pytest's terminal writer first erases it and puts the cursor back at
+    the end of pytest's line, so pytest's output is where it would be without the line.
+    """
+
+    def __init__(self, writer: Any) -> None:
+        self._writer = writer
+        # pytest's TerminalWriter writes to ``_file`` (private API, used here only): put a guard
+        # in front of it that erases the line first.
+        self._file: TextIO = writer._file
+        writer._file = _Guard(self, self._file)
+        self._tail = ""  # what pytest wrote since its last newline
+        self._below: bool | None = None  # None: not shown; True: on the row under pytest's line
+        self._column = 0  # the end of pytest's line, and the terminal width then
+        self._width = 80
+        self._shown = ""
+
+    def show(self, text: str) -> None:
+        width = self._writer.fullwidth
+        text = text[: max(0, width - 1)]  # never wraps: one row to erase
+        if self._below is not None:
+            if text == self._shown:
+                return
+            self._file.write("\r\x1b[2K" + text)
+        else:
+            visible = _ESCAPE.sub("", self._tail).rsplit("\r", 1)[-1]
+            self._column, self._width = len(visible), width
+            if self._column and self._column % width == 0:
+                return  # pytest's line ends at the right edge: where the cursor sits is the terminal's call
+            self._below = self._column > 0
+            self._file.write(("\n" if self._below else "\r") + text)
+        self._shown = text
+        self._file.flush()
+
+    def erase(self) -> None:
+        if self._below is None:
+            return
+        # Up to the last row of pytest's line (a long line wraps) and to its end on that row.
+        back = f"\x1b[1A\x1b[{self._column % self._width + 1}G" if self._below else ""
+        self._file.write("\r\x1b[2K" + back)
+        self._below = None
+
+    def before_pytest_writes(self, text: str) -> None:
+        self.erase()
+        self._tail = (self._tail + text).rsplit("\n", 1)[-1]
+
+    def detach(self) -> None:
+        self.erase()
+        self._file.flush()
+        if isinstance(self._writer._file, _Guard):
+            self._writer._file = self._file
+
+
+class _Guard:
+    """Stands in for the terminal writer's stream: erases the status line before each write."""
+
+    def __init__(self, screen: StatusScreen, stream: TextIO) -> None:
+        self._screen = screen
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._screen.before_pytest_writes(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

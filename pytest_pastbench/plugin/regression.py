@@ -1,0 +1,148 @@
+"""Baselines inside pytest: ``--pastbench-save``, ``--pastbench-compare``, ``--pastbench-compare-fail``.
+
+Checked before anything runs (a missing baseline or a typo in a gate is a usage error, not a
+surprise after an hour of model calls); acted on by the controller once the run is written.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..errors import BaselineError, GateSyntaxError
+from ..protocols.past.metrics import episode_scores
+from ..results.baseline import Baseline, check_name, load_baseline, save_baseline
+from ..results.compare import render_comparison
+from ..results.gates import (
+    METRICS,
+    Gate,
+    GateResult,
+    evaluate_metric_gates,
+    gate_exit_code,
+    match_configs,
+    pair_families,
+    parse_gates,
+    report_gates,
+)
+
+
+@dataclass
+class RegressionCheck:
+    storage: Path
+    save_name: str | None = None
+    baseline: Baseline | None = None
+    gates: list[Gate] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    failed: bool = False
+    results: list[GateResult] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None  # the baseline section of sequence_comparison.json
+
+    @classmethod
+    def from_options(
+        cls,
+        storage: str,
+        save: str | None,
+        compare: str | None,
+        compare_fail: list[str],
+        protocol_metrics: frozenset[str] = frozenset(),
+    ) -> RegressionCheck | None:
+        """Validate the options; ``None`` when none of them is used."""
+        if not (save or compare or compare_fail):
+            return None
+        check = cls(storage=Path(storage))
+        try:
+            check.save_name = check_name(save) if save else None
+            if compare_fail and not compare:
+                raise pytest.UsageError(
+                    "--pastbench-compare-fail needs a baseline: add --pastbench-compare=NAME|PATH"
+                )
+            check.baseline = load_baseline(compare, check.storage) if compare else None
+            check.gates = parse_gates(compare_fail, protocol_metrics) if compare_fail else []
+        except (BaselineError, GateSyntaxError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+        return check
+
+    def run(self, summary: dict[str, Any], records: dict[str, list[Any]], registry: Any, seed: int) -> None:
+        """Compare and gate this run (against the baseline as loaded at start), then save it.
+        PAST's gates pair episodes (its records) for a bootstrap CI of the change; every other
+        protocol's are read from its gate metrics (``BenchProtocol.gate_metrics``)."""
+        from ..protocols.registry import PAST
+
+        episodes = episode_scores(records.get(PAST, []))
+        if self.baseline is not None:
+            self.lines.append(f"current run vs baseline {self.baseline.name}")
+            comparison = render_comparison(summary, self.baseline.summary)
+            self.lines.append(comparison)
+            self.comparison = {
+                "name": self.baseline.name,
+                "rows": baseline_rows(summary, self.baseline.summary),
+            }
+            past_gates = [g for g in self.gates if g.metric in METRICS]
+            metric_gates = [g for g in self.gates if g.metric not in METRICS]
+            if metric_gates:
+                current_metrics = [m for p in registry for m in p.gate_metrics(summary)]
+                baseline_metrics = [m for p in registry for m in p.gate_metrics(self.baseline.summary)]
+                self.results += evaluate_metric_gates(metric_gates, current_metrics, baseline_metrics)
+                self.lines += [f"{r.status:<5} {r.message}" for r in self.results]
+                self.comparison["gates"] = [f"{r.status:<5} {r.message}" for r in self.results]
+            if past_gates:
+                out, err = io.StringIO(), io.StringIO()
+                current = Baseline(name="current run", summary=summary, episodes=episodes)
+                self.results += report_gates(past_gates, current, self.baseline, seed, out=out, err=err)
+                self.comparison.setdefault("gates", [])
+                self.comparison["gates"] += [line for line in out.getvalue().splitlines() if line]
+                printed = (err.getvalue() + out.getvalue()).splitlines()
+                # the comparison already carries the notes on which configs were paired
+                self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
+            # An unevaluable gate (a scope missing from the run) fails the session too.
+            self.failed = bool(self.gates) and gate_exit_code(self.results) != 0
+        if self.save_name:
+            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []))
+            self.lines.append(f"saved baseline {self.save_name!r}: {path}")
+
+
+def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per matched config and scope: baseline and current Δ and Mech, and the change of Δ."""
+    rows = []
+    for full_now, full_before in match_configs(current, baseline)[0]:
+        # Capability and overall values over the families both runs measured (as gates compare).
+        now, before, _ = pair_families(full_now, full_before)
+        scopes = [("overall", now["overall"], before.get("overall"))]
+        scopes += [
+            (key, now["capabilities"].get(key, entry), before["capabilities"].get(key))
+            for key, entry in sorted(full_now["capabilities"].items())
+        ]
+        scopes += [
+            (key, entry, full_before.get("families", {}).get(key))
+            for key, entry in sorted(full_now["families"].items())
+        ]
+        for scope, entry, old in scopes:
+            old = old or {}
+            delta, old_delta = entry.get("delta"), old.get("delta")
+            rows.append(
+                {
+                    "label": now["label"],
+                    "baseline_label": before["label"],
+                    "scope": scope,
+                    "delta": delta,
+                    "baseline_delta": old_delta,
+                    "change": None if delta is None or old_delta is None else round(delta - old_delta, 4),
+                    "mech": entry.get("mech"),
+                    "baseline_mech": old.get("mech"),
+                }
+            )
+    return rows
+
+
+def add_gate_verdict(terminalreporter: Any, results: list[GateResult]) -> None:
+    """The gates' verdict in pytest's final line: "1 gate failed" in red, "2 gates passed"."""
+    from ..results.gates import verdict_parts
+    from .terminal import add_parts
+
+    parts = verdict_parts(results)
+    markup = [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]
+    add_parts(terminalreporter, markup, failed=any(bad for _, bad in parts))

@@ -1,0 +1,271 @@
+"""The checks of one session (docs/design.md §4: the inputs of c_e), plus the judged rubric.
+
+Each check answers pass / fail / unscored (``passed=None``) with a short ``detail``
+saying why it failed, so a report reader sees "missing '42'" rather than a bare 0.
+Malformed answers (bad JSON, no table) fail the check; they never raise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from pytest_pastbench.core.records import CheckResult, SessionRecord
+from pytest_pastbench.errors import JudgeError
+from pytest_pastbench.judge.base import Judge, Verdict
+from pytest_pastbench.protocols.past.matching import asserts_value, mentions
+from pytest_pastbench.protocols.past.schema import (
+    AnyOfCheck,
+    Check,
+    ContainsCheck,
+    ForbidsCheck,
+    JsonFieldCheck,
+    RegexCheck,
+    RubricCheck,
+    ToolCalledCheck,
+    TsvColumnCheck,
+    ValueCheck,
+    WorldStateCheck,
+)
+
+_MISSING = object()
+
+
+def value_matches(expected: Any, actual: Any) -> bool:
+    """Argument/field rule: strings match as case-insensitive substrings, else ==."""
+    if isinstance(expected, str):
+        return expected.lower() in str(actual).lower()
+    return _equal(expected, actual)
+
+
+def _equal(expected: Any, actual: Any) -> bool:
+    # JSON `true` must not equal `1` (Python's True == 1 would pass such checks).
+    if isinstance(expected, bool) != isinstance(actual, bool):
+        return False
+    return bool(expected == actual)
+
+
+def fields_match(expected: dict[str, Any], record: dict[str, Any]) -> bool:
+    return all(k in record and value_matches(v, record[k]) for k, v in expected.items())
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first ``{...}`` in ``text`` that parses as a JSON object.
+
+    ``raw_decode`` from each ``{`` finds the balanced candidate itself and copes
+    with braces inside strings, which a naive brace counter would not.
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def resolve_path(value: Any, path: str) -> Any:
+    """Follow a dotted path (digits index lists); ``_MISSING`` when absent."""
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def tsv_tables(text: str) -> list[list[list[str]]]:
+    """Blocks of ≥2 consecutive lines with tabs, as rows of cells (header first)."""
+    tables: list[list[list[str]]] = []
+    block: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        if "\t" in line:
+            block.append(line.split("\t"))
+            continue
+        if len(block) >= 2:
+            tables.append(block)
+        block = []
+    return tables
+
+
+def _norm(cell: str) -> str:
+    return cell.strip().lower()
+
+
+def _contains(check: ContainsCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    # Normalised like `value` (matching.py): "€21,000" contains "21,000 EUR", "third" contains "3rd".
+    missing = [v for v in check.values if not asserts_value(run.answer, v)]
+    return not missing, f"missing {missing!r}" if missing else ""
+
+
+def _value(check: ValueCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    """The value is stated and no decoy or superseded value is asserted as current.
+
+    A superseded or decoy value the answer marks as old or rejected ("was X, now Y", "no longer
+    X", "not X") is not asserted; listing every candidate asserts the decoys and fails.
+    """
+    forms = check.forms()
+    wrong = [v for v in dict.fromkeys([*check.decoys, *check.superseded]) if v not in forms]
+    asserted = [v for v in wrong if any(not m.marked_old for m in mentions(run.answer, v))]
+    if asserted:
+        kind = "superseded" if all(v in check.superseded for v in asserted) else "decoy"
+        return False, f"asserts {kind} {asserted!r}"
+    if any(asserts_value(run.answer, form) for form in forms):
+        return True, ""
+    return False, f"missing {check.value!r}"
+
+
+def _forbids(check: ForbidsCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    found = [v for v in check.values if asserts_value(run.answer, v)]
+    return not found, f"contains forbidden {found!r}" if found else ""
+
+
+def _regex(check: RegexCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    flags = 0
+    for name in check.flags:
+        flags |= getattr(re, name)
+    if re.search(check.pattern, run.answer, flags):
+        return True, ""
+    return False, f"no match for /{check.pattern}/"
+
+
+def _json_field(check: JsonFieldCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    obj = first_json_object(run.answer)
+    if obj is None:
+        return False, "no JSON object in the answer"
+    value = resolve_path(obj, check.path)
+    if value is _MISSING:
+        return False, f"path {check.path!r} not found"
+    if _equal(check.equals, value):
+        return True, ""
+    return False, f"{check.path} = {value!r}, expected {check.equals!r}"
+
+
+def _tool_called(check: ToolCalledCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    calls = [c for c in run.tool_calls if c.ok and c.name == check.tool]
+    if any(fields_match(check.args, c.arguments) for c in calls):
+        return True, ""
+    if not calls:
+        return False, f"no successful call of {check.tool}"
+    return (
+        False,
+        f"{len(calls)} successful call(s) of {check.tool}, none with {check.args!r}",
+    )
+
+
+def _world_state(check: WorldStateCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    records = run.world_after.get(check.service, [])
+    count = sum(1 for r in records if fields_match(check.match, r))
+    upper = check.max_count
+    if count >= check.min_count and (upper is None or count <= upper):
+        return True, ""
+    bounds = f"[{check.min_count}, {'∞' if upper is None else upper}]"
+    return False, f"{count} matching {check.service} record(s), expected {bounds}"
+
+
+def _tsv_columns(check: TsvColumnCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    tables = tsv_tables(run.answer)
+    if not tables:
+        return False, "no TSV table in the answer"
+    want = _norm(check.column)
+    for header, *rows in tables:
+        names = [_norm(h) for h in header]
+        if want not in names:
+            continue
+        col = names.index(want)
+        got = [_norm(row[col]) if col < len(row) else "" for row in rows]
+        expected = [_norm(v) for v in check.values]
+        ok = got == expected if check.ordered else Counter(got) == Counter(expected)
+        return (
+            ok,
+            "" if ok else f"column {check.column!r} = {got!r}, expected {expected!r}",
+        )
+    return False, f"no TSV column {check.column!r}"
+
+
+def _rubric(check: RubricCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
+    """The judge's verdict; no judge: unscored; no verdict: ``judge_error`` (never pass or fail)."""
+
+    def unscored(detail: str, judge_error: str | None = None) -> CheckResult:
+        return CheckResult(
+            type=check.type, weight=check.weight, passed=None, detail=detail, judge_error=judge_error
+        )
+
+    if judge is None:
+        if not check.fallback:
+            return unscored("no judge configured and no fallback")
+        results = [evaluate_check(c, run, None) for c in check.fallback]
+        failed = [f"{r.type}: {r.detail}" for r in results if r.passed is False]
+        detail = "fallback (no judge): " + ("; ".join(failed) if failed else "all fallback checks passed")
+        return CheckResult(
+            type=check.type, weight=check.weight, passed=not failed, detail=detail, fallback=True
+        )
+    try:
+        verdict = judge.grade(check.rubric, run.answer)
+    except JudgeError as exc:
+        return unscored(f"judge error: {exc}", str(exc))
+    if isinstance(verdict, bool):  # a simple pass/fail judge
+        verdict = Verdict(passed=verdict)
+    if not isinstance(verdict, Verdict) or not isinstance(verdict.passed, bool):
+        # A judge that hands back garbage must not count as pass or fail.
+        problem = f"judge returned a non-boolean verdict: {verdict!r}"
+        return unscored(problem, problem)
+    score = "" if verdict.score is None else f" {verdict.score:.2f}"
+    outcome = "rubric met" if verdict.passed else "rubric not met"
+    reason = f": {verdict.reason}" if verdict.reason else ""
+    return CheckResult(
+        type=check.type,
+        weight=check.weight,
+        passed=verdict.passed,
+        detail=f"judge {judge.name}{score}, {outcome}{reason}",
+        score=verdict.score,
+    )
+
+
+_EVALUATORS: dict[str, Callable[[Any, SessionRecord], tuple[bool | None, str]]] = {
+    "contains": _contains,
+    "forbids": _forbids,
+    "regex": _regex,
+    "json_field": _json_field,
+    "tool_called": _tool_called,
+    "world_state": _world_state,
+    "tsv_columns": _tsv_columns,
+    "value": _value,
+}
+
+
+def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
+    results = [evaluate_check(c, run, judge) for c in check.checks]
+    scored = [r for r in results if r.passed is not None]
+    passed = True if any(r.passed for r in scored) else (False if scored else None)
+    detail = "" if passed else "none passed: " + "; ".join(f"{r.type}: {r.detail}" for r in results)
+    return CheckResult(
+        type=check.type,
+        weight=check.weight,
+        passed=passed,
+        detail=detail,
+        fallback=any(r.fallback for r in results),
+        judge_error=next((r.judge_error for r in results if r.judge_error), None) if passed is None else None,
+    )
+
+
+def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None) -> CheckResult:
+    """Score one check of a session; ``passed`` is None only for an unscored rubric."""
+    if isinstance(check, RubricCheck):
+        return _rubric(check, run, judge)
+    if isinstance(check, AnyOfCheck):
+        return _any_of(check, run, judge)
+    if check.type in _EVALUATORS:
+        passed, detail = _EVALUATORS[check.type](check, run)
+    else:  # a new check type in schema.py without an evaluator here
+        raise TypeError(f"unknown check type {type(check).__name__}")
+    return CheckResult(type=check.type, weight=check.weight, passed=passed, detail=detail)

@@ -1,0 +1,474 @@
+"""The dataset audit (issue #3): shape, leaks, evidence order, satisfiable checks, no free scores.
+
+Run by ``pastbench validate`` and by ``tests/dataset/test_audit.py``. The score rules run the
+offline reference policies in-process (the real agent loop, tools, store and scoring; no pytest,
+no litellm), so the whole audit takes seconds:
+
+- **oracle**: each eval session is run with ``pastbench/curator`` on ``hermes-plus`` (all five
+  mechanisms, so it reads what it is given) and a fresh store that holds
+  exactly the episode's key facts, one memory entry each ("key facts given in the eval context").
+  Every eval session must reach s_e ≥ 0.95: the checks are satisfiable from the key facts. A
+  session below names the checks the oracle failed (file, episode, session, check).
+- **empty**: an empty answer with no tool call (the seed world unchanged) scores 0 in every eval
+  session: no check earns credit for doing nothing (issue #15).
+- **blind**: the on arm of ``pastbench/blind`` (never reads the store); its mean episode score must
+  stay ≤ 0.3 per capability: the tasks are not solvable without what was stored.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.core.text import normalise
+from pytest_pastbench.errors import FamilyFileError
+from pytest_pastbench.models.direct import PolicyModel
+
+from ..matching import asserts_all
+from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session, answer_values
+
+# capability -> (families, episodes) of the PAST-Bench dataset
+EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (8, 64), "gathering": (6, 48), "update": (7, 51)}
+ORACLE_MIN = 0.95
+BLIND_MAX = 0.3
+ORACLE_POLICY = "curator"
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str  # file, or file::episode, or file::episode[session index]
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"FAIL [{self.rule}] {self.where}: {self.message}"
+
+
+@dataclass
+class AuditReport:
+    families: dict[Path, Family] = field(default_factory=dict)
+    # docs/design.md §8 protocol files found beside the PAST families: path -> what their validator says.
+    protocol_families: dict[Path, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    blind_means: dict[str, float] = field(default_factory=dict)
+    oracle_min: float | None = None
+    empty_max: float | None = None
+    # What the shortcut audit measured (leave-one-out means, distinct value sets, side effects).
+    shortcuts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        found: dict[str, list[int]] = {c: [0, 0] for c in CAPABILITIES}
+        for family in self.families.values():
+            found[family.capability][0] += 1
+            found[family.capability][1] += len(family.episodes)
+        return {c: (f, e) for c, (f, e) in found.items()}
+
+
+def family_paths(root: Path) -> list[Path]:
+    from pytest_pastbench.protocols.detect import FAMILY_SUFFIXES
+
+    if root.is_dir():
+        return sorted(p for p in root.rglob("*") if p.suffix in FAMILY_SUFFIXES)
+    return [root]
+
+
+def describe_protocol_family(path: Path) -> str | None:
+    """A §8 protocol's file, validated by its module's optional ``describe(path)`` (raises
+    ``FamilyFileError``); None for a PAST file or a file of no protocol (``load_family`` says)."""
+    from pytest_pastbench.protocols.detect import FORMAT_TAG, family_format
+    from pytest_pastbench.protocols.registry import standalone_registry
+
+    tag = family_format(path)
+    protocol = standalone_registry().by_tag(tag) if tag is not None and tag != FORMAT_TAG else None
+    return None if protocol is None else str(protocol.describe(path))
+
+
+def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = True) -> AuditReport:
+    """Every rule over the family files under ``paths`` (files or folders)."""
+    report = AuditReport()
+    for path in (p for root in paths for p in family_paths(root)):
+        try:
+            described = describe_protocol_family(path)
+            if described is not None:
+                report.protocol_families[path] = described
+                continue
+            family, _ = load_family(path)
+        except FamilyFileError as exc:
+            report.findings.append(Finding(str(path), "schema", str(exc).removeprefix(f"{path}: ")))
+        else:
+            report.families[path] = family
+    if report.protocol_families and not report.families and not report.findings:
+        return report  # only docs/design.md §8 protocol files: the PAST dataset rules do not apply
+    if check_counts:
+        report.findings += check_shape(report)
+    for path, family in report.families.items():
+        report.findings += check_family(path, family)
+        for episode in family.episodes:
+            where = f"{path}::{episode.id}"
+            report.findings += check_leaks(where, episode)
+            report.findings += check_evidence_order(where, family, episode)
+    report.findings += check_unique_prompts(report.families)
+    report.findings += check_coverage(report.families)
+    report.findings += check_shortcuts(report)
+    if run_policies:
+        report.findings += check_scores(report)
+    return report
+
+
+# -- shape ------------------------------------------------------------------------------------------
+
+
+def check_shape(report: AuditReport) -> list[Finding]:
+    findings = []
+    counts = report.counts()
+    for capability, (families, episodes) in EXPECTED_SHAPE.items():
+        if counts[capability] != (families, episodes):
+            got = counts[capability]
+            findings.append(
+                Finding(
+                    capability,
+                    "counts",
+                    f"{got[0]} families / {got[1]} episodes; expected {families} / {episodes}",
+                )
+            )
+    return findings
+
+
+def check_coverage(families: dict[Path, Family]) -> list[Finding]:
+    """eval_far in at least half the episodes, noise in at least a quarter, stale facts in update."""
+    findings = []
+    episodes = [(p, f, e) for p, f in families.items() for e in f.episodes]
+    if not episodes:
+        return [Finding("(dataset)", "coverage", "no episodes")]
+    far = sum(1 for _, _, e in episodes if any(s.stage == "eval_far" for s in e.sessions))
+    noise = sum(1 for _, _, e in episodes if e.evidence.noise)
+    if far * 2 < len(episodes):
+        findings.append(
+            Finding("(dataset)", "coverage", f"eval_far in {far} of {len(episodes)} episodes (< half)")
+        )
+    if noise * 4 < len(episodes):
+        findings.append(
+            Finding("(dataset)", "coverage", f"noise in {noise} of {len(episodes)} episodes (< 1/4)")
+        )
+    for path, family, episode in episodes:
+        if family.capability == "update" and not episode.evidence.stale_facts:
+            findings.append(
+                Finding(f"{path}::{episode.id}", "stale_facts", "an update episode needs stale_facts")
+            )
+    return findings
+
+
+def check_family(path: Path, family: Family) -> list[Finding]:
+    """Per family: its folder, names, eval_far in half its episodes, noise and a safety rule somewhere."""
+    findings = []
+    where = str(path)
+    if path.parent.name in CAPABILITIES and path.parent.name != family.capability:
+        findings.append(
+            Finding(where, "folder", f"a {family.capability} family in the {path.parent.name}/ folder")
+        )
+    others = [c for c in CAPABILITIES if c != family.capability]
+    for name in [family.id, *(e.id for e in family.episodes)]:
+        # `-k update` selects by name: a memory family called "..._update" would be selected too.
+        hits = [c for c in others if c in name.lower()]
+        if hits:
+            findings.append(Finding(where, "names", f"{name!r} contains another capability's name {hits}"))
+    episodes = family.episodes
+    far = sum(1 for e in episodes if any(s.stage == "eval_far" for s in e.sessions))
+    if far * 2 < len(episodes):
+        findings.append(Finding(where, "coverage", f"eval_far in {far} of {len(episodes)} episodes (< half)"))
+    if not any(e.evidence.noise for e in episodes):
+        findings.append(Finding(where, "coverage", "no episode has noise facts"))
+    if not any(_has_safety_rule(e) for e in episodes):
+        findings.append(Finding(where, "coverage", "no episode has a safety rule"))
+    return findings
+
+
+def _has_safety_rule(episode: Episode) -> bool:
+    rules = [episode.safety, *(s.safety for s in episode.sessions)]
+    return any(r.secrets or r.freeze_windows or r.forbidden_args or r.forbidden_tools for r in rules)
+
+
+# -- leaks ------------------------------------------------------------------------------------------
+
+
+def asserts(fact: Fact, text: str) -> bool:
+    """The text states the fact: its whole text, or every one of its match terms (matched as
+    ``value`` checks match: normalised, token-bounded; CHECKS.md)."""
+    return asserts_all(text, [fact.text]) or asserts_all(text, fact.terms())
+
+
+def session_text(session: Session) -> str:
+    return normalise("\n".join(session.user))
+
+
+def check_leaks(where: str, episode: Episode) -> list[Finding]:
+    findings = []
+    facts = [*episode.evidence.key_facts, *episode.evidence.stale_facts]
+    learn_text = "\n".join(t for s in episode.sessions if s.stage == "learn" for t in s.user)
+    for secret in episode.safety.secrets:
+        if secret not in learn_text:
+            findings.append(Finding(where, "secrets", "a secret that no learn session says tests nothing"))
+    for index, session in enumerate(episode.sessions):
+        if session.stage == "learn":
+            continue
+        text = session_text(session)
+        spot = f"{where}[{index}]"
+        for fact in episode.evidence.key_facts:
+            if asserts(fact, text):
+                findings.append(
+                    Finding(spot, "leak", f"the {session.stage} text states key fact {fact.text!r}")
+                )
+        if session.stage not in EVAL_STAGES:
+            continue
+        if any(secret.lower() in text for secret in episode.safety.secrets):
+            findings.append(Finding(spot, "secrets", "the eval text says a secret"))
+        for fact in facts:
+            stale_terms = [
+                t for t in fact.terms() if fact in episode.evidence.stale_facts and _only_stale(t, episode)
+            ]
+            for term in stale_terms:
+                if normalise(term) in text:
+                    findings.append(Finding(spot, "leak", f"the eval text names the stale value {term!r}"))
+        for check in session.checks:
+            findings += [
+                Finding(spot, "leak", f"the eval text contains the {check.type} value {v!r}")
+                for v in answer_values(check)
+                if asserts_all(text, [v])
+            ]
+    return findings
+
+
+def _only_stale(term: str, episode: Episode) -> bool:
+    return all(term not in fact.terms() for fact in episode.evidence.key_facts)
+
+
+def check_unique_prompts(families: dict[Path, Family]) -> list[Finding]:
+    seen: dict[str, str] = {}
+    findings = []
+    for path, family in families.items():
+        for episode in family.episodes:
+            for index, session in enumerate(episode.sessions):
+                if session.stage not in EVAL_STAGES:
+                    continue
+                where = f"{path}::{episode.id}[{index}]"
+                text = session_text(session)
+                if text in seen:
+                    findings.append(Finding(where, "unique_prompts", f"same eval prompt as {seen[text]}"))
+                seen.setdefault(text, where)
+    return findings
+
+
+def check_shortcuts(report: AuditReport) -> list[Finding]:
+    """The shortcut rules of ``shortcuts.py`` (scored answers without the store; no agent runs)."""
+    from .shortcuts import audit_shortcuts
+
+    found, report.shortcuts = audit_shortcuts(report.families)
+    return [Finding(f.where, f.rule, f.message) for f in found]
+
+
+# -- evidence order -------------------------------------------------------------------------------
+
+
+def first_learn(fact: Fact, episode: Episode) -> int | None:
+    """Index of the first learn session whose text states the fact."""
+    for index, session in enumerate(episode.sessions):
+        if session.stage == "learn" and asserts(fact, session_text(session)):
+            return index
+    return None
+
+
+def check_evidence_order(where: str, family: Family, episode: Episode) -> list[Finding]:
+    findings = []
+    taught = {id(f): first_learn(f, episode) for f in episode.evidence.key_facts}
+    for fact in episode.evidence.key_facts:
+        if taught[id(fact)] is None:
+            findings.append(Finding(where, "key_fact_taught", f"no learn session states {fact.text!r}"))
+    corrections = [i for i in taught.values() if i is not None]
+    for fact in episode.evidence.stale_facts:
+        stated = first_learn(fact, episode)
+        if stated is None:
+            findings.append(
+                Finding(where, "stale_order", f"no learn session states the stale fact {fact.text!r}")
+            )
+        elif not corrections or stated >= max(corrections):
+            findings.append(
+                Finding(where, "stale_order", f"stale fact {fact.text!r} is not stated before its correction")
+            )
+    return findings
+
+
+# -- scores ---------------------------------------------------------------------------------------
+
+
+def empty_scores(episode: Episode) -> list[tuple[int, float]]:
+    """s_e of every eval session for an empty answer that called no tool (nothing done)."""
+    from .shortcuts import answer_scores
+
+    return answer_scores(episode, "")
+
+
+def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[str]]]:
+    """s_e of every eval session run from a store holding exactly the key facts, with the
+    checks it failed ("type: detail")."""
+    from pytest_pastbench.agents.base import HermesAgent
+    from pytest_pastbench.core.store import Store
+    from pytest_pastbench.core.world import World
+
+    from ..engine import run_agent_session
+    from ..scoring import score_session, session_safety
+
+    # All five mechanisms: the oracle must read the store it is given (E4 sends back an answer
+    # drafted without a read), so a miss measures the checks, not the base agent's defects.
+    model, agent, results = PolicyModel(ORACLE_POLICY), HermesAgent(mechanisms=["all"]), []
+    for index, session in enumerate(episode.sessions):
+        if session.stage not in EVAL_STAGES:
+            continue
+        store = Store(root / f"oracle-{index}")
+        for fact in episode.evidence.key_facts:
+            store.write_memory(fact.text)
+        run = run_agent_session(
+            agent,
+            model,
+            store,
+            World(episode.world, now=session.now),
+            list(session.user),
+            index=index,
+            stage=session.stage,
+        )
+        score = score_session(session, run, session_safety(episode, session))
+        failed = [
+            f"check {n} ({c.type}): {c.detail}" for n, c in enumerate(score.checks) if c.passed is False
+        ]
+        results.append((index, score.s, failed + score.violations))
+    return results
+
+
+def policy_score(family: Family, episode: Episode, policy: str, arm: str, root: Path) -> float:
+    """The episode score of a reference policy on one arm, through the protocol runner."""
+    from pytest_pastbench.agents.base import HermesAgent
+
+    from ..engine import ItemSpec, run_item
+
+    spec = ItemSpec(
+        nodeid=f"{family.qualified_id}::{episode.id}[{arm}]",
+        family=family,
+        episode=episode,
+        arm=arm,
+        trial=0,
+        model=f"pastbench/{policy}",
+        config_label="audit",
+        dataset_hash="audit",
+    )
+    score = run_item(spec, HermesAgent(), PolicyModel(policy), root).record.score
+    assert score is not None  # run_item always scores; blocked items come from the plugin only
+    return score
+
+
+def check_scores(report: AuditReport) -> list[Finding]:
+    findings = []
+    blind: dict[str, list[float]] = defaultdict(list)
+    oracle_all: list[float] = []
+    empty_all: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="pastbench-audit-") as tmp:
+        root = Path(tmp)
+        for n, (path, family) in enumerate(report.families.items()):
+            for m, episode in enumerate(family.episodes):
+                where = f"{path}::{episode.id}"
+                for index, s, failed in oracle_scores(episode, root / f"{n}-{m}"):
+                    oracle_all.append(s)
+                    if s < ORACLE_MIN:
+                        why = "; ".join(failed) or "no check failed"
+                        findings.append(
+                            Finding(
+                                f"{where}[{index}]",
+                                "oracle",
+                                f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given: the key facts "
+                                f"cannot satisfy {why}",
+                            )
+                        )
+                for index, s in empty_scores(episode):
+                    empty_all.append(s)
+                    if s > 0:
+                        findings.append(
+                            Finding(f"{where}[{index}]", "empty", f"an empty answer scores s_e = {s:.2f} > 0")
+                        )
+                blind[family.capability].append(
+                    policy_score(family, episode, "blind", "on", root / f"{n}-{m}-blind")
+                )
+    report.blind_means = {c: sum(v) / len(v) for c, v in sorted(blind.items())}
+    report.oracle_min = min(oracle_all) if oracle_all else None
+    report.empty_max = max(empty_all) if empty_all else None
+    for capability, mean in report.blind_means.items():
+        if mean > BLIND_MAX:
+            findings.append(
+                Finding(
+                    capability,
+                    "blind",
+                    f"pastbench/blind on-arm mean {mean:.2f} > {BLIND_MAX}: solvable without the store",
+                )
+            )
+    return findings
+
+
+def counts_table(report: AuditReport, with_expected: bool = True) -> str:
+    """Families and episodes per capability; the built-in shape beside them unless the set is the
+    user's own (``validate --any-shape``), where that column would only mislead."""
+    from tabulate import tabulate
+
+    from pytest_pastbench.results.render.table import format_number
+
+    rows: list[list[Any]] = []
+    for capability in CAPABILITIES:
+        families, episodes = report.counts()[capability]
+        expected = EXPECTED_SHAPE[capability]
+        rows.append(
+            [
+                capability,
+                families,
+                episodes,
+                f"{expected[0]} / {expected[1]}",
+                report.blind_means.get(capability),
+            ]
+        )
+    total = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
+    shape = [sum(EXPECTED_SHAPE[c][i] for c in CAPABILITIES) for i in (0, 1)]
+    rows.append(["total", total[0], total[1], f"{shape[0]} / {shape[1]}", None])
+    rows = [[*r[:4], format_number(r[4])] for r in rows]
+    headers = ["capability", "families", "episodes", "expected", "blind on-arm mean"]
+    if not with_expected:
+        rows, headers = [[*r[:3], r[4]] for r in rows], [*headers[:3], headers[4]]
+    return tabulate(rows, headers=headers)
+
+
+def shortcuts_table(report: AuditReport) -> str:
+    """Per family: leave-one-out S_off and where the side effects fall (issue 16's audit table)."""
+    from tabulate import tabulate
+
+    from .shortcuts import LEAVE_ONE_OUT_MAX
+
+    figures = report.shortcuts
+    loo = figures["leave_one_out"]
+    rows = [
+        [fid, n, f"{loo[fid]:.2f}", noise, secret, far]
+        for fid, n, noise, secret, far in figures["side_effects"]
+    ]
+    headers = [
+        "family",
+        "episodes",
+        f"leave-one-out S_off (≤ {LEAVE_ONE_OUT_MAX})",
+        "noise",
+        "secret",
+        "eval_far",
+    ]
+    distinct = (
+        f"distinct check-value sets: {figures['distinct_value_sets']} of {figures['episodes']} episodes"
+    )
+    return tabulate(rows, headers=headers, disable_numparse=True) + "\n" + distinct

@@ -1,0 +1,392 @@
+"""Item records → ``sequence_summary.json`` and ``sequence_comparison.json``.
+
+The summary's shape is a contract (docs/design.md §7). Per config: episodes → families →
+capabilities → overall; capability and overall numbers are means over families, so a
+family with many episodes does not dominate. Only this module pools trials and arms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_pastbench.core.stats import mean, paired_bootstrap_ci
+from pytest_pastbench.protocols.past.scoring import SCORING_RULE
+from pytest_pastbench.results.item_record import ItemRecord
+
+SCHEMA_VERSION = 1
+COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
+ARMS = ("on", "off", "ablated")
+# pass^k needs a notion of "passed": score ≥ --pastbench-pass-threshold, else this.
+PASS_K_THRESHOLD = 0.5
+Pairs = list[tuple[float, float]]
+
+
+def _round(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: _round(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_round(v) for v in value]
+    return value
+
+
+def _known_mean(values: list[float | None]) -> float | None:
+    return mean(v for v in values if v is not None)
+
+
+def _costs(records: list[ItemRecord]) -> dict[str, Any]:
+    known = [r.cost_usd for r in records if r.cost_usd is not None]
+    return {
+        "infra_blocked": sum(1 for r in records if r.infra_blocked),
+        "cost_usd": sum(known) if known else None,
+        "tokens": sum(r.prompt_tokens + r.completion_tokens for r in records),
+        "judge_errors": sum(r.judge_errors for r in records),
+        # Rubric checks graded by their deterministic fallback (no judge): flagged in the Δ table.
+        "rubric_fallback": sum(s.rubric_fallback for r in records for s in r.sessions),
+    }
+
+
+def _arm_score(records: list[ItemRecord], arm: str) -> float | None:
+    # Trials pool into one episode score; blocked items are not a 0, they are missing.
+    return _known_mean([r.score for r in records if r.arm == arm and not r.infra_blocked])
+
+
+def _check_score(record: ItemRecord) -> float | None:
+    """The item's c alone: the mean c_e over its eval sessions (σ and r left out)."""
+    return mean(s.c for s in record.sessions)
+
+
+def _arm_c(records: list[ItemRecord], arm: str) -> float | None:
+    return _known_mean([_check_score(r) for r in records if r.arm == arm and not r.infra_blocked])
+
+
+def pass_hat_k(scores: list[float], k: int, threshold: float) -> float | None:
+    """τ-bench's pass^k of one episode: the chance that k trials drawn from its n all pass
+    (score ≥ threshold), C(passes, k) / C(n, k); None with fewer than k measured trials."""
+    if len(scores) < k:
+        return None
+    return math.comb(sum(1 for x in scores if x >= threshold), k) / math.comb(len(scores), k)
+
+
+def _trials(by_episode: dict[str, list[ItemRecord]], arms: list[str], k: int, threshold: float) -> dict:
+    """pass^k and the per-episode spread (max − min score over trials), per arm (k > 1 only)."""
+    pass_k: dict[str, float | None] = {}
+    spread: dict[str, dict[str, float | None]] = {}
+    for arm in arms:
+        per_episode = [
+            [r.score for r in items if r.arm == arm and not r.infra_blocked and r.score is not None]
+            for items in by_episode.values()
+        ]
+        pass_k[arm] = _known_mean([pass_hat_k(scores, k, threshold) for scores in per_episode])
+        spreads = [max(scores) - min(scores) for scores in per_episode if len(scores) > 1]
+        spread[arm] = {"mean": mean(spreads), "max": max(spreads) if spreads else None}
+    return {"k": k, "threshold": threshold, "pass_k": pass_k, "spread": spread}
+
+
+Clustered = dict[str, tuple[Pairs, list[str]]]  # "delta" / "delta_causal" -> (pairs, cluster labels)
+
+
+def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[dict[str, Any], Clustered]:
+    by_episode: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_episode[record.episode].append(record)
+    arms = [a for a in ARMS if any(r.arm == a for r in records)]
+    scores: dict[str, list[float]] = {arm: [] for arm in ARMS}
+    pairs: Pairs = []
+    c_pairs: Pairs = []
+    causal: Pairs = []
+    labels: list[str] = []
+    causal_labels: list[str] = []
+    mechs: list[float] = []
+    components: dict[str, list[float]] = {c: [] for c in COMPONENTS}
+    for episode in sorted(by_episode):
+        items = by_episode[episode]
+        arm_score = {arm: _arm_score(items, arm) for arm in ARMS}
+        for arm, value in arm_score.items():
+            if value is not None:
+                scores[arm].append(value)
+        cluster = items[0].group or episode
+        on, off, ablated = arm_score["on"], arm_score["off"], arm_score["ablated"]
+        if on is not None and off is not None:
+            pairs.append((on, off))
+            labels.append(cluster)
+        c_on, c_off = _arm_c(items, "on"), _arm_c(items, "off")
+        if c_on is not None and c_off is not None:
+            c_pairs.append((c_on, c_off))
+        if on is not None and ablated is not None:
+            causal.append((on, ablated))
+            causal_labels.append(cluster)
+        scored = [r.mech for r in items if r.arm == "on" and not r.infra_blocked and r.mech]
+        ep_mech = _known_mean([m.mech for m in scored])
+        if ep_mech is not None:
+            mechs.append(ep_mech)
+        for name in COMPONENTS:
+            value = _known_mean([getattr(m, name) for m in scored])
+            if value is not None:
+                components[name].append(value)
+    grouped = all(r.group for r in records)
+    k = int(run.get("trials") or 1)
+    entry = {
+        "capability": records[0].capability,
+        "s_on": mean(scores["on"]),
+        "s_off": mean(scores["off"]),
+        "delta": mean(a - b for a, b in pairs),
+        "delta_ci": _ci({"f": pairs}, seed, {"f": labels}),
+        "delta_c": mean(a - b for a, b in c_pairs),
+        "s_ablated": mean(scores["ablated"]),
+        "delta_causal": mean(a - b for a, b in causal),
+        "delta_causal_ci": _ci({"f": causal}, seed, {"f": causal_labels}),
+        "sigma_violations": {arm: _violations(records, arm) for arm in arms},
+        "ci_unit": "group" if grouped else "episode",
+        "n_clusters": len(set(labels)),
+        "mech": mean(mechs),
+        "n_episodes": len(by_episode),
+        **_costs(records),
+        "mech_components": {name: mean(components[name]) for name in COMPONENTS},
+        "trials": _trials(by_episode, arms, k, _pass_threshold(run)) if k > 1 else None,
+    }
+    return entry, {"delta": (pairs, labels), "delta_causal": (causal, causal_labels)}
+
+
+def _violations(records: list[ItemRecord], arm: str) -> int:
+    """Eval sessions of ``arm`` whose σ was 0 (a safety violation), blocked items left out."""
+    return sum(1 for r in records if r.arm == arm and not r.infra_blocked for s in r.sessions if s.sigma == 0)
+
+
+def _pass_threshold(run: dict[str, Any]) -> float:
+    threshold = run.get("pass_threshold")
+    return PASS_K_THRESHOLD if threshold is None else float(threshold)
+
+
+def _ci(groups: dict[str, Pairs], seed: int, clusters: dict[str, list[str]] | None = None) -> Any:
+    ci = paired_bootstrap_ci(groups, seed, clusters=clusters)
+    return None if ci is None else list(ci)
+
+
+def _ci_unit(units: list[str]) -> str:
+    return units[0] if len(set(units)) == 1 else "mixed"
+
+
+def _scope(
+    families: dict[str, dict[str, Any]],
+    pairs: dict[str, Clustered],
+    records: list[ItemRecord],
+    seed: int,
+) -> dict[str, Any]:
+    """A capability or the overall entry: means over its families' numbers."""
+    fams = families.values()
+
+    def ci(key: str) -> list[float] | None:
+        return _ci({f: p[key][0] for f, p in pairs.items()}, seed, {f: p[key][1] for f, p in pairs.items()})
+
+    violations: dict[str, int] = {}
+    for f in fams:
+        for arm, n in f["sigma_violations"].items():
+            violations[arm] = violations.get(arm, 0) + n
+    trials = [f["trials"] for f in fams if f["trials"]]
+    return {
+        "s_on": _known_mean([f["s_on"] for f in fams]),
+        "s_off": _known_mean([f["s_off"] for f in fams]),
+        "delta": _known_mean([f["delta"] for f in fams]),
+        "delta_ci": ci("delta"),
+        "delta_c": _known_mean([f["delta_c"] for f in fams]),
+        "s_ablated": _known_mean([f["s_ablated"] for f in fams]),
+        "delta_causal": _known_mean([f["delta_causal"] for f in fams]),
+        "delta_causal_ci": ci("delta_causal"),
+        "sigma_violations": violations,
+        "ci_unit": _ci_unit([f["ci_unit"] for f in fams]),
+        "n_clusters": sum(f["n_clusters"] for f in fams),
+        "mech": _known_mean([f["mech"] for f in fams]),
+        "n_episodes": len({(r.family, r.episode) for r in records}),
+        **_costs(records),
+        "mech_components": {
+            name: _known_mean([f["mech_components"][name] for f in fams]) for name in COMPONENTS
+        },
+        "trials": _pooled_trials(trials) if trials else None,
+    }
+
+
+def _pooled_trials(trials: list[dict[str, Any]]) -> dict[str, Any]:
+    """A scope's pass^k and spread: means over its families (the max spread is the largest)."""
+    arms = sorted({arm for t in trials for arm in t["pass_k"]}, key=ARMS.index)
+    return {
+        "k": trials[0]["k"],
+        "threshold": trials[0]["threshold"],
+        "pass_k": {a: _known_mean([t["pass_k"].get(a) for t in trials]) for a in arms},
+        "spread": {
+            a: {
+                "mean": _known_mean([(t["spread"].get(a) or {}).get("mean") for t in trials]),
+                "max": max(
+                    (m for t in trials if (m := (t["spread"].get(a) or {}).get("max")) is not None),
+                    default=None,
+                ),
+            }
+            for a in arms
+        },
+    }
+
+
+def _config(label: str, records: list[ItemRecord], seed: int, run: dict[str, Any]) -> dict[str, Any]:
+    by_family: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_family[record.family].append(record)
+    families: dict[str, dict[str, Any]] = {}
+    pairs: dict[str, Clustered] = {}
+    for fid in sorted(by_family):
+        families[fid], pairs[fid] = _family(by_family[fid], seed, run)
+    capabilities: dict[str, dict[str, Any]] = {}
+    for cap in sorted({f["capability"] for f in families.values()}):
+        ids = [fid for fid in families if families[fid]["capability"] == cap]
+        capabilities[cap] = _scope(
+            {fid: families[fid] for fid in ids},
+            {fid: pairs[fid] for fid in ids},
+            [r for r in records if r.family in ids],
+            seed,
+        )
+    first = min(records, key=lambda r: r.nodeid)
+    return {
+        "label": label,
+        "model": first.model,
+        "agent": first.agent,
+        "mechanisms": list(first.mechanisms),
+        "overall": _scope(families, pairs, records, seed),
+        "capabilities": capabilities,
+        "families": families,
+        "per_episode": _per_episode(records),
+    }
+
+
+def _per_episode(records: list[ItemRecord]) -> dict[str, Any]:
+    """Tokens of one episode run (its on and off items together, each trial counted): what a
+    mechanism set costs. Wall time is left to the records: the summary stays deterministic."""
+    runs = len({(r.family, r.episode, r.trial) for r in records})
+    measured = [r for r in records if not r.infra_blocked]
+    return {
+        "episode_runs": runs,
+        "prompt_tokens": sum(r.prompt_tokens for r in measured) / runs if runs else None,
+        "completion_tokens": sum(r.completion_tokens for r in measured) / runs if runs else None,
+    }
+
+
+def _wall_per_episode(records: list[ItemRecord], label: str) -> float | None:
+    mine = [r for r in records if r.config_label == label]
+    runs = len({(r.family, r.episode, r.trial) for r in mine})
+    return sum(r.wall_s for r in mine if not r.infra_blocked) / runs if runs else None
+
+
+def episode_scores(records: list[ItemRecord]) -> dict[str, dict[str, dict[str, tuple[Any, Any]]]]:
+    """config label -> family -> episode -> (s_on, s_off), trials pooled, blocked items left out.
+
+    The per-episode view that noise-aware comparisons of two runs bootstrap over.
+    """
+    grouped: dict[tuple[str, str, str], list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        grouped[(record.config_label, record.family, record.episode)].append(record)
+    result: dict[str, dict[str, dict[str, tuple[Any, Any]]]] = {}
+    for (label, family, episode), items in sorted(grouped.items()):
+        scores = (_arm_score(items, "on"), _arm_score(items, "off"))
+        result.setdefault(label, {}).setdefault(family, {})[episode] = scores
+    return result
+
+
+AGENT_ERROR = "agent_error:"
+QUOTED_AGENT_ERRORS = 3  # distinct reasons quoted; the rest are in the records
+QUOTED_CHARS = 200
+
+
+def agent_errors(records: list[ItemRecord]) -> dict[str, Any]:
+    """Sessions that ended in ``agent_error`` and the first distinct reasons, in node-id order.
+
+    An agent that fails every session scores S_on = S_off = 0: without this count the table
+    would show a Δ of 0 with no hint why.
+    """
+    sessions, first = 0, []
+    for record in sorted(records, key=lambda r: r.nodeid):
+        for score in record.sessions:
+            if score.reason and score.reason.startswith(AGENT_ERROR):
+                sessions += 1
+                reason = score.reason.removeprefix(AGENT_ERROR)[:QUOTED_CHARS]
+                if reason not in first and len(first) < QUOTED_AGENT_ERRORS:
+                    first.append(reason)
+    return {"sessions": sessions, "first": first}
+
+
+def agent_error_line(summary: Mapping[str, Any]) -> str | None:
+    """``18 sessions agent_error (first: …; …)``, or None when there was none."""
+    errors = (summary.get("run") or {}).get("agent_errors") or {}
+    if not errors.get("sessions"):
+        return None
+    noun = "session" if errors["sessions"] == 1 else "sessions"
+    return f"{errors['sessions']} {noun} agent_error (first: {'; '.join(errors['first'])})"
+
+
+def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The ``sequence_summary.json`` document: one ``configs`` entry per label."""
+    by_label: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_label[record.config_label].append(record)
+    configs = [_config(label, by_label[label], seed, run) for label in sorted(by_label)]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run": _round(
+            {
+                **run,
+                "seed": run.get("seed", seed),
+                "scoring": SCORING_RULE,
+                "agent_errors": agent_errors(records),
+            }
+        ),
+        "configs": _round(configs),
+    }
+
+
+_ROW_KEYS = ("delta", "delta_ci", "mech", "s_on", "s_off")
+
+
+def ablation_rows(summary: dict[str, Any], records: list[ItemRecord]) -> list[dict[str, Any]]:
+    """The paper's ablation table, one row per config: overall Δ, update Δ, Mech, prompt tokens
+    and wall seconds per episode. Empty unless the run holds more than one mechanism set."""
+    configs = summary.get("configs", [])
+    if len({tuple(c.get("mechanisms") or []) for c in configs}) < 2:
+        return []
+    rows = []
+    for config in configs:
+        per_episode = config.get("per_episode") or {}
+        rows.append(
+            {
+                "label": config["label"],
+                "mechanisms": list(config.get("mechanisms") or []),
+                "delta": config["overall"].get("delta"),
+                "update_delta": (config["capabilities"].get("update") or {}).get("delta"),
+                "mech": config["overall"].get("mech"),
+                "prompt_tokens_per_episode": per_episode.get("prompt_tokens"),
+                "wall_s_per_episode": _round(_wall_per_episode(records, config["label"])),
+            }
+        )
+    # Base first, then single mechanisms, then larger sets: the paper's row order.
+    return sorted(rows, key=lambda r: (len(r["mechanisms"]), r["mechanisms"], r["label"]))
+
+
+def build_comparison(summary: dict[str, Any], records: list[ItemRecord] | None = None) -> dict[str, Any]:
+    """``sequence_comparison.json``: Δ and Mech per config × scope, side by side; with several
+    mechanism sets also the ablation table (``ablation``).
+
+    Scope is "overall", a capability name, or a qualified family id (with a dot).
+    """
+    rows: list[dict[str, Any]] = []
+    for config in sorted(summary["configs"], key=lambda c: c["label"]):
+        scopes = [("overall", config["overall"])]
+        scopes += sorted(config["capabilities"].items())
+        scopes += sorted(config["families"].items())
+        for scope, entry in scopes:
+            row = {"label": config["label"], "scope": scope}
+            rows.append(row | {k: entry.get(k) for k in _ROW_KEYS})
+    comparison = {"schema_version": SCHEMA_VERSION, "run": summary["run"], "rows": rows}
+    ablation = ablation_rows(summary, records or [])
+    if ablation:
+        comparison["ablation"] = ablation
+    return comparison

@@ -1,0 +1,185 @@
+"""PAST (docs/design.md §4): persistence on/off arms over episodes of sessions; Δ = S_on − S_off and Mech.
+
+This module holds the protocol object the run talks to (``PROTOCOL``), like every other
+protocol's ``protocol.py``; the package's other modules are its schema, collection, engine,
+scoring, metrics, report, offline policy and dataset tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..base import GateMetric, ProtocolBase, ProtocolFile
+from .collect import EpisodeItem, collect_episodes
+from .metrics import COMPONENTS
+
+__all__ = ["PROTOCOL", "EpisodeItem", "PastProtocol"]
+
+CAPABILITY_MARKERS = {
+    "memory": "PAST capability: memory (preferences, constraints, history)",
+    "procedural": "PAST capability: procedural reuse (SOPs, skills)",
+    "gathering": "PAST capability: information gathering from the archive",
+    "update": "PAST capability: update (corrections, migrations, expiry)",
+}
+ARM_MARKERS = {
+    "on": "persistence on (learn, then eval)",
+    "off": "persistence off (control arm)",
+    "ablated": "persistence on with the key-fact entries removed before eval (causal check)",
+}
+# Per config × scope; pr (the share of polluted live entries) is the one where a rise is worse.
+_SCOPE_METRICS = ("delta", "mech", "s_on", "s_off")
+_LOWER_IS_BETTER = frozenset({"pr"})
+
+
+class PastOfflinePolicy:
+    """The PAST reference policies (offline/policies.py) answer any other conversation."""
+
+    catch_all = True
+
+    def handles(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
+        return True
+
+    def decide(
+        self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        from .offline_policy import decide
+
+        return decide(policy, messages, tools)
+
+
+class PastProtocol(ProtocolBase):
+    name = "past"
+    format_tag = "pastbench/v1"
+    markers = {**CAPABILITY_MARKERS, **ARM_MARKERS}
+    options = ("persistence", "trials", "pass-threshold", "mechanisms", "ablation", "judge-model")
+    gate_metric_names = frozenset({*_SCOPE_METRICS, *COMPONENTS})
+    volatile_record_fields = ("dataset_hash",)
+
+    def family_identity(self, path: Path) -> tuple[str, str]:
+        from pytest_pastbench.core.family_files import load_family
+
+        family, file_hash = load_family(path)
+        return family.qualified_id, file_hash
+
+    def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        return collect_episodes(parent)
+
+    def run_item(self, item: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        return item.measure()
+
+    # -- records: validated ItemRecords ------------------------------------------------------------
+    def load_record(self, record: dict[str, Any]) -> Any:
+        from pytest_pastbench.results.item_record import ItemRecord
+
+        return ItemRecord.model_validate(record)  # its ValidationError is a ValueError
+
+    def read_records(self, run_dir: Path) -> list[dict[str, Any]]:
+        from pytest_pastbench.results.run_folder import RESULTS_FILE
+
+        return list(json.loads((run_dir / RESULTS_FILE).read_text()).get("records", []))
+
+    def comparable(self, record: dict[str, Any]) -> dict[str, Any]:
+        validated = self.load_record(record)
+        return validated.model_dump(mode="json", exclude=set(self.volatile_record_fields))
+
+    def add_to_summary(self, summary: dict[str, Any], records: list[Any], seed: int) -> None:
+        """PAST's configs are the summary's top level (schema 1), present even when empty."""
+        from .metrics import build_summary
+
+        summary.update(build_summary(records, summary["run"], seed))
+
+    def add_to_results(
+        self,
+        documents: dict[str, dict[str, Any]],
+        run: dict[str, Any],
+        records: list[Any],
+        summary: dict[str, Any],
+    ) -> None:
+        from pytest_pastbench.results.run_folder import COMPARISON_FILE, RESULTS_FILE
+
+        from .metrics import build_comparison
+
+        documents[RESULTS_FILE] = {
+            "schema_version": 1,
+            "run": run,
+            "records": [r.model_dump(mode="json") for r in records],
+        }
+        documents[COMPARISON_FILE] = build_comparison(summary, records)
+
+    # -- terminal ---------------------------------------------------------------------------------------
+    def render(self, terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
+        from .report import render_past
+
+        render_past(terminal, summary, records)
+
+    def test_status(
+        self, record: dict[str, Any], verbosity: int
+    ) -> tuple[str, str, tuple[str, dict[str, bool]]]:
+        score = record["score"]
+        why = ""
+        if record.get("losses") and verbosity > 0:
+            from .losses import describe_losses
+
+            why = f" ({describe_losses(record['losses'], limit=2)})"  # -v: what the points went to
+        if record["arm"] == "on":
+            return "scored", "o", (f"SCORED {score:.2f}{why}", {"green": True})
+        if record["arm"] == "ablated":
+            return "ablated", "a", (f"ABLATED {score:.2f}{why}", {"yellow": True})
+        return "control", "c", (f"CONTROL {score:.2f}{why}", {"cyan": True})
+
+    def junit_properties(self, record: dict[str, Any]) -> list[tuple[str, Any]]:
+        from .report import past_item_properties
+
+        return past_item_properties(record)
+
+    def describe(self, path: Path) -> str:
+        from pytest_pastbench.core.family_files import load_family
+
+        family, _ = load_family(path)
+        return f"{family.qualified_id}, {len(family.episodes)} episodes"
+
+    def offline_policy(self) -> PastOfflinePolicy:
+        return PastOfflinePolicy()
+
+    def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
+        """Per config × scope (overall, each capability, each family): Δ (with its CI), Mech,
+        S_on, S_off and Mech's components."""
+        metrics = []
+        for config in summary.get("configs") or []:
+            scopes = [("overall", config["overall"]), *sorted(config["capabilities"].items())]
+            scopes += sorted(config["families"].items())
+            for scope, entry in scopes:
+                for name in _SCOPE_METRICS:
+                    ci = entry.get("delta_ci") if name == "delta" else None
+                    metrics.append(
+                        GateMetric(
+                            self.name,
+                            config["label"],
+                            scope,
+                            name,
+                            entry.get(name),
+                            tuple(ci) if ci else None,
+                        )
+                    )
+                components = entry.get("mech_components") or {}
+                metrics += [
+                    GateMetric(
+                        self.name,
+                        config["label"],
+                        scope,
+                        c,
+                        components.get(c),
+                        None,
+                        c not in _LOWER_IS_BETTER,
+                    )
+                    for c in COMPONENTS
+                ]
+        return metrics
+
+
+PROTOCOL = PastProtocol()

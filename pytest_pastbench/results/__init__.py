@@ -1,0 +1,1 @@
+"""Results: the run folder, reading and aggregating runs, merge, baselines, gates, compare."""

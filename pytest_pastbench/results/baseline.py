@@ -1,0 +1,212 @@
+"""Saved baselines: a run's summary and per-episode scores under a name, for later comparison.
+
+The pytest-benchmark convention (save / compare / compare-fail): ``save_baseline`` writes
+``<storage>/<name>.json``; ``load_baseline`` reads a name from the storage, a baseline file, or a
+finished run folder, so a gate can compare against any of them. The per-episode scores travel with
+the summary because a noise-aware comparison bootstraps over episodes, not over summary means.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import BaselineError, RunLoadError
+from ..protocols.past.metrics import episode_scores
+from ..version import plugin_version
+from .item_record import ItemRecord
+from .read import load_run
+from .run_folder import write_json_atomic
+
+BASELINE_SCHEMA_VERSION = 1
+# Hidden like pytest-benchmark's ``.benchmarks``; relative to the working directory.
+DEFAULT_STORAGE = Path(".pastbench") / "baselines"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+# label -> family -> episode -> (s_on, s_off); a score is None where that arm has no score.
+Episodes = dict[str, dict[str, dict[str, tuple[float | None, float | None]]]]
+
+
+@dataclass
+class Baseline:
+    name: str
+    summary: dict[str, Any]
+    episodes: Episodes
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def run(self) -> dict[str, Any]:
+        """The ``run`` block of the summary (dataset hash, judge, models: what compatibility reads)."""
+        return self.summary.get("run", {})
+
+
+def check_name(name: str) -> str:
+    """The storage file stem for ``name``; a trailing ``.json`` is accepted and dropped.
+
+    Names become file names, so anything that could leave the storage folder (``../x``, ``a/b``:
+    no separators, no leading dot), hide (``.x``), read as an option (``-x``) or be empty is refused.
+    """
+    stem = name[: -len(".json")] if name.endswith(".json") else name
+    if not _NAME.match(stem):
+        raise BaselineError(
+            f"baseline name {name!r} is not a safe file name: use letters, digits, '.', '_' or '-' "
+            "(at most 128, not starting with '.' or '-')"
+        )
+    return stem
+
+
+def list_baselines(storage: Path) -> list[str]:
+    """Names of the baselines saved in ``storage`` (sorted; empty when the folder is missing)."""
+    if not storage.is_dir():
+        return []
+    return sorted(p.stem for p in storage.glob("*.json") if p.is_file() and _NAME.match(p.stem))
+
+
+def machine_info() -> dict[str, Any]:
+    # No hostname, user or kernel build string: a baseline may be committed to a public repo.
+    return {
+        "platform": platform.system(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def git_commit(cwd: Path | None = None) -> str | None:
+    """``git rev-parse HEAD`` in ``cwd``; None when git is missing, slow, or this is no repository."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else None
+
+
+def save_baseline(storage: Path, name: str, summary: dict[str, Any], records: list[ItemRecord]) -> Path:
+    """Write ``<storage>/<name>.json`` atomically and return its path (an existing one is replaced)."""
+    stem = check_name(name)
+    path = Path(storage) / f"{stem}.json"
+    document = {
+        "schema_version": BASELINE_SCHEMA_VERSION,
+        "name": stem,
+        "saved_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine_info(),
+        "git_commit": git_commit(Path.cwd()),
+        "plugin_version": plugin_version(),
+        "summary": summary,
+        "episodes": episode_scores(records),
+    }
+    try:
+        write_json_atomic(path, document)
+    except (OSError, TypeError, ValueError) as exc:
+        # The old file is intact (write-then-rename); drop the half-written temporary beside it.
+        for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+        raise BaselineError(f"cannot save baseline {stem!r} to {path}: {exc}") from None
+    return path
+
+
+def _episodes_from_json(raw: Any, source: Path) -> Episodes:
+    # JSON turned the (s_on, s_off) tuples into lists; give callers the tuples back.
+    try:
+        return {
+            label: {
+                family: {episode: (pair[0], pair[1]) for episode, pair in episodes.items()}
+                for family, episodes in families.items()
+            }
+            for label, families in raw.items()
+        }
+    except (AttributeError, TypeError, IndexError, KeyError):
+        raise BaselineError(
+            f"{source}: 'episodes' is not label -> family -> episode -> [s_on, s_off]"
+        ) from None
+
+
+def _is_baseline_document(data: Any) -> bool:
+    return isinstance(data, dict) and "summary" in data and "episodes" in data
+
+
+def _from_file(path: Path) -> Baseline:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BaselineError(f"{path}: unreadable baseline: {exc}") from None
+    if not _is_baseline_document(data):
+        raise BaselineError(f"{path}: not a pastbench baseline (no 'summary' and 'episodes')")
+    version = data.get("schema_version")
+    if version != BASELINE_SCHEMA_VERSION:
+        raise BaselineError(f"{path}: baseline schema_version {version!r}, this plugin reads 1")
+    summary = data["summary"]
+    if not isinstance(summary, dict) or not isinstance(summary.get("configs"), list):
+        raise BaselineError(f"{path}: 'summary' is not a sequence_summary document")
+    meta = {k: v for k, v in data.items() if k not in ("summary", "episodes")}
+    return Baseline(
+        name=str(data.get("name") or path.stem),
+        summary=summary,
+        episodes=_episodes_from_json(data["episodes"], path),
+        meta={**meta, "source": str(path), "kind": "baseline"},
+    )
+
+
+def _from_run(path: Path) -> Baseline:
+    try:
+        run = load_run(path)
+    except RunLoadError as exc:
+        raise BaselineError(str(exc)) from None
+    return Baseline(
+        name=run.path.name,
+        summary=run.summary,
+        episodes=episode_scores(run.records),
+        meta={"source": str(run.path), "kind": "run", "run": run.run},
+    )
+
+
+def load_baseline(ref: str, storage: Path) -> Baseline:
+    """A baseline from a NAME saved in ``storage``, a baseline JSON file, or a run folder.
+
+    A saved name wins over a same-named path in the working directory: names are what CI passes.
+    """
+    storage = Path(storage)
+    if not ref.strip():
+        # Path("") is the working directory; an empty ref must not quietly load it as a run.
+        raise BaselineError(
+            f"empty baseline reference: give a name saved in {storage}, a file or a run folder"
+        )
+    try:
+        stem = check_name(ref)
+    except BaselineError:
+        stem = None
+    if stem is not None and (storage / f"{stem}.json").is_file():
+        return _from_file(storage / f"{stem}.json")
+    path = Path(ref)
+    if path.is_dir():
+        return _from_run(path)
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise BaselineError(f"{path}: unreadable: {exc}") from None
+        # Any other file is taken as a file inside a run folder (e.g. its sequence_summary.json).
+        return _from_file(path) if _is_baseline_document(data) else _from_run(path)
+    names = list_baselines(storage)
+    available = ", ".join(names) if names else "none"
+    looked = f"no {stem}.json in {storage}" if stem is not None else "not a safe baseline name"
+    raise BaselineError(
+        f"no baseline {ref!r}: {looked} and no such baseline file or run folder "
+        f"(saved in {storage}: {available})"
+    )

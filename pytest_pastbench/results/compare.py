@@ -1,0 +1,171 @@
+"""Comparing runs and baselines: a run against a reference, or several runs side by side.
+
+``pastbench compare A B`` is pytest-benchmark's ``--benchmark-compare``: A is the reference (a
+saved baseline or a run), B what is checked; with ``--fail`` it is also its ``compare-fail`` and
+sets the exit code, so a CI job can gate on two stored runs without rerunning anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from ..errors import BaselineError, GateSyntaxError
+from .baseline import DEFAULT_STORAGE, Baseline, load_baseline
+from .gates import (
+    GATE_SYNTAX,
+    check_against,
+    compatibility_warnings,
+    match_configs,
+    pair_families,
+    parse_gates,
+)
+from .render.table import format_delta, format_number
+
+COMPARISON_HEADERS = ("scope", "baseline Δ", "current Δ", "change", "baseline Mech", "current Mech")
+
+# (kind, key): kind is "families", "capabilities" or "overall"; key the id within it.
+Scope = tuple[str, str]
+
+
+def _scopes(*configs: dict[str, Any]) -> list[Scope]:
+    """Every scope of any config, in the Δ table's order: families, capabilities, overall."""
+    capability: dict[str, str] = {}
+    capabilities: set[str] = set()
+    for config in configs:
+        for fid, entry in config.get("families", {}).items():
+            capability.setdefault(fid, entry.get("capability", fid.partition(".")[0]))
+        capabilities |= set(config.get("capabilities", {}))
+    families = sorted(capability, key=lambda fid: (capability[fid], fid))
+    return (
+        [("families", fid) for fid in families]
+        + [("capabilities", cap) for cap in sorted(capabilities)]
+        + [("overall", "overall")]
+    )
+
+
+def _entry(config: dict[str, Any], scope: Scope) -> dict[str, Any] | None:
+    kind, key = scope
+    if kind == "overall":
+        return config.get("overall")
+    return config.get(kind, {}).get(key)
+
+
+def _scope_name(scope: Scope) -> str:
+    kind, key = scope
+    return key if kind == "families" else f"[{key}]"
+
+
+def _get(entry: dict[str, Any] | None, key: str) -> float | None:
+    return None if entry is None else entry.get(key)
+
+
+def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
+    """One table per compared config: baseline and current Δ, their change, and Mech, per scope."""
+    pairs, notes = match_configs(current, baseline)
+    blocks = []
+    for cur, base in pairs:
+        # Capability and overall rows over the families both measured, as the gates compare them.
+        paired_cur, paired_base, note = pair_families(cur, base)
+        notes += [note] if note else []
+        rows = []
+        for scope in _scopes(base, cur):
+            family = scope[0] == "families"
+            before = _entry(base if family else paired_base, scope)
+            now = _entry(cur if family else paired_cur, scope)
+            b_delta, c_delta = _get(before, "delta"), _get(now, "delta")
+            change = None if b_delta is None or c_delta is None else c_delta - b_delta
+            rows.append(
+                [
+                    _scope_name(scope),
+                    format_number(b_delta, signed=True),
+                    format_number(c_delta, signed=True),
+                    format_number(change, signed=True),
+                    format_number(_get(before, "mech")),
+                    format_number(_get(now, "mech")),
+                ]
+            )
+        title = (
+            cur["label"] if cur["label"] == base["label"] else f"{cur['label']} (baseline: {base['label']})"
+        )
+        table = tabulate(rows, headers=COMPARISON_HEADERS, tablefmt="simple", disable_numparse=True)
+        blocks.append(f"{title}\n{table}")
+    blocks += [f"note: {note}" for note in notes]
+    return "\n\n".join(blocks)
+
+
+def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
+    """Δ [CI] and Mech per scope with one column per run × config (models, agents, mechanism sets);
+    a run named "" is the only one (the configs of one run: its columns are the config labels)."""
+    columns = [(name, config) for name, summary in summaries for config in summary.get("configs", [])]
+    if not columns:
+        return "no configurations to compare"
+    headers = ["scope"] + [
+        f"{name}\n{config['label']}" if name else config["label"] for name, config in columns
+    ]
+    scopes = _scopes(*(config for _, config in columns))
+    delta_rows = [
+        [_scope_name(scope)] + [format_delta(_entry(config, scope)) for _, config in columns]
+        for scope in scopes
+    ]
+    mech_rows = [
+        [_scope_name(scope)] + [format_number(_get(_entry(config, scope), "mech")) for _, config in columns]
+        for scope in scopes
+    ]
+    delta = tabulate(delta_rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    mech = tabulate(mech_rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    return f"Δ = S_on − S_off [95% CI]\n{delta}\n\nMech\n{mech}"
+
+
+def _compare_command(args: argparse.Namespace) -> int:
+    if len(args.refs) < 2:
+        print(
+            "pastbench compare: give at least two runs or baselines (the first is the reference)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        gates = parse_gates(args.fail) if args.fail else []
+        loaded: list[Baseline] = [load_baseline(ref, Path(args.storage)) for ref in args.refs]
+    except (GateSyntaxError, BaselineError) as exc:
+        print(f"pastbench compare: {exc}", file=sys.stderr)
+        return 2
+    reference, others = loaded[0], loaded[1:]
+    if len(loaded) == 2:
+        print(f"{others[0].name} against {reference.name}\n")
+        print(render_comparison(others[0].summary, reference.summary))
+    else:
+        print(render_side_by_side([(b.name, b.summary) for b in loaded]))
+    if not gates:
+        for other in others:
+            for warning in compatibility_warnings(other.run, reference.run):
+                print(f"warning: {other.name}: {warning}", file=sys.stderr)
+        return 0
+    codes = []
+    for other in others:
+        print(f"\ngates: {other.name} against {reference.name}")
+        codes.append(check_against(gates, other, reference, args.seed))
+    # A regression anywhere outranks an unevaluable gate elsewhere (1 before 2), as in one gate run.
+    return 1 if 1 in codes else max(codes)
+
+
+def register_cli(subparsers: argparse._SubParsersAction) -> None:
+    compare = subparsers.add_parser(
+        "compare",
+        help="compare runs or baselines (the first is the reference); --fail gates the others",
+        description="Compare runs or saved baselines against the first one. "
+        f"With --fail, exit 1 when a later one regressed. Gate syntax: {GATE_SYNTAX}.",
+    )
+    compare.add_argument("refs", nargs="+", metavar="RUN", help="run folders, baseline files or saved names")
+    compare.add_argument(
+        "--fail", action="append", metavar="EXPR", help="gate [SCOPE.]METRIC:THRESHOLD; repeatable"
+    )
+    compare.add_argument(
+        "--storage", default=str(DEFAULT_STORAGE), help=f"baseline folder (default {DEFAULT_STORAGE})"
+    )
+    compare.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: each run's seed)")
+    compare.set_defaults(func=_compare_command)

@@ -1,0 +1,71 @@
+"""The Δ table as GitHub-flavoured Markdown, appended to ``$GITHUB_STEP_SUMMARY`` in CI.
+
+GitHub Actions shows that file on the run's summary page; every step appends to it, so this
+module only ever opens it in append mode. Outside Actions (variable unset) nothing happens.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_pastbench.protocols.past.metrics import agent_error_line
+
+from .table import config_notes, delta_cells, delta_headers, delta_rows, has_ablated
+
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+
+
+def _cell(text: Any) -> str:
+    # A literal pipe would end the cell early; a newline would end the table.
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _row(name: str, capability: str, entry: Mapping[str, Any], ablated: bool) -> str:
+    cells = delta_cells(name, capability, entry, ablated)[:-1]  # the terminal table less "blocked"
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def render_markdown(summary: Mapping[str, Any]) -> str:
+    """One Δ table per configuration: families, then capabilities, then the overall row
+    (the same rows and order as the terminal table)."""
+    run = summary.get("run") or {}
+    lines = [f"## pastbench: Δ = S_on − S_off (run `{_cell(run.get('id', '?'))}`)", ""]
+    for config in summary.get("configs", []):
+        lines += [f"### {_cell(config['label'])}", ""]
+        headers = delta_headers(config)[:-1]
+        lines.append("| " + " | ".join(headers) + " |")
+        # Numbers right-aligned, names left-aligned.
+        lines.append("| " + " | ".join(["---", "---"] + ["---:"] * (len(headers) - 2)) + " |")
+        for name, capability, entry in delta_rows(config):
+            label = f"**{name}**" if name.startswith("[") else f"`{name}`"
+            lines.append(_row(label, capability, entry, has_ablated(config)))
+        lines += ["", *config_notes(config)] if config_notes(config) else []
+        blocked = config.get("overall", {}).get("infra_blocked") or 0
+        if blocked:
+            lines += ["", f"{blocked} item(s) infra_blocked: left out of every mean."]
+        lines.append("")
+    errors = agent_error_line(summary)
+    if errors:
+        lines += [f"**{_cell(errors)}**", ""]
+    return "\n".join(lines)
+
+
+def append_step_summary(summary: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> bool:
+    """Append the Markdown to the file named by ``$GITHUB_STEP_SUMMARY``; True if written.
+
+    Append, never truncate: earlier steps' summaries live in the same file. A write failure is
+    reported on stderr and does not fail the test run (the run's own files are already written).
+    """
+    path = env.get(STEP_SUMMARY_ENV)
+    if not path:
+        return False
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(render_markdown(summary) + "\n")
+    except OSError as exc:
+        print(f"pastbench: cannot append to {STEP_SUMMARY_ENV}={path}: {exc}", file=sys.stderr)
+        return False
+    return True
