@@ -16,7 +16,8 @@ from typing import Any
 RSS_PROBE = """
 import json, os, resource, threading, time
 
-from pytest_pastbench import gateway, session
+from pytest_pastbench.models import gateway
+from pytest_pastbench.plugin import run as session
 
 _SPAN = {}
 _CALLS = {}  # node id -> model calls its sessions made (the peer in scaling.py makes as many)

@@ -13,7 +13,9 @@ from tests.test_plugin import outcomes, run
 # One episode of each built-in SM memory family: 6 items, a few seconds offline.
 SLICE = ("--pastbench-families=builtin", "-m", "memory", "-k", "SM0 and ep01")
 # A project conftest that makes the line draw at every report (not every 30 s) with a fresh ledger.
-ALWAYS = "from pytest_pastbench import progress\nprogress.PLAIN_EVERY_S = progress.LEDGER_EVERY_S = 0\n"
+ALWAYS = (
+    "from pytest_pastbench.plugin import progress\nprogress.PLAIN_EVERY_S = progress.LEDGER_EVERY_S = 0\n"
+)
 
 
 def screen(output: str, width: int = 80) -> list[str]:
