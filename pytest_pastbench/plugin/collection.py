@@ -113,3 +113,26 @@ def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
         return (0, 0) if estimate is None else (1, -estimate())
 
     return sorted(items, key=unknown_then_longest)
+
+
+def rerun_control_arms(config: pytest.Config) -> set[Any]:
+    """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
+    every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
+    last_failed = config.pluginmanager.get_plugin("lfplugin")
+    if last_failed is None or not last_failed.active or not last_failed.lastfailed:
+        return set()
+    known = last_failed.lastfailed
+    key_type = type(next(iter(known)))  # pytest 9 keys are NodeId objects, pytest 8 strings
+    parse = getattr(key_type, "parse", key_type)
+    added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)
+    known.update(dict.fromkeys(added, True))
+    return added
+
+
+def parametrizes(metafunc: pytest.Metafunc, argname: str) -> bool:
+    """The test parametrizes ``argname`` itself (then the plugin leaves it alone)."""
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
+        if argname in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..protocols.detect import family_format
+from .collection import parametrizes, rerun_control_arms
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -45,7 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_KEY] = PastbenchRun(config, options)
     hooks = _ControllerHooks(config)
     config.pluginmanager.register(hooks, _HOOKS_NAME)
-    hooks.control_arms = _rerun_control_arms(config)
+    hooks.control_arms = rerun_control_arms(config)
     from .progress import register_progress
 
     register_progress(config, options.progress, lambda: pastbench_run(config).models.ledger(warn=False))
@@ -69,40 +70,15 @@ def pytest_configure(config: pytest.Config) -> None:
         start_resume(config, config.stash[RUN_KEY])
 
 
-def _rerun_control_arms(config: pytest.Config) -> set[Any]:
-    """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
-    every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
-    last_failed = config.pluginmanager.get_plugin("lfplugin")
-    if last_failed is None or not last_failed.active or not last_failed.lastfailed:
-        return set()
-    from .collection import control_arm_ids
-
-    known = last_failed.lastfailed
-    key_type = type(next(iter(known)))  # pytest 9 keys are NodeId objects, pytest 8 strings
-    parse = getattr(key_type, "parse", key_type)
-    added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)
-    known.update(dict.fromkeys(added, True))
-    return added
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "pastbench_persistence" in metafunc.fixturenames:
         arms = pastbench_run(metafunc.config).options.arms
         metafunc.parametrize("pastbench_persistence", arms, ids=arms, indirect=True)
-    if "pastbench_profile" in metafunc.fixturenames and not _parametrized(metafunc, "pastbench_profile"):
+    if "pastbench_profile" in metafunc.fixturenames and not parametrizes(metafunc, "pastbench_profile"):
         from ..protocols.intervention.profiles import profile_names
 
         names = profile_names()
         metafunc.parametrize("pastbench_profile", names, ids=names, indirect=True)
-
-
-def _parametrized(metafunc: pytest.Metafunc, argname: str) -> bool:
-    """The test parametrizes ``argname`` itself (then the plugin leaves it alone)."""
-    for marker in metafunc.definition.iter_markers("parametrize"):
-        names = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
-        if argname in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
-            return True
-    return False
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
