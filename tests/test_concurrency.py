@@ -129,3 +129,47 @@ def test_more_sessions_than_connections_is_one_warning(pytester: pytest.Pytester
     result = run(pytester, "--collect-only", "--pastbench-concurrency=32", "--pastbench-max-connections=4")
     warning = "--pastbench-concurrency=32 is more than --pastbench-max-connections=4"
     assert result.stdout.str().count(warning) == 1
+
+
+class _Node:
+    """What xdist's scheduler needs of a worker: it records the items it is sent."""
+
+    shutting_down = False
+
+    def __init__(self, name: str) -> None:
+        self.gateway = type("Gateway", (), {"id": name})()
+        self.sent: list[int] = []
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent += indices
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_the_k_deep_scheduler_keeps_each_worker_two_k_ahead_and_the_tail_balanced(
+    pytester: pytest.Pytester,
+) -> None:
+    from pytest_pastbench.plugin.concurrency import keep_k_pending_scheduler
+
+    config = pytester.parseconfig("-p", "xdist", "--tx", "2*popen")
+    scheduler = keep_k_pending_scheduler(config, None, concurrency=4)
+    nodes = [_Node("gw0"), _Node("gw1")]
+    collection = [f"test_{n}" for n in range(40)]
+    for node in nodes:
+        scheduler.add_node(node)
+        scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    first = {id(node): len(node.sent) for node in nodes}
+    # Each worker runs one item: it is topped back up to 2 × K = 8 unreported items at once,
+    # where xdist alone waits until a worker is down to one or two.
+    for node in nodes:
+        scheduler.mark_test_complete(node, node.sent[0])
+        assert len(scheduler.node2pending[node]) >= 8, (first, scheduler.node2pending[node])
+    # Run everything; the whole collection is sent exactly once, split evenly.
+    while scheduler.has_pending:
+        for node in nodes:
+            if scheduler.node2pending[node]:
+                scheduler.mark_test_complete(node, scheduler.node2pending[node][0])
+    assert sorted(nodes[0].sent + nodes[1].sent) == list(range(40))
+    assert abs(len(nodes[0].sent) - len(nodes[1].sent)) <= 8
