@@ -11,14 +11,14 @@ import copy
 import hashlib
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 from ....errors import ToolFailure, UnknownTool
+from .banking import Handler as Handler  # the tool-handler type, re-exported for retail
+from .banking import reason_codes, reason_error
 from .schema import Scenario, Task
 
 FINISH = "finish"
-Handler = Callable[..., str]
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -68,11 +68,14 @@ class ToolBox:
         self.state = state
         docs = {"policy": scenario.environment.policy, "workflow": scenario.environment.workflow}
         self.handlers.setdefault("read_docs", lambda doc, section=None: read_docs(docs, doc, section))
+        self.reason_codes = reason_codes(scenario) if scenario.domain == "banking" else None
 
     def call(self, name: str, args: dict[str, Any]) -> str:
         if name == FINISH or name not in self.specs:
             raise UnknownTool(name)
         problem = argument_error(self.specs[name], args)
+        if problem is None and self.reason_codes is not None:
+            problem = reason_error(self.reason_codes, name, args)
         if problem:
             return f"Error: {problem}"
         handler = self.handlers.get(name)

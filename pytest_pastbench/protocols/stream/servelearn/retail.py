@@ -16,7 +16,8 @@ from ....errors import ToolFailure
 from .env import Handler
 
 CANCELLED, RETURN_REQUESTED, EXCHANGE_REQUESTED = "cancelled", "return requested", "exchange requested"
-MODIFIED = "pending (item modified)"
+# Orders placed during an episode are numbered after the published ones, as the authors' store does.
+NEW_ORDER_BASE = 9_000_000
 
 
 def handlers(db: dict[str, Any]) -> dict[str, Handler]:
@@ -79,7 +80,7 @@ class _Retail:
         return method
 
     def _refund_target(self, order: dict[str, Any], method_id: str) -> None:
-        """Money back from a delivered order goes to the original payment method or a gift card."""
+        """Refunds and modification differences go through the original payment method or a gift card."""
         method = self._method(order, method_id)
         history = order.get("payment_history") or [{}]
         if method.get("source") != "gift_card" and method_id != history[0].get("payment_method_id"):
@@ -109,6 +110,8 @@ class _Retail:
             raise ToolFailure(f"{new_item_id} is not a variant of the product of item {item.get('item_id')}")
         if not variant.get("available", True):
             raise ToolFailure(f"item {new_item_id} is not available")
+        if variant.get("clearance"):
+            raise ToolFailure(f"item {new_item_id} is a clearance item (final sale) and cannot be selected")
         return variant
 
     def _settle(self, order: dict[str, Any], method_id: str, difference: float) -> None:
@@ -152,12 +155,13 @@ class _Retail:
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
     ) -> str:
         order = self._order_in(order_id, "pending")
+        self._refund_target(order, payment_method_id)  # the published policy: original method or gift card
         items, difference = self._swap(order, item_ids, new_item_ids)
         self._settle(order, payment_method_id, difference)
         for item, new_id in zip(items, new_item_ids, strict=True):
             variant = self._variant(item, new_id)
             item.update(item_id=new_id, price=variant.get("price"), options=variant.get("options"))
-        order["status"] = MODIFIED
+        # A modified order is still pending: it can be modified again or cancelled.
         return json.dumps(order)
 
     def return_delivered_order_items(
@@ -212,7 +216,7 @@ class _Retail:
         user = self._user(user_id)
         lines = [self._catalog_item(item_id) for item_id in item_ids]
         total = round(sum(float(line["price"]) for line in lines), 2)
-        order_id = f"#N{len(self.db.setdefault('orders', {})) + 1:07d}"  # deterministic: replay agrees
+        order_id = _new_order_id(self.db.setdefault("orders", {}))
         order = {"order_id": order_id, "user_id": user_id, "address": user.get("address"), "items": lines}
         order.update(status="pending", payment_history=[])
         method = self._method(order, payment_method_id)
@@ -249,6 +253,14 @@ class _Retail:
                 name = product.get("name", "")
                 return {"name": name, "product_id": product_id, "item_id": item_id, **_priced(variant)}
         raise ToolFailure(f"item {item_id} is not in the catalog")
+
+
+def _new_order_id(orders: dict[str, Any]) -> str:
+    """The next free ``#W`` number after the base: deterministic, so the agent and the replay agree."""
+    number = NEW_ORDER_BASE + len(orders)
+    while f"#W{number}" in orders:
+        number += 1
+    return f"#W{number}"
 
 
 def _priced(variant: dict[str, Any]) -> dict[str, Any]:

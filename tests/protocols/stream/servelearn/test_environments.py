@@ -109,7 +109,7 @@ def test_ranked_alternatives_and_batches_have_their_own_tools() -> None:
     ]
 
 
-def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_stays_modified() -> None:
+def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_stays_pending() -> None:
     box = toolbox(RETAIL, task("retail_l1", "rfx_t1"))
     methods = box.state["users"]["lena_park_1001"]["payment_methods"]
     methods["credit_card_9999"] = {"source": "credit_card", "id": "credit_card_9999"}
@@ -123,5 +123,6 @@ def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_s
     swap = {"order_id": "#W1000003", "item_ids": ["7100000001"], "new_item_ids": ["7100000002"]}
     pending.call("modify_pending_order_items", {**swap, "payment_method_id": "credit_card_1111"})
     assert pending.state["orders"]["#W1000003"]["payment_history"][-1]["amount"] == 12.5
-    again = pending.call("cancel_pending_order", {"order_id": "#W1000003", "reason": "no longer needed"})
-    assert again == "Error: order status is 'pending (item modified)'; this needs pending"
+    assert pending.state["orders"]["#W1000003"]["status"] == "pending"  # as the authors' tool leaves it
+    pending.call("cancel_pending_order", {"order_id": "#W1000003", "reason": "no longer needed"})
+    assert pending.state["orders"]["#W1000003"]["status"] == "cancelled"
