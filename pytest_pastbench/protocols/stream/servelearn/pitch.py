@@ -95,6 +95,20 @@ class ReferenceJudge:
         return Verdict(passed=score >= PASS_AT, score=score, reason=reason)
 
 
+class VerbatimChecklist:
+    """The replay audit's checklist: a fact is M when the pitch contains it word for word, else N.
+
+    Exact for the audit's own pitch (the liked facts, verbatim), so replaying a Pitch task checks
+    the sheet, the window's taste and the rubric without a model; never used to grade an agent.
+    """
+
+    name = "pastbench/verbatim"
+
+    def check(self, facts: list[str], pitch: str) -> Checked:
+        text = " ".join(pitch.casefold().split())
+        return Checked({fact: "M" if " ".join(fact.casefold().split()) in text else "N" for fact in facts})
+
+
 def sheet_facts(task: Task) -> list[str]:
     """The fact lines of the instruction's product sheet, in order."""
     facts, in_facts = [], False
