@@ -23,8 +23,11 @@ Handler = Callable[..., str]
 CASE_TABLES = ("transactions", "limit_requests", "transfers")
 BATCH_ACTIONS = {"approve": "approved", "deny": "denied", "escalate": "escalated"}
 INVALID_REASON = "invalid reason code"
+_CODE = r"[a-z]+(?:_[a-z]+)+"
 # "DENY (verification_required)" in a bulletin, "with reason over_limit" in a manual.
-_CODE_IN_TEXT = re.compile(r"\(([a-z]+(?:_[a-z]+)+)\)|\breason ([a-z]+(?:_[a-z]+)+)")
+_CODE_IN_TEXT = re.compile(rf"\(({_CODE})\)|\breason ({_CODE})")
+# "Reason codes: corridor_blocked | over_limit | ..." in a workflow guide.
+_CODE_LIST = re.compile(rf"reason codes:\s*({_CODE}(?:\s*\|\s*{_CODE})*)", re.I)
 
 
 def reason_codes(scenario: Scenario) -> frozenset[str]:
@@ -37,6 +40,9 @@ def reason_codes(scenario: Scenario) -> frozenset[str]:
     env = scenario.environment
     texts = [env.policy, env.workflow, *(w.oracle_bulletin for w in env.windows)]
     found = {a or b for text in texts for a, b in _CODE_IN_TEXT.findall(text)}
+    found.update(
+        code.strip() for text in texts for codes in _CODE_LIST.findall(text) for code in codes.split("|")
+    )
     for task in scenario.tasks():
         for action in task.evaluator.actions:
             found.update(_cited(action.kwargs))

@@ -25,6 +25,23 @@ def test_the_reason_codes_are_every_code_the_scenario_files_name() -> None:
     assert "approve" not in codes and all("_" in code for code in codes)
 
 
+def test_a_workflow_list_of_reason_codes_is_read() -> None:
+    listed = (
+        "## reasons\nReason codes: corridor_blocked | only_listed_here | over_limit. Each code names a rule."
+    )
+    environment = BANKING.environment.model_copy(update={"workflow": listed})
+    assert "only_listed_here" in reason_codes(BANKING.model_copy(update={"environment": environment}))
+    assert "only_listed_here" not in reason_codes(BANKING)
+
+
+def test_a_case_reads_as_published_kind_and_no_reason_until_decided() -> None:
+    box = toolbox(BANKING, task("banking_l1", "bfx_t1"))
+    case = json.loads(box.call("get_case_details", {"case_id": "TXN-000003"}))
+    assert (case["kind"], case["status"], case["reason"]) == ("card_transaction", "pending", None)
+    box.call("escalate_case", {"case_id": "TXN-000003", "reason": "standing_hold"})
+    assert box.state["transactions"]["TXN-000003"]["reason"] == "standing_hold"
+
+
 def test_a_decision_citing_an_unknown_reason_code_is_an_error_and_the_case_stays_pending() -> None:
     box = toolbox(BANKING, task("banking_l1", "bfx_s2"))
     typo = box.call("deny_case", {"case_id": "TXN-000002", "reason": "corridor-blocked"})
