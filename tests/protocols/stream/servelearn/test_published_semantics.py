@@ -6,7 +6,9 @@ import json
 
 from pytest_pastbench.protocols.stream.servelearn.banking import reason_codes
 from pytest_pastbench.protocols.stream.servelearn.episode import toolbox
+from pytest_pastbench.protocols.stream.servelearn.pitch import distinct_claims
 from pytest_pastbench.protocols.stream.servelearn.schema import Task
+from pytest_pastbench.protocols.stream.servelearn.scoring import feedback_line
 
 from .helpers import scenarios
 
@@ -93,3 +95,13 @@ def test_a_placed_order_is_numbered_after_the_published_orders() -> None:
     box.state["orders"][f"#W{9_000_000 + visible + 2}"] = {"order_id": "taken"}
     second = json.loads(box.call("place_order", args))
     assert second["order_id"] == f"#W{9_000_000 + visible + 3}"  # skips a number already in use
+
+
+def test_an_invented_claim_quoted_twice_with_other_punctuation_counts_once() -> None:
+    claims = ["Ships free!", "ships  free", "Waterproof to 30m.", "!!!"]
+    assert distinct_claims(claims) == ["ships free", "waterproof to 30m"]
+
+
+def test_the_score_line_keeps_six_significant_digits() -> None:
+    assert feedback_line(0.0123456) == "Score: 1.23456/100."  # not rounded to four decimals
+    assert feedback_line(0.123456789) == "Score: 12.3457/100."
