@@ -6,7 +6,8 @@ environments against the authors' ground truth, not to be scored. It goes throug
 protocol, tools and grading as any agent, so a task it cannot bring to reward 1 is a task our
 environment does not reproduce (reason ``action_error``, ``unsupported_tool``, ``not_reproduced``,
 ...), never a silent 0. Before replaying, a task's own fields are checked against its scenario
-(``category_mismatch``, ``window_mismatch``, and for Pitch ``no_sheet`` / ``no_liked_fact``).
+(``category_mismatch``, ``window_mismatch``, ``stream_order``, and for Pitch ``no_sheet`` /
+``no_liked_fact``).
 
 Pitch has no ground-truth actions: its replay submits the sheet's liked facts verbatim and grades
 them through a checklist (``VerbatimChecklist`` unless a judge is given), which checks the sheet,
@@ -125,9 +126,15 @@ def validate_servelearn(path: str | Path, checklist: Checklist | None = None) ->
     report = ValidationReport(unreadable=list(read.errors), pitch_judge=checklist.name)
     for scenario in read.scenarios:
         audit = report.scenarios.setdefault(scenario.name, ScenarioAudit(scenario.name))
+        position = 0  # a serving task's timestamp is its place in the stream: it only grows
         for task in scenario.tasks():
             audit.tasks += 1
             failure = audit_task(scenario, task, checklist)
+            if failure is None and task.split == "serving" and task.timestamp <= position:
+                detail = f"timestamp {task.timestamp} comes after {position} in serving.jsonl"
+                failure = Failure(scenario.name, task.task_id, "stream_order", detail)
+            if failure is None and task.split == "serving":
+                position = task.timestamp  # a task already named for its timestamp does not move it
             if failure is None:
                 audit.reproduced += 1
             else:

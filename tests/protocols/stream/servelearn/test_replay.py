@@ -114,3 +114,13 @@ def test_a_pitch_sheet_without_a_liked_fact_is_named_not_scored_zero(tmp_path: P
     report = validate_servelearn(broken_download(tmp_path, "pitch_l1", "test", disliked_only))
     (failure,) = report.failures
     assert (failure.scenario, failure.reason) == ("pitch_l1", "no_liked_fact")
+
+
+def test_serving_tasks_out_of_stream_order_are_named(tmp_path: Path) -> None:
+    def swap_first_two(rows: list[dict]) -> None:
+        rows[0], rows[1] = rows[1], rows[0]
+
+    report = validate_servelearn(broken_download(tmp_path, "banking_l1", "serving", swap_first_two))
+    (failure,) = report.failures
+    assert (failure.task_id, failure.reason) == ("bfx_s1", "stream_order")
+    assert failure.detail == "timestamp 1 comes after 2 in serving.jsonl"
