@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ....errors import ToolFailure
 
 if TYPE_CHECKING:
+    from .env import Handler
     from .schema import Scenario
 
-Handler = Callable[..., str]
 CASE_TABLES = ("transactions", "limit_requests", "transfers")
 BATCH_ACTIONS = {"approve": "approved", "deny": "denied", "escalate": "escalated"}
 INVALID_REASON = "invalid reason code"

@@ -11,14 +11,16 @@ import copy
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ....errors import ToolFailure, UnknownTool
-from .banking import Handler as Handler  # the tool-handler type, re-exported for retail
+from . import retail
 from .banking import reason_codes, reason_error
 from .schema import Scenario, Task
 
 FINISH = "finish"
+Handler = Callable[..., str]
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -64,6 +66,8 @@ class ToolBox:
 
     def __init__(self, scenario: Scenario, handlers: dict[str, Handler], state: dict[str, Any]) -> None:
         self.specs = tool_schemas(scenario)
+        if scenario.domain == "retail":  # the store's mechanics depend on the scenario (tier, date)
+            handlers = {**handlers, **retail.handlers(state, retail.mechanics_of(scenario))}
         self.handlers = handlers
         self.state = state
         docs = {"policy": scenario.environment.policy, "workflow": scenario.environment.workflow}
