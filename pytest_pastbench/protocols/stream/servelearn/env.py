@@ -128,19 +128,22 @@ def episode_world(scenario: Scenario, task: Task) -> dict[str, Any]:
     shows the base orders plus the task's own order, Banking only the task's own case, so one
     episode cannot study the others. The marker itself is dropped.
     """
-    world = copy.deepcopy(scenario.environment.world)
-    view = world.pop("_episode_view", None)
+    published = scenario.environment.world
+    view = published.get("_episode_view")
+    # Filter before copying: a Retail world holds every episode's order, an episode keeps few.
+    world = {key: value for key, value in published.items() if key != "_episode_view"}
     meta = task.evaluator.metadata
     if view is None:
-        return world
+        return copy.deepcopy(world)
     if view.get("kind") == "banking" or scenario.domain == "banking":
         for table in ("transactions", "limit_requests", "transfers"):
             world[table] = {k: v for k, v in (world.get(table) or {}).items() if k == meta.get("case_id")}
-        return world
+        return copy.deepcopy(world)
     allowed = set(view.get("base_orders") or ())
     if meta.get("order_id"):
         allowed.add(meta["order_id"])
     world["orders"] = {k: v for k, v in (world.get("orders") or {}).items() if k in allowed}
+    world = copy.deepcopy(world)
     for user in (world.get("users") or {}).values():
         if isinstance(user.get("orders"), list):
             user["orders"] = [o for o in user["orders"] if o in allowed]

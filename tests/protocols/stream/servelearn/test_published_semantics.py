@@ -224,3 +224,11 @@ def test_a_placed_order_is_dated_and_a_short_gift_card_is_drained_before_the_fal
         ("credit_card_1111", 2.5),
     ]
     assert box.state["users"]["lena_park_1001"]["payment_methods"]["gift_card_2222"]["balance"] == 0.0
+
+
+def test_an_episode_never_changes_the_published_world() -> None:
+    before = json.dumps(RETAIL.environment.world, sort_keys=True)
+    box = retail_box("rfx_s1")
+    box.call("cancel_pending_order", {"order_id": "#W1000002", "reason": "no longer needed"})
+    box.state["users"]["lena_park_1001"]["orders"].append("#W-mutated")
+    assert json.dumps(RETAIL.environment.world, sort_keys=True) == before
