@@ -127,7 +127,7 @@ class _Bank:
         accepted = case.get("_accept") or []
         # Any code of the accepted set is the same right answer: store one value for all of them.
         case.update(status=status, reason=accepted[0] if reason in accepted else reason)
-        return f"Case {case_id} {status} ({reason})"
+        return f"Case {case_id} {status} ({case['reason']})"  # the stored code, as the published tool says
 
     def execute_leg(self, case_id: str, leg: int) -> str:
         case = self.pending(case_id)

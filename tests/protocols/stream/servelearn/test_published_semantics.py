@@ -232,3 +232,9 @@ def test_an_episode_never_changes_the_published_world() -> None:
     box.call("cancel_pending_order", {"order_id": "#W1000002", "reason": "no longer needed"})
     box.state["users"]["lena_park_1001"]["orders"].append("#W-mutated")
     assert json.dumps(RETAIL.environment.world, sort_keys=True) == before
+
+
+def test_a_refusal_reports_the_code_it_stored() -> None:
+    box = toolbox(BANKING, task("banking_l1", "bfx_s2"))
+    said = box.call("deny_case", {"case_id": "TXN-000002", "reason": "merchant_restricted"})
+    assert said == "Case TXN-000002 denied (corridor_blocked)"  # an accepted code lands on the first
