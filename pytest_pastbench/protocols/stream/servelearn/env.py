@@ -70,7 +70,7 @@ class ToolBox:
             handlers = {**handlers, **retail.handlers(state, retail.mechanics_of(scenario))}
         self.handlers = handlers
         self.state = state
-        docs = {"policy": scenario.environment.policy, "workflow": scenario.environment.workflow}
+        docs = {name: document_sections(scenario, name) for name in ("policy", "workflow")}
         self.handlers.setdefault("read_docs", lambda doc, section=None: read_docs(docs, doc, section))
         self.reason_codes = reason_codes(scenario) if scenario.domain == "banking" else None
 
@@ -91,30 +91,51 @@ class ToolBox:
             return f"Error: {exc}"
 
 
-def read_docs(docs: dict[str, str], doc: str, section: str | None = None) -> str:
-    """The table of contents of ``doc`` (``## `` headings as slugs), or one section's text."""
-    text = docs.get(doc)
-    if not text:
-        raise ToolFailure(
-            f"unknown document {doc!r}; choose one of {sorted(k for k, v in docs.items() if v)}"
-        )
-    sections = _sections(text)
-    if section is None:
-        return json.dumps({"doc": doc, "sections": list(sections)})
-    if section not in sections:
-        raise ToolFailure(f"no section {section!r} in {doc}; sections: {', '.join(sections)}")
-    return sections[section]
+Section = tuple[str, str, str]  # (slug, title, text)
 
 
-def _sections(text: str) -> dict[str, str]:
-    found: dict[str, list[str]] = {}
-    current: list[str] | None = None
+def document_sections(scenario: Scenario, doc: str) -> list[Section]:
+    """``doc``'s ``## `` sections, named by the slugs the system prompt lists for it.
+
+    The published prompts list each document's retrievable sections in order ("policy:
+    cancellation, returns, exchanges, modifications, placing-orders") and those slugs are not
+    always the headings slugified ("## Order modifications" is ``modifications``); without such a
+    list, or when it does not match the section count, the slugified headings name them.
+    """
+    text = getattr(scenario.environment, doc)
+    found: list[tuple[str, list[str]]] = []
     for line in text.splitlines():
         if line.startswith("## "):
-            current = found.setdefault(slug(line[3:]), [])
-        if current is not None:
-            current.append(line)
-    return {name: "\n".join(lines).strip() for name, lines in found.items()}
+            found.append((line[3:].strip(), []))
+        if found:
+            found[-1][1].append(line)
+    listed = _listed_slugs(scenario.environment.system_prompt, doc)
+    names = listed if listed and len(listed) == len(found) else [slug(title) for title, _ in found]
+    return [
+        (name, title, "\n".join(lines).strip()) for name, (title, lines) in zip(names, found, strict=True)
+    ]
+
+
+def _listed_slugs(prompt: str, doc: str) -> list[str]:
+    match = re.search(rf"^[ \t]*(?:- )?{doc}:[ \t]*(\S.*)$", prompt, re.M)
+    return [part.strip() for part in match.group(1).split(",") if part.strip()] if match else []
+
+
+def read_docs(docs: dict[str, list[Section]], doc: str, section: str | None = None) -> str:
+    """The table of contents of ``doc`` (one ``- slug — title`` line per section), or one section."""
+    sections = docs.get(doc)
+    if not sections:
+        available = ", ".join(sorted(name for name, parts in docs.items() if parts))
+        raise ToolFailure(f"unknown document {doc!r} (available: {available})")
+    if section is None:
+        return "\n".join(
+            [f"Sections of {doc} (read one with read_docs(doc, section)):"]
+            + [f"- {name} — {title}" for name, title, _ in sections]
+        )
+    for name, _, text in sections:
+        if name == section:
+            return text
+    raise ToolFailure(f"unknown section {section!r} (available: {', '.join(n for n, _, _ in sections)})")
 
 
 def slug(heading: str) -> str:

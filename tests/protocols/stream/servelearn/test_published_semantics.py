@@ -8,6 +8,7 @@ from datetime import date
 
 from pytest_pastbench.protocols.stream.servelearn import retail
 from pytest_pastbench.protocols.stream.servelearn.banking import reason_codes
+from pytest_pastbench.protocols.stream.servelearn.env import document_sections
 from pytest_pastbench.protocols.stream.servelearn.episode import toolbox
 from pytest_pastbench.protocols.stream.servelearn.pitch import distinct_claims
 from pytest_pastbench.protocols.stream.servelearn.schema import Task
@@ -238,3 +239,19 @@ def test_a_refusal_reports_the_code_it_stored() -> None:
     box = toolbox(BANKING, task("banking_l1", "bfx_s2"))
     said = box.call("deny_case", {"case_id": "TXN-000002", "reason": "merchant_restricted"})
     assert said == "Case TXN-000002 denied (corridor_blocked)"  # an accepted code lands on the first
+
+
+def test_section_slugs_follow_the_prompts_list_and_fall_back_to_the_headings() -> None:
+    def sections(prompt: str, doc: str = "policy") -> list[str]:
+        environment = BANKING.environment.model_copy(update={"system_prompt": prompt})
+        return [
+            name
+            for name, _, _ in document_sections(BANKING.model_copy(update={"environment": environment}), doc)
+        ]
+
+    listed = "Retrievable sections:\n  policy: txn, limits, transfers\n  workflow: steps, reasons"
+    assert sections(listed) == ["txn", "limits", "transfers"]
+    assert sections(listed, "workflow") == ["steps", "reasons"]
+    short = "Retrievable sections:\n  policy: txn, limits"  # two names for three sections
+    assert sections(short) == ["card-transactions", "limit-increases", "transfers"]
+    assert sections("") == ["card-transactions", "limit-increases", "transfers"]
