@@ -37,7 +37,7 @@ RETRY = (
     '{{"marks": {{...}}, "invented": [...]}} naming every fact.'
 )
 PROMPT_HASH = hashlib.sha256((SYSTEM + RETRY).encode()).hexdigest()[:12]
-_FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.S)
+_OBJECT = re.compile(r"\{.*\}", re.S)  # the reply's JSON object, wherever the model put it
 
 
 def _key(text: str) -> str:
@@ -45,11 +45,13 @@ def _key(text: str) -> str:
 
 
 def parse_checklist(content: str | None, facts: list[str]) -> Checked:
-    """Strict: one JSON object (optionally fenced) with a mark for every fact, else ``JudgeError``."""
-    text = (content or "").strip()
-    fenced = _FENCE.match(text)
+    """Strict about the object, not its wrapping: the reply's JSON object (fenced or with prose
+    around it, as the published judge reads it) must mark every fact, else ``JudgeError``."""
+    found = _OBJECT.search(content or "")
+    if found is None:
+        raise JudgeError("no JSON object in the reply")
     try:
-        reply = json.loads(fenced.group(1) if fenced else text)
+        reply = json.loads(found.group(0))
     except json.JSONDecodeError as exc:
         raise JudgeError(f"not a JSON object ({exc.msg})") from None
     if not isinstance(reply, dict) or not isinstance(reply.get("marks"), dict):

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ....errors import ToolFailure, UnknownTool
+from . import retail
+from .banking import reason_codes, reason_error
 from .schema import Scenario, Task
 
 FINISH = "finish"
@@ -64,15 +66,20 @@ class ToolBox:
 
     def __init__(self, scenario: Scenario, handlers: dict[str, Handler], state: dict[str, Any]) -> None:
         self.specs = tool_schemas(scenario)
+        if scenario.domain == "retail":  # the store's mechanics depend on the scenario (tier, date)
+            handlers = {**handlers, **retail.handlers(state, retail.mechanics_of(scenario))}
         self.handlers = handlers
         self.state = state
-        docs = {"policy": scenario.environment.policy, "workflow": scenario.environment.workflow}
+        docs = {name: document_sections(scenario, name) for name in ("policy", "workflow")}
         self.handlers.setdefault("read_docs", lambda doc, section=None: read_docs(docs, doc, section))
+        self.reason_codes = reason_codes(scenario) if scenario.domain == "banking" else None
 
     def call(self, name: str, args: dict[str, Any]) -> str:
         if name == FINISH or name not in self.specs:
             raise UnknownTool(name)
         problem = argument_error(self.specs[name], args)
+        if problem is None and self.reason_codes is not None:
+            problem = reason_error(self.reason_codes, name, args)
         if problem:
             return f"Error: {problem}"
         handler = self.handlers.get(name)
@@ -84,30 +91,51 @@ class ToolBox:
             return f"Error: {exc}"
 
 
-def read_docs(docs: dict[str, str], doc: str, section: str | None = None) -> str:
-    """The table of contents of ``doc`` (``## `` headings as slugs), or one section's text."""
-    text = docs.get(doc)
-    if not text:
-        raise ToolFailure(
-            f"unknown document {doc!r}; choose one of {sorted(k for k, v in docs.items() if v)}"
-        )
-    sections = _sections(text)
-    if section is None:
-        return json.dumps({"doc": doc, "sections": list(sections)})
-    if section not in sections:
-        raise ToolFailure(f"no section {section!r} in {doc}; sections: {', '.join(sections)}")
-    return sections[section]
+Section = tuple[str, str, str]  # (slug, title, text)
 
 
-def _sections(text: str) -> dict[str, str]:
-    found: dict[str, list[str]] = {}
-    current: list[str] | None = None
+def document_sections(scenario: Scenario, doc: str) -> list[Section]:
+    """``doc``'s ``## `` sections, named by the slugs the system prompt lists for it.
+
+    The published prompts list each document's retrievable sections in order ("policy:
+    cancellation, returns, exchanges, modifications, placing-orders") and those slugs are not
+    always the headings slugified ("## Order modifications" is ``modifications``); without such a
+    list, or when it does not match the section count, the slugified headings name them.
+    """
+    text = getattr(scenario.environment, doc)
+    found: list[tuple[str, list[str]]] = []
     for line in text.splitlines():
         if line.startswith("## "):
-            current = found.setdefault(slug(line[3:]), [])
-        if current is not None:
-            current.append(line)
-    return {name: "\n".join(lines).strip() for name, lines in found.items()}
+            found.append((line[3:].strip(), []))
+        if found:
+            found[-1][1].append(line)
+    listed = _listed_slugs(scenario.environment.system_prompt, doc)
+    names = listed if listed and len(listed) == len(found) else [slug(title) for title, _ in found]
+    return [
+        (name, title, "\n".join(lines).strip()) for name, (title, lines) in zip(names, found, strict=True)
+    ]
+
+
+def _listed_slugs(prompt: str, doc: str) -> list[str]:
+    match = re.search(rf"^[ \t]*(?:- )?{doc}:[ \t]*(\S.*)$", prompt, re.M)
+    return [part.strip() for part in match.group(1).split(",") if part.strip()] if match else []
+
+
+def read_docs(docs: dict[str, list[Section]], doc: str, section: str | None = None) -> str:
+    """The table of contents of ``doc`` (one ``- slug — title`` line per section), or one section."""
+    sections = docs.get(doc)
+    if not sections:
+        available = ", ".join(sorted(name for name, parts in docs.items() if parts))
+        raise ToolFailure(f"unknown document {doc!r} (available: {available})")
+    if section is None:
+        return "\n".join(
+            [f"Sections of {doc} (read one with read_docs(doc, section)):"]
+            + [f"- {name} — {title}" for name, title, _ in sections]
+        )
+    for name, _, text in sections:
+        if name == section:
+            return text
+    raise ToolFailure(f"unknown section {section!r} (available: {', '.join(n for n, _, _ in sections)})")
 
 
 def slug(heading: str) -> str:
@@ -121,19 +149,22 @@ def episode_world(scenario: Scenario, task: Task) -> dict[str, Any]:
     shows the base orders plus the task's own order, Banking only the task's own case, so one
     episode cannot study the others. The marker itself is dropped.
     """
-    world = copy.deepcopy(scenario.environment.world)
-    view = world.pop("_episode_view", None)
+    published = scenario.environment.world
+    view = published.get("_episode_view")
+    # Filter before copying: a Retail world holds every episode's order, an episode keeps few.
+    world = {key: value for key, value in published.items() if key != "_episode_view"}
     meta = task.evaluator.metadata
     if view is None:
-        return world
+        return copy.deepcopy(world)
     if view.get("kind") == "banking" or scenario.domain == "banking":
         for table in ("transactions", "limit_requests", "transfers"):
             world[table] = {k: v for k, v in (world.get(table) or {}).items() if k == meta.get("case_id")}
-        return world
+        return copy.deepcopy(world)
     allowed = set(view.get("base_orders") or ())
     if meta.get("order_id"):
         allowed.add(meta["order_id"])
     world["orders"] = {k: v for k, v in (world.get("orders") or {}).items() if k in allowed}
+    world = copy.deepcopy(world)
     for user in (world.get("users") or {}).values():
         if isinstance(user.get("orders"), list):
             user["orders"] = [o for o in user["orders"] if o in allowed]

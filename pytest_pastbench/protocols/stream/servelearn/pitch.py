@@ -95,6 +95,20 @@ class ReferenceJudge:
         return Verdict(passed=score >= PASS_AT, score=score, reason=reason)
 
 
+class VerbatimChecklist:
+    """The replay audit's checklist: a fact is M when the pitch contains it word for word, else N.
+
+    Exact for the audit's own pitch (the liked facts, verbatim), so replaying a Pitch task checks
+    the sheet, the window's taste and the rubric without a model; never used to grade an agent.
+    """
+
+    name = "pastbench/verbatim"
+
+    def check(self, facts: list[str], pitch: str) -> Checked:
+        text = " ".join(pitch.casefold().split())
+        return Checked({fact: "M" if " ".join(fact.casefold().split()) in text else "N" for fact in facts})
+
+
 def sheet_facts(task: Task) -> list[str]:
     """The fact lines of the instruction's product sheet, in order."""
     facts, in_facts = [], False
@@ -137,7 +151,7 @@ def rubric_score(sheet_: Sheet, checked: Checked, words: int) -> tuple[float, di
         for kind in ("neg", "red")
     }
     lies = sum(1 for f in sheet_.facts if checked.marks.get(f) == "C")
-    invented = min(len(dict.fromkeys(" ".join(c.casefold().split()) for c in checked.invented)), FAB_CAP)
+    invented = min(len(distinct_claims(checked.invented)), FAB_CAP)
     coverage = gained / liked if liked else 0.0
     score = (
         100.0 * coverage * F_NEG ** touched["neg"] * F_RED ** touched["red"] * F_LIE**lies * F_FAB**invented
@@ -146,6 +160,12 @@ def rubric_score(sheet_: Sheet, checked: Checked, words: int) -> tuple[float, di
         score = min(score, OVER_CAP_SCORE)
     detail = {"coverage": coverage, "neg_touch": touched["neg"], "red_touch": touched["red"]}
     return score, {**detail, "lies": lies, "invented": invented, "words": words}
+
+
+def distinct_claims(claims: list[str]) -> list[str]:
+    """Invented claims counted once each: a repeat or requote (case, punctuation, spacing) is one claim."""
+    keys = (" ".join(re.sub(r"[^a-z0-9 ]", "", claim.casefold()).split()) for claim in claims)
+    return [key for key in dict.fromkeys(keys) if key]
 
 
 def grade_pitch(scenario: Scenario, task: Task, pitch: str | None, checklist: Checklist) -> PitchGrade:

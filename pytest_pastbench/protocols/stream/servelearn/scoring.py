@@ -21,8 +21,8 @@ HIDDEN, FULLY_SPECIFIED = "hidden", "fully_specified"
 
 
 def feedback_line(reward: float) -> str:
-    """``Score: 100/100.``, ``Score: 0/100.``, ``Score: 62.5/100.``"""
-    return f"Score: {round(reward * 100, 4):g}/100."
+    """``Score: 100/100.``, ``Score: 0/100.``, ``Score: 62.5/100.`` (six significant digits, as published)."""
+    return f"Score: {reward * 100:g}/100."
 
 
 def oracle_context(window: Window) -> str:

@@ -50,10 +50,16 @@ def test_a_reply_marks_every_fact_tolerating_case_spacing_and_a_fence() -> None:
     assert checked.invented == ["ships free"]
 
 
+def test_a_reply_with_prose_around_its_object_is_read_as_the_published_judge_reads_it() -> None:
+    content = "Here is my review:\n" + reply({"budget-friendly price": "M", "premium price": "N"}) + "\nDone."
+    assert parse_checklist(content, FACTS).marks == {"budget-friendly price": "M", "premium price": "N"}
+
+
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        ("Looks great!", "not a JSON object"),
+        ("Looks great!", "no JSON object in the reply"),
+        ("{marks: M}", "not a JSON object"),
         (json.dumps({"budget-friendly price": "M"}), "no 'marks' object"),
         (
             json.dumps({"marks": {"budget-friendly price": "M", "premium price": "N"}}),
@@ -72,7 +78,7 @@ def test_a_bad_reply_is_asked_again_with_the_problem_then_it_fails_closed() -> N
     client = Replies("nope", reply({"budget-friendly price": "M", "premium price": "N"}))
     checked = ModelChecklist(client).check(FACTS, "Cheap!")  # type: ignore[arg-type]
     assert checked.marks["budget-friendly price"] == "M"
-    assert "not a JSON object" in client.sent[1][-1]["content"]
+    assert "no JSON object in the reply" in client.sent[1][-1]["content"]
     never = Replies("a", "b", "c")
     with pytest.raises(JudgeError, match="no valid checklist in 3 replies"):
         ModelChecklist(never).check(FACTS, "Cheap!")  # type: ignore[arg-type]

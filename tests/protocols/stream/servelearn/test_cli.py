@@ -16,8 +16,10 @@ def test_validate_prints_the_replay_audit_of_a_download(capsys: pytest.CaptureFi
     assert main(["validate", str(FIXTURES)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1:] == [
-        "servelearn validate: 17/17 replayable tasks reproduced exactly",
-        "  6 Pitch tasks are judge-graded (no ground-truth actions)",
+        "servelearn validate: 23 of 23 tasks replay exactly",
+        "  banking_l1: 7 of 7 tasks replay exactly",
+        "  pitch_l1: 6 of 6 tasks replay exactly (Pitch graded by pastbench/verbatim)",
+        "  retail_l1: 10 of 10 tasks replay exactly",
     ]
 
 
@@ -30,8 +32,8 @@ def test_validate_fails_on_a_task_it_cannot_reproduce(
     serving.write_text(serving.read_text().replace('"leg": 3', '"leg": 4', 1))
     assert main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
-    assert "16/17 replayable tasks" in out and "  action_error: 1" in out
-    assert "bfx_s3: action_error: execute_leg: Error: no alternative 4" in out
+    assert "  banking_l1: 6 of 7 tasks replay exactly" in out and "    action_error: 1" in out
+    assert "      bfx_s3: execute_leg: Error: no alternative 4" in out
 
 
 def test_downloads_and_family_files_are_validated_separately(capsys: pytest.CaptureFixture[str]) -> None:

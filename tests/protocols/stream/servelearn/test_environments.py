@@ -45,10 +45,20 @@ def test_an_episode_sees_the_base_orders_and_its_own_order_only() -> None:
 
 def test_read_docs_lists_sections_and_reads_one() -> None:
     box = toolbox(RETAIL, task("retail_l1", "rfx_s1"))
-    toc = json.loads(box.call("read_docs", {"doc": "policy"}))
-    assert toc["sections"] == ["cancellation", "returns", "exchanges", "modifications"]
+    toc = box.call("read_docs", {"doc": "policy"}).splitlines()
+    assert [line.split(" — ")[0] for line in toc[1:]] == [
+        "- cancellation",
+        "- returns",
+        "- exchanges",
+        "- modifications",  # the system prompt's slug for "## Order modifications"
+    ]
     assert "30 days" in box.call("read_docs", {"doc": "policy", "section": "returns"})
-    assert box.call("read_docs", {"doc": "policy", "section": "nope"}).startswith("Error: no section 'nope'")
+    assert box.call("read_docs", {"doc": "policy", "section": "modifications"}).startswith(
+        "## Order modifications"
+    )
+    assert box.call("read_docs", {"doc": "policy", "section": "nope"}).startswith(
+        "Error: unknown section 'nope' (available: cancellation, returns"
+    )
 
 
 def test_retail_writes_follow_status_and_refund_gift_cards() -> None:
@@ -109,13 +119,13 @@ def test_ranked_alternatives_and_batches_have_their_own_tools() -> None:
     ]
 
 
-def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_stays_modified() -> None:
+def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_stays_pending() -> None:
     box = toolbox(RETAIL, task("retail_l1", "rfx_t1"))
     methods = box.state["users"]["lena_park_1001"]["payment_methods"]
     methods["credit_card_9999"] = {"source": "credit_card", "id": "credit_card_9999"}
     args = {"order_id": "#W1000005", "item_ids": ["7100000001"], "reason": "no longer needed"}
     other_card = box.call("return_delivered_order_items", {**args, "payment_method_id": "credit_card_9999"})
-    assert other_card == "Error: the payment method must be the original payment method or a gift card"
+    assert other_card == "Error: refund destination not permitted for this account"
     assert box.call(
         "return_delivered_order_items", {**args, "payment_method_id": "credit_card_1111"}
     ).startswith("{")
@@ -123,5 +133,6 @@ def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_s
     swap = {"order_id": "#W1000003", "item_ids": ["7100000001"], "new_item_ids": ["7100000002"]}
     pending.call("modify_pending_order_items", {**swap, "payment_method_id": "credit_card_1111"})
     assert pending.state["orders"]["#W1000003"]["payment_history"][-1]["amount"] == 12.5
-    again = pending.call("cancel_pending_order", {"order_id": "#W1000003", "reason": "no longer needed"})
-    assert again == "Error: order status is 'pending (item modified)'; this needs pending"
+    assert pending.state["orders"]["#W1000003"]["status"] == "pending"  # as the authors' tool leaves it
+    pending.call("cancel_pending_order", {"order_id": "#W1000003", "reason": "no longer needed"})
+    assert pending.state["orders"]["#W1000003"]["status"] == "cancelled"

@@ -38,9 +38,10 @@ def test_a_blind_agent_that_only_finishes_does_not_score_100() -> None:
 def test_validate_over_the_fixtures_reports_every_task_reproduced() -> None:
     report = validate_servelearn(FIXTURES, CHECKLIST)
     assert (report.tasks, report.reproduced, report.failures, report.ok) == (23, 23, [], True)
-    assert report.lines()[0] == "servelearn validate: 23/23 replayable tasks reproduced exactly"
-    without_judge = validate_servelearn(FIXTURES)
-    assert (without_judge.reproduced, without_judge.judge_graded) == (17, 6)
+    assert report.lines()[0] == "servelearn validate: 23 of 23 tasks replay exactly"
+    verbatim = validate_servelearn(FIXTURES)  # no judge: Pitch through the verbatim checklist
+    assert (verbatim.reproduced, verbatim.pitch_judge) == (23, "pastbench/verbatim")
+    assert "  pitch_l1: 6 of 6 tasks replay exactly (Pitch graded by pastbench/verbatim)" in verbatim.lines()
 
 
 def broken_download(tmp_path: Path, scenario: str, split: str, edit) -> Path:
@@ -78,10 +79,48 @@ def test_an_unreadable_scenario_is_listed_and_the_rest_is_validated(tmp_path: Pa
     shutil.copytree(FIXTURES, root)
     (root / "environments" / "retail_l1" / "tools.json").write_text("[{")
     report = validate_servelearn(root)
-    assert [e.scenario for e in report.unreadable] == ["retail_l1"] and report.reproduced == 7
+    assert [e.scenario for e in report.unreadable] == ["retail_l1"] and report.reproduced == 13
     assert any(line.startswith("  unreadable: retail_l1:") for line in report.lines())
 
 
 def test_audit_task_is_none_for_a_reproduced_task() -> None:
     scenario = SCENARIOS["banking_l1"]
     assert audit_task(scenario, scenario.serving[3]) is None
+
+
+def test_validate_prints_each_scenario_count_and_its_exceptions_grouped_by_reason(tmp_path: Path) -> None:
+    def break_three(rows: list[dict]) -> None:
+        rows[0]["evaluator"]["actions"][0]["kwargs"]["order_id"] = "#W1000001"  # delivered: cannot cancel
+        rows[2]["timestamp"] = 99  # window 0 of the fixture ends at position 3
+        rows[4]["evaluator"]["actions"][0]["kwargs"]["order_id"] = "#W1000001"  # a modify, delivered
+
+    root = broken_download(tmp_path, "retail_l1", "serving", break_three)
+    report = validate_servelearn(root)
+    lines = report.lines(examples=1)
+    assert lines[0] == "servelearn validate: 20 of 23 tasks replay exactly"
+    at = lines.index("  retail_l1: 7 of 10 tasks replay exactly")
+    assert lines[at + 1] == "    action_error: 2"
+    assert lines[at + 2].startswith("      rfx_s1: cancel_pending_order: Error: order status is 'delivered'")
+    assert lines[at + 3] == "    window_mismatch: 1"
+    assert lines[at + 4] == "      rfx_s3: timestamp 99 is outside window 0 (1..3)"
+    assert "  banking_l1: 7 of 7 tasks replay exactly" in lines and not report.ok
+
+
+def test_a_pitch_sheet_without_a_liked_fact_is_named_not_scored_zero(tmp_path: Path) -> None:
+    def disliked_only(rows: list[dict]) -> None:
+        head, _, _ = rows[0]["instruction"].partition("Facts:")
+        rows[0]["instruction"] = head + "Facts:\n  - an unlisted trait\n\nWrite your pitch."
+
+    report = validate_servelearn(broken_download(tmp_path, "pitch_l1", "test", disliked_only))
+    (failure,) = report.failures
+    assert (failure.scenario, failure.reason) == ("pitch_l1", "no_liked_fact")
+
+
+def test_serving_tasks_out_of_stream_order_are_named(tmp_path: Path) -> None:
+    def swap_first_two(rows: list[dict]) -> None:
+        rows[0], rows[1] = rows[1], rows[0]
+
+    report = validate_servelearn(broken_download(tmp_path, "banking_l1", "serving", swap_first_two))
+    (failure,) = report.failures
+    assert (failure.task_id, failure.reason) == ("bfx_s1", "stream_order")
+    assert failure.detail == "timestamp 1 comes after 2 in serving.jsonl"
