@@ -37,9 +37,10 @@ CHESS_TOOL_DESCRIPTION = (
     "(an alpha-beta search whose features reflection chose from the engine's feedback)."
 )
 LESSON = re.compile(
-    r"^- FEN (\S+ [wb] \S+ \S+ \d+ \d+): you played \S+ .*?; the engine preferred ([a-h1-8qrbn]+)\.$", re.M
+    r"^- FEN (\S+ [wb] \S+ \S+ \d+ \d+): you played (\S+) .*?; the engine preferred ([a-h1-8qrbn]+)\.$", re.M
 )
-CONFIG_LINE = re.compile(r"^CONFIG = json\.loads\((.+)\)$", re.M)
+LEARNED_LINE = re.compile(r"^(CONFIG|LESSONS) = json\.loads\((.+)\)$", re.M)
+MAX_CHESS_LESSONS = 40
 CHESS_BASE: dict[str, Any] = {"centre": False, "depth": 1, "quiesce": False}
 CHESS_FEATURES = ("quiesce", "centre", "depth")
 CHESS_MAX_DEPTH = 2
@@ -64,8 +65,10 @@ import re
 
 import chess
 
-# What reflection learned so far: the search features that matched the engine's preferences.
+# What reflection learned: the search features that best matched the engine's preferred moves in
+# the positions of my train games it was checked against (LESSONS: [FEN, my move, the engine's]).
 CONFIG = json.loads(__CONFIG__)
+LESSONS = json.loads(__LESSONS__)
 VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 310, chess.ROOK: 500, chess.QUEEN: 900}
 VALUES[chess.KING] = 0
 CENTRE = {chess.D4: 20, chess.E4: 20, chess.D5: 20, chess.E5: 20}
@@ -227,7 +230,7 @@ def _chess_move(policy: Policy, prompt: str, replay: Replay) -> str:
 # -- reflection -------------------------------------------------------------------------------
 
 
-def _episodes(prompt: str) -> list[tuple[str, str]]:
+def _episodes(prompt: str) -> list[tuple[str, str, str]]:
     return [(m.group("id"), m.group("body")) for m in EPISODE.finditer(prompt)]
 
 
@@ -281,17 +284,27 @@ def _reflect(policy: Policy, prompt: str, replay: Replay) -> str:
     return "Proposed: " + ("; ".join(outcomes) if outcomes else "nothing new")
 
 
-def chess_tool_code(config: dict[str, Any]) -> str:
-    return CHESS_TOOL_TEMPLATE.replace("__CONFIG__", repr(json.dumps(config, sort_keys=True)))
+def chess_tool_code(config: dict[str, Any], lessons: list[tuple[str, str, str]] = ()) -> str:
+    def literal(value: Any) -> str:
+        return repr(json.dumps(value, sort_keys=True))
+
+    code = CHESS_TOOL_TEMPLATE.replace("__CONFIG__", literal(config))
+    return code.replace("__LESSONS__", literal([list(lesson) for lesson in lessons]))
 
 
-def chess_config(code: str) -> dict[str, Any] | None:
-    """The learned configuration a saved move picker carries (None: not one of mine)."""
-    found = CONFIG_LINE.search(code or "")
-    try:
-        return json.loads(ast.literal_eval(found.group(1))) if found else None
-    except (ValueError, SyntaxError):
-        return None
+def chess_learned(code: str) -> tuple[dict[str, Any] | None, list[tuple[str, str, str]]]:
+    """(configuration, lessons) a saved move picker carries; (None, []) if it is not one of mine."""
+    learned: dict[str, Any] = {}
+    for name, value in LEARNED_LINE.findall(code or ""):
+        try:
+            learned[name] = json.loads(ast.literal_eval(value))
+        except (ValueError, SyntaxError):
+            return None, []
+    config = learned.get("CONFIG")
+    if not isinstance(config, dict) or set(config) != set(CHESS_BASE):
+        return None, []
+    lessons = [tuple(map(str, lesson)) for lesson in learned.get("LESSONS", []) if len(lesson) == 3]
+    return config, lessons
 
 
 def chess_candidates(current: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -306,28 +319,32 @@ def chess_candidates(current: dict[str, Any] | None) -> list[dict[str, Any]]:
     return steps
 
 
-def agreement(config: dict[str, Any], lessons: list[tuple[str, str]]) -> int:
-    """Positions of the feedback where this picker plays the move the engine preferred."""
+def agreement(config: dict[str, Any], lessons: list[tuple[str, str, str]]) -> int:
+    """How well this picker follows the feedback: 2 points per position where it plays the
+    engine's preferred move, 1 where it at least avoids the move that lost there."""
     namespace: dict[str, Any] = {}
     exec(compile(chess_tool_code(config), CHESS_TOOL, "exec"), namespace)  # noqa: S102 - my own code
-    return sum(namespace["run"](fen) == preferred for fen, preferred in lessons)
+    moves = [(namespace["run"](fen), played, preferred) for fen, played, preferred in lessons]
+    return sum(2 if move == preferred else int(move != played) for move, played, preferred in moves)
 
 
 def _reflect_chess(prompt: str, have_tool: bool, replay: Replay) -> list[str]:
-    """Keep the move picker that best reproduces the engine's preferred moves in this batch's
-    feedback: the current one, or one extension of it (one change per reflection)."""
-    lessons = sorted(set(LESSON.findall(prompt)))
-    current = None
+    """Keep the move picker that best reproduces the engine's preferred moves in every position
+    of my train games so far (the ones the saved picker carries and this batch's feedback): the
+    current one, or one extension of it (one change per reflection)."""
+    current, lessons = None, []
     if have_tool:
         read = replay.call("tool_read", {"name": CHESS_TOOL})
-        current = chess_config(str(read.get("code", ""))) if isinstance(read, dict) else None
+        current, lessons = chess_learned(str(read.get("code", ""))) if isinstance(read, dict) else (None, [])
+    new = [lesson for lesson in LESSON.findall(prompt) if lesson not in lessons]
+    lessons = [*lessons, *dict.fromkeys(new)][-MAX_CHESS_LESSONS:]
+    if current is not None and not new:
+        return []
     scored = [(agreement(c, lessons), -i, c) for i, c in enumerate(chess_candidates(current))]
     hits, _, chosen = max(scored, key=lambda item: item[:2])
-    before = agreement(current, lessons) if current is not None else 0
-    if current is not None and (chosen == current or hits <= before):
-        return []
+    before = scored[0][0] if current is not None else 0
     learned = ", ".join(f"{k}={v}" for k, v in sorted(chosen.items()))
-    examples = [{"input": fen} for fen, _ in lessons[:2]] or [{"input": INITIAL_FEN}]
+    examples = [{"input": lesson[0]} for lesson in new[:2]] or [{"input": INITIAL_FEN}]
     made = replay.batch(
         [
             (
@@ -335,16 +352,16 @@ def _reflect_chess(prompt: str, have_tool: bool, replay: Replay) -> list[str]:
                 {
                     "name": CHESS_TOOL,
                     "description": CHESS_TOOL_DESCRIPTION,
-                    "code": chess_tool_code(chosen),
+                    "code": chess_tool_code(chosen, lessons),
                     "examples": json.dumps(examples),
                 },
             ),
             (
                 "propose_note",
                 {
-                    "text": f"Chess move picker now searches with {learned}: it plays the engine's "
-                    f"preferred move in {hits} of {len(lessons)} positions of my last train games "
-                    f"(before: {before}).",
+                    "text": f"Chess move picker searches with {learned}: it follows the engine's feedback "
+                    f"for {hits} points in the {len(lessons)} positions of my train games (2 per "
+                    f"preferred move, 1 per avoided blunder; before: {before}).",
                     "tags": ["chess"],
                 },
             ),
@@ -353,7 +370,7 @@ def _reflect_chess(prompt: str, have_tool: bool, replay: Replay) -> list[str]:
     return [_outcome(result) for result in made]
 
 
-def _rules(episodes: list[tuple[str, str]]) -> list[tuple[str, str, str, str, str]]:
+def _rules(episodes: list[tuple[str, str, str]]) -> list[tuple[str, str, str, str, str]]:
     """(topic, expression, inputs, request, expected) for each rule the feedback states, first seen first."""
     found: dict[str, tuple[str, str, str, str, str]] = {}
     for _, body in episodes:
