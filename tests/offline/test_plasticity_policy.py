@@ -92,16 +92,16 @@ def test_curator_keeps_the_move_picker_that_agrees_with_the_engines_feedback() -
     # of the plain picker and its one-step extensions only centre control plays d2d4 here
     config, lessons = chess_learned(args["code"])
     assert config == {"centre": True, "depth": 1, "quiesce": False}
-    assert lessons == [(AFTER_E4_E5, "d2d4")]  # the picker carries what it was checked against
+    assert lessons == [(AFTER_E4_E5, "a2a3", "d2d4")]  # the picker carries what it was checked against
     assert json.loads(args["examples"]) == [{"input": AFTER_E4_E5}]
-    assert "in 1 of the 1 positions" in note["text"] and note["tags"] == ["chess"]
+    assert "for 2 points in the 1 positions" in note["text"] and note["tags"] == ["chess"]
     namespace: dict[str, Any] = {}
     exec(args["code"], namespace)  # noqa: S102 - the policy's own generated code, checked here
     assert namespace["run"](f"FEN: {AFTER_E4_E5}") == "d2d4"
 
 
 def test_curator_reads_its_picker_back_and_changes_nothing_that_does_not_help() -> None:
-    code = chess_tool_code({"centre": True, "depth": 1, "quiesce": False}, [(AFTER_E4_E5, "d2d4")])
+    code = chess_tool_code({"centre": True, "depth": 1, "quiesce": False}, [(AFTER_E4_E5, "a2a3", "d2d4")])
     tools = [{"name": CHESS_TOOL, "description": "…"}]
     messages = conversation(
         CHESS_FEEDBACK, ("tool_list", {}, tools), ("tool_read", {"name": CHESS_TOOL}, {"code": code})
