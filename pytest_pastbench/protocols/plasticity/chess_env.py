@@ -178,13 +178,15 @@ class StockfishEngine:
     def play(self, board: chess.Board, opponent: Opponent) -> chess.Move:
         import chess.engine
 
-        skill = FULL_STRENGTH if opponent.skill_level is None else opponent.skill_level
+        # Set on every move: the same engine plays train/ID and OOD opponents of other skills.
+        options = {}
+        if "Skill Level" in self._engine.options:
+            options["Skill Level"] = FULL_STRENGTH if opponent.skill_level is None else opponent.skill_level
+        elif opponent.skill_level is not None:
+            raise InfraError("this chess engine has no 'Skill Level' option: set opponents by nodes only")
         try:
             result = self._engine.play(
-                board,
-                chess.engine.Limit(nodes=opponent.nodes),
-                game=self._game,
-                options={"Skill Level": skill},
+                board, chess.engine.Limit(nodes=opponent.nodes), game=self._game, options=options
             )
         except chess.engine.EngineError as exc:
             raise InfraError(f"chess engine failed: {exc}") from None

@@ -8,7 +8,9 @@ feedback a train episode returned is in the reflection prompt; held-out answers 
 - ``recall`` stores every feedback verbatim as a note and answers from the closest note: it
   reuses artifacts, but they hold old answers, not the rule ("used and still failed").
 - ``curator`` turns each rule the feedback states into a note and an executable tool (checked on
-  the train example it came from), and at task time runs the tool that covers the request.
+  the train example it came from), and at task time runs the tool that covers the request. In
+  chess it keeps a move-picker tool whose search features each reflection re-chooses by how well
+  they follow the engine's feedback in the positions of its train games, which the tool carries.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pytest_pastbench.core.text import content_words
@@ -230,7 +233,7 @@ def _chess_move(policy: Policy, prompt: str, replay: Replay) -> str:
 # -- reflection -------------------------------------------------------------------------------
 
 
-def _episodes(prompt: str) -> list[tuple[str, str, str]]:
+def _episodes(prompt: str) -> list[tuple[str, str]]:
     return [(m.group("id"), m.group("body")) for m in EPISODE.finditer(prompt)]
 
 
@@ -284,7 +287,7 @@ def _reflect(policy: Policy, prompt: str, replay: Replay) -> str:
     return "Proposed: " + ("; ".join(outcomes) if outcomes else "nothing new")
 
 
-def chess_tool_code(config: dict[str, Any], lessons: list[tuple[str, str, str]] = ()) -> str:
+def chess_tool_code(config: dict[str, Any], lessons: Sequence[tuple[str, str, str]] = ()) -> str:
     def literal(value: Any) -> str:
         return repr(json.dumps(value, sort_keys=True))
 
@@ -329,8 +332,8 @@ def agreement(config: dict[str, Any], lessons: list[tuple[str, str, str]]) -> in
 
 
 def _reflect_chess(prompt: str, have_tool: bool, replay: Replay) -> list[str]:
-    """Keep the move picker that best reproduces the engine's preferred moves in every position
-    of my train games so far (the ones the saved picker carries and this batch's feedback): the
+    """Keep the move picker that best follows the engine's feedback (``agreement``) in every
+    position of my train games so far — the ones the saved picker carries and this batch's: the
     current one, or one extension of it (one change per reflection)."""
     current, lessons = None, []
     if have_tool:
@@ -370,7 +373,7 @@ def _reflect_chess(prompt: str, have_tool: bool, replay: Replay) -> list[str]:
     return [_outcome(result) for result in made]
 
 
-def _rules(episodes: list[tuple[str, str, str]]) -> list[tuple[str, str, str, str, str]]:
+def _rules(episodes: list[tuple[str, str]]) -> list[tuple[str, str, str, str, str]]:
     """(topic, expression, inputs, request, expected) for each rule the feedback states, first seen first."""
     found: dict[str, tuple[str, str, str, str, str]] = {}
     for _, body in episodes:
