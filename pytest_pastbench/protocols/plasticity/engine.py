@@ -99,6 +99,7 @@ class Episode:
     decisions: list[Decision]
     feedback: str = ""
     summary: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)  # environment facts for the trace (a game's end)
 
 
 Act = Callable[[str], tuple[str, list[str]]]
@@ -153,7 +154,7 @@ class ChessAdapter:
         n = getattr(self.family.splits, split)
         terms = list(self.env.match)
         episodes = []
-        for game in chess_env.games(self.env, split, n, checkpoint):
+        for game in chess_env.games(self.env, split, n, checkpoint, self.family.seed):
             result = chess_env.play_game(game, self.env, self.engine, act)
             decisions = [Decision(d.failed, covering(texts, terms), d.used) for d in result.decisions]
             episodes.append(
@@ -162,7 +163,8 @@ class ChessAdapter:
                     result.score,
                     decisions,
                     feedback=chess_env.feedback(game, result, self.env) if split == "train" else "",
-                    summary=f"Opening: {' '.join(game.opening)}\nMoves: {' '.join(result.moves)}",
+                    summary=f"Opening: {game.opening}\nMoves: {' '.join(result.moves)}",
+                    detail={"opening": game.opening, **result.as_json()},
                 )
             )
         return episodes
@@ -277,6 +279,7 @@ def _score_split(
             id=episode.id,
             score=episode.score,
             failures=[d.category for d in episode.decisions if d.failed],
+            **episode.detail,
         )
 
 

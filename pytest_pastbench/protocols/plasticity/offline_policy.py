@@ -8,13 +8,17 @@ feedback a train episode returned is in the reflection prompt; held-out answers 
 - ``recall`` stores every feedback verbatim as a note and answers from the closest note: it
   reuses artifacts, but they hold old answers, not the rule ("used and still failed").
 - ``curator`` turns each rule the feedback states into a note and an executable tool (checked on
-  the train example it came from), and at task time runs the tool that covers the request.
+  the train example it came from), and at task time runs the tool that covers the request. In
+  chess it keeps a move-picker tool whose search features each reflection re-chooses by how well
+  they follow the engine's feedback in the positions of its train games, which the tool carries.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pytest_pastbench.core.text import content_words
@@ -33,8 +37,16 @@ CHESS_TOOL = "chess_move_picker"
 INITIAL_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 CHESS_TOOL_DESCRIPTION = (
     "Chess move picker for my chess games: give it the FEN, it returns a UCI move "
-    "(mate in one, else the move that keeps the most material against the best reply)."
+    "(an alpha-beta search whose features reflection chose from the engine's feedback)."
 )
+LESSON = re.compile(
+    r"^- FEN (\S+ [wb] \S+ \S+ \d+ \d+): you played (\S+) .*?; the engine preferred ([a-h1-8qrbn]+)\.$", re.M
+)
+LEARNED_LINE = re.compile(r"^(CONFIG|LESSONS) = json\.loads\((.+)\)$", re.M)
+MAX_CHESS_LESSONS = 40
+CHESS_BASE: dict[str, Any] = {"centre": False, "depth": 1, "quiesce": False}
+CHESS_FEATURES = ("quiesce", "centre", "depth")
+CHESS_MAX_DEPTH = 2
 
 TEXT_TOOL_TEMPLATE = '''import re
 
@@ -51,38 +63,86 @@ def run(task):
     return "%.2f" % ({expr})
 '''
 
-CHESS_TOOL_CODE = '''import re
+CHESS_TOOL_TEMPLATE = '''import json
+import re
 
 import chess
 
-VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+# What reflection learned: the search features that best matched the engine's preferred moves in
+# the positions of my train games it was checked against (LESSONS: [FEN, my move, the engine's]).
+CONFIG = json.loads(__CONFIG__)
+LESSONS = json.loads(__LESSONS__)
+VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 310, chess.ROOK: 500, chess.QUEEN: 900}
+VALUES[chess.KING] = 0
+CENTRE = {chess.D4: 20, chess.E4: 20, chess.D5: 20, chess.E5: 20}
+CENTRE.update({chess.C3: 10, chess.F3: 10, chess.C6: 10, chess.F6: 10})
+MATE = 100000
 
 
-def material(board, colour):
-    return sum(len(board.pieces(piece, colour)) * value for piece, value in VALUES.items())
+def evaluate(board):
+    """Material (and centre control, once learned) for the side to move."""
+    score = 0
+    for square, piece in board.piece_map().items():
+        value = VALUES[piece.piece_type]
+        if CONFIG["centre"] and piece.piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP):
+            value += CENTRE.get(square, 0)
+        score += value if piece.color == board.turn else -value
+    return score
+
+
+def ordered(board, moves):
+    def gain(move):
+        victim = board.piece_at(move.to_square)
+        return -(VALUES[victim.piece_type] if victim else 0)
+
+    return sorted(moves, key=lambda m: (gain(m), m.uci()))
+
+
+def quiesce(board, alpha, beta, depth):
+    stand = evaluate(board)
+    if not CONFIG["quiesce"] or depth == 0 or stand >= beta:
+        return stand
+    alpha = max(alpha, stand)
+    for move in ordered(board, [m for m in board.legal_moves if board.is_capture(m)]):
+        board.push(move)
+        score = -quiesce(board, -beta, -alpha, depth - 1)
+        board.pop()
+        if score >= beta:
+            return score
+        alpha = max(alpha, score)
+    return alpha
+
+
+def search(board, depth, alpha, beta):
+    if board.is_checkmate():
+        return -MATE
+    if board.is_stalemate() or board.is_insufficient_material():
+        return 0
+    if depth == 0:
+        return quiesce(board, alpha, beta, 4)
+    best = -MATE - 1
+    for move in ordered(board, list(board.legal_moves)):
+        board.push(move)
+        score = -search(board, depth - 1, -beta, -alpha)
+        board.pop()
+        best = max(best, score)
+        alpha = max(alpha, score)
+        if alpha >= beta:
+            break
+    return best
 
 
 def run(task):
-    """Chess move picker: mate in one, else the move whose worst reply keeps the most material."""
+    """The move (UCI) my search prefers in the position the task's FEN describes."""
     found = re.search(r"[rnbqkpRNBQKP1-8/]+ [wb] [KQkq-]+ [a-h1-8-]+ \\d+ \\d+", task)
     board = chess.Board(found.group(0) if found else task.strip())
-    me = board.turn
     best, best_score = None, None
-    for move in sorted(board.legal_moves, key=lambda m: m.uci()):
+    for move in ordered(board, list(board.legal_moves)):
         board.push(move)
-        if board.is_checkmate():
-            board.pop()
-            return move.uci()
-        worst = None
-        for reply in board.legal_moves:
-            board.push(reply)
-            score = -1000 if board.is_checkmate() else material(board, me) - material(board, not me)
-            board.pop()
-            worst = score if worst is None else min(worst, score)
+        score = -search(board, CONFIG["depth"] - 1, -MATE - 1, MATE + 1)
         board.pop()
-        worst = 0 if worst is None else worst
-        if best_score is None or worst > best_score:
-            best, best_score = move, worst
+        if best_score is None or score > best_score:
+            best, best_score = move, score
     return best.uci()
 '''
 
@@ -190,22 +250,8 @@ def _reflect(policy: Policy, prompt: str, replay: Replay) -> str:
         {str(t.get("name")) for t in listed if isinstance(t, dict)} if isinstance(listed, list) else set()
     )
     outcomes: list[str] = []
-    if "Chess game " in prompt and CHESS_TOOL not in existing:
-        fen = FEN.search(prompt)
-        example = [{"input": fen.group(1) if fen else INITIAL_FEN}]
-        outcomes.append(
-            _outcome(
-                replay.call(
-                    "propose_tool",
-                    {
-                        "name": CHESS_TOOL,
-                        "description": CHESS_TOOL_DESCRIPTION,
-                        "code": CHESS_TOOL_CODE,
-                        "examples": json.dumps(example),
-                    },
-                )
-            )
-        )
+    if "Chess game " in prompt:
+        outcomes.extend(_reflect_chess(prompt, CHESS_TOOL in existing, replay))
     for topic, expr, inputs, request, expected in _rules(episodes):
         name = re.sub(r"[^a-z0-9]+", "_", topic.lower()).strip("_")[:48]
         if name in existing:
@@ -239,6 +285,92 @@ def _reflect(policy: Policy, prompt: str, replay: Replay) -> str:
             )
         )
     return "Proposed: " + ("; ".join(outcomes) if outcomes else "nothing new")
+
+
+def chess_tool_code(config: dict[str, Any], lessons: Sequence[tuple[str, str, str]] = ()) -> str:
+    def literal(value: Any) -> str:
+        return repr(json.dumps(value, sort_keys=True))
+
+    code = CHESS_TOOL_TEMPLATE.replace("__CONFIG__", literal(config))
+    return code.replace("__LESSONS__", literal([list(lesson) for lesson in lessons]))
+
+
+def chess_learned(code: str) -> tuple[dict[str, Any] | None, list[tuple[str, str, str]]]:
+    """(configuration, lessons) a saved move picker carries; (None, []) if it is not one of mine."""
+    learned: dict[str, Any] = {}
+    for name, value in LEARNED_LINE.findall(code or ""):
+        try:
+            learned[name] = json.loads(ast.literal_eval(value))
+        except (ValueError, SyntaxError):
+            return None, []
+    config = learned.get("CONFIG")
+    if not isinstance(config, dict) or set(config) != set(CHESS_BASE):
+        return None, []
+    lessons = [tuple(map(str, lesson)) for lesson in learned.get("LESSONS", []) if len(lesson) == 3]
+    return config, lessons
+
+
+def chess_candidates(current: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The current picker (or the plain one) and each one-step extension of it, in a fixed order."""
+    base = dict(current or CHESS_BASE)
+    steps = [base]
+    for feature in CHESS_FEATURES:
+        if feature == "depth" and base["depth"] < CHESS_MAX_DEPTH:
+            steps.append({**base, "depth": base["depth"] + 1})
+        elif feature != "depth" and not base[feature]:
+            steps.append({**base, feature: True})
+    return steps
+
+
+def agreement(config: dict[str, Any], lessons: list[tuple[str, str, str]]) -> int:
+    """How well this picker follows the feedback: 2 points per position where it plays the
+    engine's preferred move, 1 where it at least avoids the move that lost there."""
+    namespace: dict[str, Any] = {}
+    exec(compile(chess_tool_code(config), CHESS_TOOL, "exec"), namespace)  # noqa: S102 - my own code
+    moves = [(namespace["run"](fen), played, preferred) for fen, played, preferred in lessons]
+    return sum(2 if move == preferred else int(move != played) for move, played, preferred in moves)
+
+
+def _reflect_chess(prompt: str, have_tool: bool, replay: Replay) -> list[str]:
+    """Keep the move picker that best follows the engine's feedback (``agreement``) in every
+    position of my train games so far — the ones the saved picker carries and this batch's: the
+    current one, or one extension of it (one change per reflection)."""
+    current, lessons = None, []
+    if have_tool:
+        read = replay.call("tool_read", {"name": CHESS_TOOL})
+        current, lessons = chess_learned(str(read.get("code", ""))) if isinstance(read, dict) else (None, [])
+    new = [lesson for lesson in LESSON.findall(prompt) if lesson not in lessons]
+    lessons = [*lessons, *dict.fromkeys(new)][-MAX_CHESS_LESSONS:]
+    if current is not None and not new:
+        return []
+    scored = [(agreement(c, lessons), -i, c) for i, c in enumerate(chess_candidates(current))]
+    hits, _, chosen = max(scored, key=lambda item: item[:2])
+    before = scored[0][0] if current is not None else 0
+    learned = ", ".join(f"{k}={v}" for k, v in sorted(chosen.items()))
+    examples = [{"input": lesson[0]} for lesson in new[:2]] or [{"input": INITIAL_FEN}]
+    made = replay.batch(
+        [
+            (
+                "propose_tool",
+                {
+                    "name": CHESS_TOOL,
+                    "description": CHESS_TOOL_DESCRIPTION,
+                    "code": chess_tool_code(chosen, lessons),
+                    "examples": json.dumps(examples),
+                },
+            ),
+            (
+                "propose_note",
+                {
+                    "text": f"Chess move picker searches with {learned}: it follows the engine's feedback "
+                    f"for {hits} points in the {len(lessons)} positions of my train games (2 per "
+                    f"preferred move, 1 per avoided blunder; before: {before}).",
+                    "tags": ["chess"],
+                },
+            ),
+        ]
+    )
+    return [_outcome(result) for result in made]
 
 
 def _rules(episodes: list[tuple[str, str]]) -> list[tuple[str, str, str, str, str]]:

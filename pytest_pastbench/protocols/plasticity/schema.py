@@ -94,27 +94,65 @@ class TextEnvironment(_Strict):
 
 
 class Opponent(_Strict):
-    """Stockfish limited to ``nodes`` search nodes per move (deterministic at one thread)."""
+    """Stockfish's strength: a node budget per move, optionally its ``Skill Level`` UCI option."""
 
-    nodes: int = Field(ge=1, le=10_000_000)
+    nodes: int = Field(
+        ge=1, le=10_000_000, description="search nodes per move (at one thread: the same move every time)"
+    )
+    skill_level: int | None = Field(
+        default=None,
+        ge=0,
+        le=20,
+        description="Stockfish's `Skill Level` option (0 weakest … 20 full). Below 20 Stockfish picks "
+        "among its best moves with its own clock-seeded random generator: games are then not "
+        "reproducible, so the built-in files weaken it by nodes only",
+    )
+
+
+class Adjudication(_Strict):
+    """How a game still running after ``max_plies`` is scored: Stockfish's evaluation of the final
+    position from the agent's side decides win, draw or loss."""
+
+    nodes: int = Field(
+        default=20_000, ge=1, le=10_000_000, description="analysis nodes of the final evaluation"
+    )
+    win_cp: int = Field(
+        default=300,
+        ge=1,
+        le=5_000,
+        description="T: at least +T centipawns for the agent is a win, at most −T a loss, between a "
+        "draw; a mate score is a win or a loss",
+    )
+
+
+Opening = Annotated[
+    str, Field(min_length=1, description="SAN (or UCI) moves from the initial position, or a FEN")
+]
 
 
 class ChessEnvironment(_Strict):
-    """Games against Stockfish. The agent plays ``agent_color``; games start after one of
-    ``openings`` (UCI moves from the initial position): train and held-out ID games use the
-    ``train`` and ``id`` opening lists against ``opponents.id``; OOD games use ``id`` openings
-    against the stronger ``opponents.ood``. A game still running after ``max_plies`` counts as
-    a loss. A move is a failed decision when it loses at least ``blunder_cp`` centipawns
-    against the best move (Stockfish at ``analysis_nodes``)."""
+    """Games against Stockfish. The agent plays ``agent_color`` from the ``openings`` of each split
+    (train batches: ``train``; held-out ID: ``id``, the same opening families as training;
+    held-out OOD: ``ood``, other openings), against ``opponents.id`` (train and ID) and
+    ``opponents.ood``. A game ends by the rules or, after ``max_plies``, by adjudication. A move
+    is a failed decision when it loses at least ``blunder_cp`` centipawns against the best move
+    (Stockfish at ``analysis_nodes``)."""
 
     type: Literal["chess"]
     engine: str = Field(default="stockfish", description="Stockfish executable (name on PATH or a path)")
     agent_color: Literal["white", "black"] = "white"
     opponents: dict[Literal["id", "ood"], Opponent]
-    openings: dict[Literal["train", "id"], list[list[Term]]]
-    max_plies: int = Field(default=40, ge=2, le=400)
-    analysis_nodes: int = Field(default=2000, ge=1, le=10_000_000)
-    blunder_cp: int = Field(default=200, ge=1)
+    openings: dict[Literal["train", "id", "ood"], list[Opening]] = Field(
+        description="start positions per split, in a seeded order; held-out ones never start a train game"
+    )
+    max_plies: int = Field(
+        default=40, ge=1, le=400, description="N: plies (both sides) after the opening before adjudication"
+    )
+    adjudication: Adjudication = Field(default_factory=Adjudication)
+    analysis_nodes: int = Field(
+        default=2000, ge=1, le=10_000_000, description="nodes of each move's analysis"
+    )
+    blunder_cp: int = Field(default=200, ge=1, description="centipawns a failed decision loses at least")
     match: list[Term] = Field(default_factory=lambda: ["chess"])
 
     @model_validator(mode="after")
@@ -122,7 +160,7 @@ class ChessEnvironment(_Strict):
         for key in ("id", "ood"):
             if key not in self.opponents:
                 raise ValueError(f"opponents.{key}: required")
-        for key in ("train", "id"):
+        for key in ("train", "id", "ood"):
             if not self.openings.get(key):
                 raise ValueError(f"openings.{key}: at least one opening")
         from .chess_env import check_openings
