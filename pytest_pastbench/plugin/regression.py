@@ -18,15 +18,14 @@ from ..protocols.past.metrics import episode_scores
 from ..results.baseline import Baseline, check_name, load_baseline, save_baseline
 from ..results.compare import render_comparison
 from ..results.gates import (
-    METRICS,
     Gate,
     GateResult,
-    evaluate_metric_gates,
+    ProtocolMetrics,
+    gate_and_report,
     gate_exit_code,
     match_configs,
     pair_families,
     parse_gates,
-    report_gates,
 )
 
 
@@ -48,7 +47,7 @@ class RegressionCheck:
         save: str | None,
         compare: str | None,
         compare_fail: list[str],
-        protocol_metrics: frozenset[str] = frozenset(),
+        protocol_metrics: ProtocolMetrics | None = None,
     ) -> RegressionCheck | None:
         """Validate the options; ``None`` when none of them is used."""
         if not (save or compare or compare_fail):
@@ -75,26 +74,17 @@ class RegressionCheck:
         episodes = episode_scores(records.get(PAST, []))
         if self.baseline is not None:
             self.lines.append(f"current run vs baseline {self.baseline.name}")
-            comparison = render_comparison(summary, self.baseline.summary)
+            comparison = render_comparison(summary, self.baseline.summary, registry)
             self.lines.append(comparison)
             self.comparison = {
                 "name": self.baseline.name,
                 "rows": baseline_rows(summary, self.baseline.summary),
             }
-            past_gates = [g for g in self.gates if g.metric in METRICS]
-            metric_gates = [g for g in self.gates if g.metric not in METRICS]
-            if metric_gates:
-                current_metrics = [m for p in registry for m in p.gate_metrics(summary)]
-                baseline_metrics = [m for p in registry for m in p.gate_metrics(self.baseline.summary)]
-                self.results += evaluate_metric_gates(metric_gates, current_metrics, baseline_metrics)
-                self.lines += [f"{r.status:<5} {r.message}" for r in self.results]
-                self.comparison["gates"] = [f"{r.status:<5} {r.message}" for r in self.results]
-            if past_gates:
+            if self.gates:
                 out, err = io.StringIO(), io.StringIO()
                 current = Baseline(name="current run", summary=summary, episodes=episodes)
-                self.results += report_gates(past_gates, current, self.baseline, seed, out=out, err=err)
-                self.comparison.setdefault("gates", [])
-                self.comparison["gates"] += [line for line in out.getvalue().splitlines() if line]
+                self.results = gate_and_report(self.gates, current, self.baseline, registry, seed, out, err)
+                self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
                 # the comparison already carries the notes on which configs were paired
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]

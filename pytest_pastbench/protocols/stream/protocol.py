@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..base import GateMetric, ProtocolBase, tool_names
+from ..base import GateMetric, ProtocolBase, known_units, tool_names
 from .collect import collect
-from .report import render, summarize
+from .report import ITEM_GATE_METRICS, render, summarize
 from .schema import load_stream
 
 __all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
@@ -42,15 +42,13 @@ class StreamOfflinePolicy:
         return decide_stream(policy, messages, tool_names(tools))
 
 
-# The headline numbers of a config's ``overall``: name -> higher is better.
-_OVERALL_METRICS = {
-    "hidden": True,
-    "fully": True,
-    "serving_hidden": True,
-    "aulc10": True,
-    "ka5": True,
-    "forgetting": False,
-}
+# Test reward per case (H, F): gated per tier and overall, each a mean over streams of the mean
+# over their test tickets (the tickets are the noise estimate's units).
+_REWARDS = ("hidden", "fully")
+# Learning diagnostics, overall only, each a mean over items (the units). All are "higher is
+# better": forgetting is the correctness after a rule's withdrawal (metrics.py), so a drop in it
+# means the stale belief stayed.
+_DIAGNOSTICS = ITEM_GATE_METRICS
 
 
 class StreamProtocol(ProtocolBase):
@@ -58,7 +56,7 @@ class StreamProtocol(ProtocolBase):
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
     options = ("stream-scale",)
-    gate_metric_names = frozenset(_OVERALL_METRICS)
+    gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)
@@ -70,14 +68,38 @@ class StreamProtocol(ProtocolBase):
         return StreamOfflinePolicy()
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
-        section = self.section(summary) or {}
-        return [
-            GateMetric(
-                self.name, config["label"], "overall", metric, config["overall"].get(metric), None, higher
-            )
-            for config in section.get("configs", [])
-            for metric, higher in _OVERALL_METRICS.items()
-        ]
+        """Per config: H and F overall (scope ``stream``) and per tier (``stream.L1``), and the
+        learning diagnostics overall; each with the units its noise estimate pairs."""
+        metrics = []
+        for config in (self.section(summary) or {}).get("configs", []):
+            streams = config.get("streams", {})
+            scopes = [(self.name, config["overall"], list(streams))]
+            scopes += [
+                (f"{self.name}.{tier}", cell, [key for key in streams if key.endswith(f".{tier}")])
+                for tier, cell in sorted(config.get("tiers", {}).items())
+            ]
+            for scope, entry, keys in scopes:
+                for case in _REWARDS:
+                    units = {key: (streams[key].get("tickets") or {}).get(case) or {} for key in keys}
+                    metrics.append(
+                        GateMetric(
+                            self.name, config["label"], scope, case, entry.get(case), units=known_units(units)
+                        )
+                    )
+            items = config.get("items") or {}
+            for name in _DIAGNOSTICS:
+                units = {"items": {item: v[name] for item, v in items.items() if v.get(name) is not None}}
+                metrics.append(
+                    GateMetric(
+                        self.name,
+                        config["label"],
+                        self.name,
+                        name,
+                        config["overall"].get(name),
+                        units=known_units(units),
+                    )
+                )
+        return metrics
 
 
 PROTOCOL = StreamProtocol()
