@@ -149,7 +149,8 @@ def _parse_one(text: str, protocol_metrics: ProtocolMetrics | None = None) -> Ga
     owner = metric_owner(metric, protocols)
     if metric not in METRICS and owner is None:
         raise GateSyntaxError(
-            f"gate {text!r}: unknown metric {metric!r}; valid metrics: {valid_metrics_text(protocols)}"
+            f"gate {text!r}: unknown metric {metric!r}; valid metrics: {valid_metrics_text(protocols)}; "
+            f"syntax: {GATE_SYNTAX}"
         )
     if not _SCOPE.match(scope):
         raise GateSyntaxError(f"gate {text!r}: bad scope {scope!r}; syntax: {GATE_SYNTAX}")
@@ -652,13 +653,18 @@ def evaluate_metric_gates(
     """Gates on protocol metrics (``BenchProtocol.gate_metrics``): per compared config, the
     change of the gate's scope × metric from the baseline's. Configs pair by label, or whatever
     their labels when each side has one (as PAST's do). Missing scope or config: an error result."""
+
+    def scope(metric: GateMetric) -> str:
+        # A protocol's "overall" is gated as the protocol's name (``stream.hidden``).
+        return metric.protocol if metric.scope == "overall" else metric.scope
+
     results = []
     for gate in gates:
-        wanted = {m.config: m for m in current if m.scope == gate.scope and m.name == gate.metric}
-        before = {m.config: m for m in baseline if m.scope == gate.scope and m.name == gate.metric}
+        wanted = {m.config: m for m in current if scope(m) == gate.scope and m.name == gate.metric}
+        before = {m.config: m for m in baseline if scope(m) == gate.scope and m.name == gate.metric}
         if not wanted or not before:
             side, metrics = ("current run", current) if not wanted else ("baseline", baseline)
-            scopes = sorted({m.scope for m in metrics if m.name == gate.metric and "/" not in m.scope})
+            scopes = sorted({scope(m) for m in metrics if m.name == gate.metric and "/" not in m.scope})
             error = f"{side}: no {gate.name} (scopes with {gate.metric}: {', '.join(scopes) or 'none'})"
             results.append(
                 GateResult(gate, "", "", error=error, message=f"{gate.name}: cannot evaluate: {error}")

@@ -44,7 +44,7 @@ def _ticket_scores(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]
     tickets are generated from its seed, so two runs' ``t0/17`` are the same ticket)."""
     return {
         case: {
-            f"t{r['trial']}/{seq}": score
+            f"t{r.get('trial', 0)}/{seq}": score
             for r in records
             for seq, score in (r.get("test_scores") or {}).get(case, {}).items()
         }
@@ -90,7 +90,9 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
             "infra_blocked": len(items) - len(measured),
         }
         items = {
-            f"{r['family']}/t{r['trial']}": {name: r["metrics"].get(name) for name in ITEM_GATE_METRICS}
+            f"{r.get('family', r['domain'] + '.' + r['tier'])}/t{r.get('trial', 0)}": {
+                name: r["metrics"].get(name) for name in ITEM_GATE_METRICS
+            }
             for r in measured
         }
         configs.append(
