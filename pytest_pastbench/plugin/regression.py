@@ -59,8 +59,9 @@ class RegressionCheck:
                 raise pytest.UsageError(
                     "--pastbench-compare-fail needs a baseline: add --pastbench-compare=NAME|PATH"
                 )
-            check.baseline = load_baseline(compare, check.storage) if compare else None
+            # The gates first: a typo in one is reported even before there is a baseline.
             check.gates = parse_gates(compare_fail, protocol_metrics) if compare_fail else []
+            check.baseline = load_baseline(compare, check.storage) if compare else None
         except (BaselineError, GateSyntaxError) as exc:
             raise pytest.UsageError(str(exc)) from None
         return check
