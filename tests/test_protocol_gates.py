@@ -186,3 +186,36 @@ def test_the_step_summary_shows_each_protocols_gate_metrics_and_verdicts() -> No
     assert "| own · a@m | `stream.L1` | hidden | 40.000 |" in text
     assert "- **FAIL** stream.hidden dropped by 20.000 (40.000 → 20.000; limit 2;" in text
     assert "**1 gate failed**" in text
+
+
+def test_junit_gets_a_run_property_per_protocol_gate_metric() -> None:
+    from pytest_pastbench.plugin.junit import protocol_metric_properties
+
+    summary = {
+        "configs": [],
+        "protocols": {
+            "plasticity": {
+                "families": {
+                    "plasticity.ops": {
+                        "lineages": {
+                            "a@m[on-t0]": {
+                                "agent": "a",
+                                "model": "m",
+                                "arm": "on",
+                                "trial": 0,
+                                "scores": [
+                                    {"checkpoint": 0, "id": 0.0, "ood": 0.0},
+                                    {"checkpoint": 1, "id": 80.0, "ood": 40.0},
+                                ],
+                                "last_episode_scores": {"id": {"e1": 100.0, "e2": 60.0}, "ood": {"e3": 40.0}},
+                            }
+                        }
+                    }
+                }
+            }
+        },
+    }
+    props = dict(protocol_metric_properties(summary, standalone_registry()))
+    assert props["pastbench.plasticity.a@m[on].plasticity.id_end"] == 80.0
+    assert props["pastbench.plasticity.a@m[on].plasticity.ops.ood_end"] == 40.0
+    assert props["pastbench.plasticity.a@m[on].plasticity.p_sat"] is None  # no fit: no value, not 0
