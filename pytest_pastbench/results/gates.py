@@ -443,12 +443,7 @@ def _evaluate(
     exceeds: bool | None = None
     if gate.metric in EPISODE_METRICS:
         ci = change_ci(gate, current_config, baseline_config, current_episodes, baseline.episodes, seed)
-        if ci is not None:
-            beyond_low, beyond_high = ci[1] < 0, ci[0] > 0
-            if gate.two_sided:
-                exceeds = beyond_low or beyond_high
-            else:
-                exceeds = beyond_high if gate.metric in LOWER_IS_BETTER else beyond_low
+        exceeds = _exceeds(ci, gate.two_sided, gate.metric in LOWER_IS_BETTER)
     if abs(change) < _EPS:
         head = f"{gate.name} unchanged"
     else:
@@ -590,16 +585,14 @@ def _common_strata(
     note = None
     if mine and theirs and set(mine) != set(theirs):
         common = sorted(set(mine) & set(theirs))
-        left = (
-            [f"only in the baseline: {', '.join(sorted(set(theirs) - set(mine)))}"]
-            if set(theirs) - set(mine)
-            else []
-        )
-        left += (
-            [f"only in the current run: {', '.join(sorted(set(mine) - set(theirs)))}"]
-            if set(mine) - set(theirs)
-            else []
-        )
+        left = [
+            f"only in {side}: {', '.join(sorted(extra))}"
+            for side, extra in (
+                ("the baseline", set(theirs) - set(mine)),
+                ("the current run", set(mine) - set(theirs)),
+            )
+            if extra
+        ]
         note = f"compared on the {len(common)} shared of its strata; left out {'; '.join(left)}"
         mine, theirs = {k: mine[k] for k in common}, {k: theirs[k] for k in common}
         values = (stratified_mean(mine), stratified_mean(theirs)) if common else (None, None)
