@@ -207,7 +207,6 @@ def test_junit_gets_a_run_property_per_protocol_gate_metric() -> None:
                                     {"checkpoint": 0, "id": 0.0, "ood": 0.0},
                                     {"checkpoint": 1, "id": 80.0, "ood": 40.0},
                                 ],
-                                "last_episode_scores": {"id": {"e1": 100.0, "e2": 60.0}, "ood": {"e3": 40.0}},
                             }
                         }
                     }

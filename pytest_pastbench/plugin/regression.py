@@ -26,6 +26,7 @@ from ..results.gates import (
     match_configs,
     pair_families,
     parse_gates,
+    protocol_gate_metrics,
 )
 
 
@@ -73,6 +74,8 @@ class RegressionCheck:
         from ..protocols.registry import PAST
 
         episodes = episode_scores(records.get(PAST, []))
+        plain = {name: [r for r in rs if isinstance(r, dict)] for name, rs in records.items() if name != PAST}
+        gate_metrics = protocol_gate_metrics(registry, summary, plain)
         if self.baseline is not None:
             self.lines.append(f"current run vs baseline {self.baseline.name}")
             comparison = render_comparison(summary, self.baseline.summary, registry)
@@ -83,7 +86,7 @@ class RegressionCheck:
             }
             if self.gates:
                 out, err = io.StringIO(), io.StringIO()
-                current = Baseline(name="current run", summary=summary, episodes=episodes)
+                current = Baseline("current run", summary, episodes, gate_metrics=gate_metrics)
                 self.results = gate_and_report(self.gates, current, self.baseline, registry, seed, out, err)
                 self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
@@ -92,7 +95,7 @@ class RegressionCheck:
             # An unevaluable gate (a scope missing from the run) fails the session too.
             self.failed = bool(self.gates) and gate_exit_code(self.results) != 0
         if self.save_name:
-            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []))
+            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []), gate_metrics)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
 
 

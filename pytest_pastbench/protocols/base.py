@@ -259,6 +259,13 @@ class ProtocolBase:
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
         return []
 
+    def gate_units(
+        self, records: list[dict[str, Any]]
+    ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """Optional: (config, scope, metric) -> ``GateMetric.units`` drawn from this protocol's
+        records, for the metrics whose units the summary does not hold (a stream's tickets)."""
+        return {}
+
 
 class ProtocolFile(pytest.File):
     """A family file of a registered protocol; the protocol yields its items."""

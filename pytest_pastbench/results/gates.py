@@ -679,9 +679,31 @@ def evaluate_metric_gates(
     return results
 
 
-def protocol_gate_metrics(registry: Any, summary: Mapping[str, Any]) -> list[GateMetric]:
-    """Every registered protocol's gate metrics in ``summary`` (PAST's are gated by episodes)."""
-    return [m for protocol in registry if protocol.name != "past" for m in protocol.gate_metrics(summary)]
+def protocol_gate_metrics(
+    registry: Any, summary: Mapping[str, Any], records: Mapping[str, list[Any]] | None = None
+) -> list[GateMetric]:
+    """Every registered protocol's gate metrics in ``summary`` (PAST's are gated by episodes),
+    with the units its ``gate_units`` draws from ``records`` (protocol -> plain records) where the
+    summary holds none."""
+    from dataclasses import replace
+
+    metrics = []
+    for protocol in registry:
+        if protocol.name == "past":
+            continue
+        units_of = getattr(protocol, "gate_units", None)
+        units = units_of(list((records or {}).get(protocol.name, []))) if units_of and records else {}
+        for metric in protocol.gate_metrics(summary):
+            extra = units.get((metric.config, metric.scope, metric.name))
+            metrics.append(replace(metric, units=extra) if extra else metric)
+    return metrics
+
+
+def run_gate_metrics(registry: Any, run: Baseline) -> list[GateMetric]:
+    """A run's or baseline's protocol gate metrics: those it saved, else drawn from its summary."""
+    if run.gate_metrics is not None:
+        return run.gate_metrics
+    return protocol_gate_metrics(registry, run.summary)
 
 
 def gate_and_report(
@@ -708,10 +730,7 @@ def gate_and_report(
             print(f"warning: {warning}", file=err)
     if others:
         metric_results = evaluate_metric_gates(
-            others,
-            protocol_gate_metrics(registry, current.summary),
-            protocol_gate_metrics(registry, baseline.summary),
-            seed,
+            others, run_gate_metrics(registry, current), run_gate_metrics(registry, baseline), seed
         )
         for result in metric_results:
             print(f"{result.status:<5} {result.message}", file=out)

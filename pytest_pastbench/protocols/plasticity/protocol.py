@@ -180,22 +180,19 @@ class PlasticityProtocol(ProtocolBase):
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
         """Per config (``agent@model[arm]``, trials pooled): the held-out ID and OOD scores
         (points) at the last checkpoint and P_sat (points per 1,000 tokens), per family
-        (``plasticity.<id>``) and overall (``plasticity``, the mean over families). The units
-        are the last checkpoint's held-out episodes of each trial (P_sat's: the trials)."""
+        (``plasticity.<id>``) and overall (``plasticity``, the mean over families); the trials
+        are the units (``gate_units`` gives the held-out episodes instead, from the records)."""
         per_config: dict[str, dict[str, dict[str, dict[str, dict[str, float]]]]] = {}
         for family, entry in sorted(((self.section(summary) or {}).get("families") or {}).items()):
             for line in entry.get("lineages", {}).values():
                 label = f"{line['agent']}@{line['model']}[{line['arm']}]"
                 metrics = per_config.setdefault(label, {name: {} for name in _METRICS})
                 last = (line.get("scores") or [{}])[-1]
-                episodes = line.get("last_episode_scores") or {}
                 for split in ("id", "ood"):
-                    name, scores = f"{split}_end", episodes.get(split)
-                    units = metrics[name].setdefault(family, {})
-                    if scores:
-                        units.update({f"t{line['trial']}/{e}": float(v) for e, v in scores.items()})
-                    elif last.get(split) is not None:  # a summary without episode scores
-                        units[f"t{line['trial']}"] = float(last[split])
+                    if last.get(split) is not None:
+                        metrics[f"{split}_end"].setdefault(family, {})[f"t{line['trial']}"] = float(
+                            last[split]
+                        )
                 p_sat = ((line.get("p_sat") or {}).get("per_1000_tokens") or {}).get("value")
                 if p_sat is not None:
                     metrics["p_sat"].setdefault(family, {})[f"t{line['trial']}"] = float(p_sat)
@@ -210,6 +207,27 @@ class PlasticityProtocol(ProtocolBase):
                     value = None if units is None else stratified_mean(units)
                     result.append(GateMetric(self.name, label, family, name, value, units=units))
         return result
+
+    def gate_units(
+        self, records: list[dict[str, Any]]
+    ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """(config, scope, metric) -> units: each trial's held-out episodes at the last
+        checkpoint (``t<trial>/<episode id>``), per family, for ``id_end`` and ``ood_end``."""
+        units: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
+        for record in records:
+            rows = record.get("checkpoints") or []
+            if record.get("infra_blocked") or not rows:
+                continue
+            label = f"{record['agent']}@{record['model']}[{record['arm']}]"
+            for split, scores in (rows[-1].get("episode_scores") or {}).items():
+                if split not in ("id", "ood"):
+                    continue
+                values = {f"t{record['trial']}/{e}": float(v) for e, v in scores.items()}
+                for scope in (self.name, record["family"]):
+                    units.setdefault((label, scope, f"{split}_end"), {}).setdefault(
+                        record["family"], {}
+                    ).update(values)
+        return {key: kept for key, value in units.items() if (kept := known_units(value))}
 
 
 # Gate metrics: the held-out scores at the last checkpoint and the saturating plasticity.

@@ -38,7 +38,6 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
             "environment": record["environment"],
             "checkpoints": len(rows) - 1,
             "scores": [{"checkpoint": r["checkpoint"], **r["scores"]} for r in rows],
-            "last_episode_scores": rows[-1].get("episode_scores") if rows else None,
             "inventory": [{"checkpoint": r["checkpoint"], **r["inventory"], **r["edits"]} for r in rows],
             "rejected_edits": len(record.get("rejected_edits") or []),
             "eval_usage": record.get("eval_usage"),

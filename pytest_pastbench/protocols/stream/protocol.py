@@ -8,7 +8,7 @@ from typing import Any
 
 from ..base import GateMetric, ProtocolBase, known_units, tool_names
 from .collect import collect
-from .report import ITEM_GATE_METRICS, render, summarize
+from .report import render, summarize
 from .schema import load_stream
 
 __all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
@@ -48,7 +48,7 @@ _REWARDS = ("hidden", "fully")
 # Learning diagnostics, overall only, each a mean over items (the units). All are "higher is
 # better": forgetting is the correctness after a rule's withdrawal (metrics.py), so a drop in it
 # means the stale belief stayed.
-_DIAGNOSTICS = ITEM_GATE_METRICS
+_DIAGNOSTICS = ("serving_hidden", "aulc10", "ka5", "forgetting")
 
 
 class StreamProtocol(ProtocolBase):
@@ -69,37 +69,51 @@ class StreamProtocol(ProtocolBase):
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
         """Per config: H and F overall (scope ``stream``) and per tier (``stream.L1``), and the
-        learning diagnostics overall; each with the units its noise estimate pairs."""
+        learning diagnostics overall (their units come from the records: ``gate_units``)."""
         metrics = []
         for config in (self.section(summary) or {}).get("configs", []):
-            streams = config.get("streams", {})
-            scopes = [(self.name, config["overall"], list(streams))]
+            scopes = [(self.name, config["overall"])]
             scopes += [
-                (f"{self.name}.{tier}", cell, [key for key in streams if key.endswith(f".{tier}")])
-                for tier, cell in sorted(config.get("tiers", {}).items())
+                (f"{self.name}.{tier}", cell) for tier, cell in sorted(config.get("tiers", {}).items())
             ]
-            for scope, entry, keys in scopes:
-                for case in _REWARDS:
-                    units = {key: (streams[key].get("tickets") or {}).get(case) or {} for key in keys}
-                    metrics.append(
-                        GateMetric(
-                            self.name, config["label"], scope, case, entry.get(case), units=known_units(units)
-                        )
-                    )
-            items = config.get("items") or {}
-            for name in _DIAGNOSTICS:
-                units = {"items": {item: v[name] for item, v in items.items() if v.get(name) is not None}}
-                metrics.append(
-                    GateMetric(
-                        self.name,
-                        config["label"],
-                        self.name,
-                        name,
-                        config["overall"].get(name),
-                        units=known_units(units),
-                    )
-                )
+            metrics += [
+                GateMetric(self.name, config["label"], scope, case, entry.get(case))
+                for scope, entry in scopes
+                for case in _REWARDS
+            ]
+            metrics += [
+                GateMetric(self.name, config["label"], self.name, name, config["overall"].get(name))
+                for name in _DIAGNOSTICS
+            ]
         return metrics
+
+    def gate_units(
+        self, records: list[dict[str, Any]]
+    ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """(config, scope, metric) -> units, grouped as ``report.summarize`` groups: H and F by
+        stream, each test ticket a unit (``t<trial>/<seq>``: a stream's tickets come from its
+        seed, so two runs' ``t0/17`` are the same ticket); the diagnostics by item."""
+        units: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
+        for record in records:
+            if record.get("infra_blocked"):
+                continue
+            label = f"{record['episode']} · {record['agent']}@{record['model']}"
+            stream = f"{record['domain']}.{record['tier']}"
+            for case in _REWARDS:
+                scores = {
+                    f"t{record['trial']}/{seq}": float(score)
+                    for seq, score in (record.get("test_scores") or {}).get(case, {}).items()
+                }
+                for scope in (self.name, f"{self.name}.{record['tier']}"):
+                    units.setdefault((label, scope, case), {}).setdefault(stream, {}).update(scores)
+            for name in _DIAGNOSTICS:
+                value = (record.get("metrics") or {}).get(name)
+                if value is not None:
+                    item = f"{record['family']}/t{record['trial']}"
+                    units.setdefault((label, self.name, name), {}).setdefault("items", {})[item] = float(
+                        value
+                    )
+        return {key: kept for key, value in units.items() if (kept := known_units(value))}
 
 
 PROTOCOL = StreamProtocol()

@@ -35,23 +35,6 @@ def _mean(values: Any, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
 
 
-# Per-item numbers kept in the summary: a gate pairs them by item for its noise estimate.
-ITEM_GATE_METRICS = ("serving_hidden", "aulc10", "ka5", "forgetting")
-
-
-def _ticket_scores(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Test ticket scores of a stream's trials by case, keyed ``t<trial>/<seq>`` (a stream's
-    tickets are generated from its seed, so two runs' ``t0/17`` are the same ticket)."""
-    return {
-        case: {
-            f"t{r.get('trial', 0)}/{seq}": score
-            for r in records
-            for seq, score in (r.get("test_scores") or {}).get(case, {}).items()
-        }
-        for case in ("hidden", "fully")
-    }
-
-
 def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for record in records:
@@ -70,7 +53,6 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
                 "hidden": _mean(r["metrics"]["hidden"] for r in rs),
                 "fully": _mean(r["metrics"]["fully"] for r in rs),
                 "n": len(rs),
-                "tickets": _ticket_scores(rs),
             }
             for key, rs in sorted(by_stream.items())
         }
@@ -89,16 +71,9 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
             "n_items": len(items),
             "infra_blocked": len(items) - len(measured),
         }
-        items = {
-            f"{r.get('family', r['domain'] + '.' + r['tier'])}/t{r.get('trial', 0)}": {
-                name: r["metrics"].get(name) for name in ITEM_GATE_METRICS
-            }
-            for r in measured
-        }
         configs.append(
             {
                 "label": f"{harness} · {agent}@{model}",
-                "items": dict(sorted(items.items())),
                 "harness": harness,
                 "agent": agent,
                 "model": model,
