@@ -13,6 +13,7 @@ import os
 import platform
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -207,7 +208,6 @@ def _from_run(path: Path) -> Baseline:
 def run_folder_gate_metrics(run_dir: Path, summary: dict[str, Any]) -> list[GateMetric]:
     """The other protocols' gate metrics of a run folder, their units drawn from its records."""
     from ..protocols.registry import standalone_registry
-    from .gates import protocol_gate_metrics
 
     registry = standalone_registry()
     records = {
@@ -250,3 +250,23 @@ def load_baseline(ref: str, storage: Path) -> Baseline:
         f"no baseline {ref!r}: {looked} and no such baseline file or run folder "
         f"(saved in {storage}: {available})"
     )
+
+
+def protocol_gate_metrics(
+    registry: Any, summary: Mapping[str, Any], records: Mapping[str, list[Any]] | None = None
+) -> list[GateMetric]:
+    """Every registered protocol's gate metrics in ``summary`` (PAST's are gated by episodes),
+    with the units its ``gate_units`` draws from ``records`` (protocol -> plain records) where the
+    summary holds none."""
+    from dataclasses import replace
+
+    metrics = []
+    for protocol in registry:
+        if protocol.name == "past":
+            continue
+        units_of = getattr(protocol, "gate_units", None)
+        units = units_of(list((records or {}).get(protocol.name, []))) if units_of and records else {}
+        for metric in protocol.gate_metrics(summary):
+            extra = units.get((metric.config, metric.scope, metric.name))
+            metrics.append(replace(metric, units=extra) if extra else metric)
+    return metrics

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..core.stats import mean, paired_bootstrap_ci, stratified_mean
 from ..errors import BaselineError, GateSyntaxError
 from ..judge.base import describe_judge
-from .baseline import DEFAULT_STORAGE, Baseline, Episodes, load_baseline
+from .baseline import DEFAULT_STORAGE, Baseline, Episodes, load_baseline, protocol_gate_metrics
 
 if TYPE_CHECKING:
     from ..protocols.base import GateMetric
@@ -677,26 +677,6 @@ def evaluate_metric_gates(
             _metric_result(gate, wanted[cur["label"]], before[base["label"]], seed) for cur, base in pairs
         ]
     return results
-
-
-def protocol_gate_metrics(
-    registry: Any, summary: Mapping[str, Any], records: Mapping[str, list[Any]] | None = None
-) -> list[GateMetric]:
-    """Every registered protocol's gate metrics in ``summary`` (PAST's are gated by episodes),
-    with the units its ``gate_units`` draws from ``records`` (protocol -> plain records) where the
-    summary holds none."""
-    from dataclasses import replace
-
-    metrics = []
-    for protocol in registry:
-        if protocol.name == "past":
-            continue
-        units_of = getattr(protocol, "gate_units", None)
-        units = units_of(list((records or {}).get(protocol.name, []))) if units_of and records else {}
-        for metric in protocol.gate_metrics(summary):
-            extra = units.get((metric.config, metric.scope, metric.name))
-            metrics.append(replace(metric, units=extra) if extra else metric)
-    return metrics
 
 
 def run_gate_metrics(registry: Any, run: Baseline) -> list[GateMetric]:
