@@ -7,7 +7,7 @@ from its seed and the plugin pulls in no numpy.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 def mean(values: Iterable[float]) -> float | None:
@@ -105,3 +105,10 @@ def wilson_interval(successes: int, total: int, z: float = 1.959963984540054) ->
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == total else min(1.0, centre + half)
     return low, high
+
+
+def stratified_mean(units: Mapping[str, Mapping[str, float]]) -> float | None:
+    """The mean over strata of each stratum's mean over its units (empty strata left out): the
+    statistic ``paired_bootstrap_ci`` resamples, so a value and the CI of its change agree."""
+    means = [mean(values.values()) for _, values in sorted(units.items()) if values]
+    return mean(m for m in means if m is not None)

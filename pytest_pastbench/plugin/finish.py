@@ -82,9 +82,8 @@ def publish(run: PastbenchRun, session: pytest.Session) -> None:
     from ..results.render.ci_summary import append_step_summary
     from .junit import add_family_testcases, add_summary_properties
 
-    add_summary_properties(session.config, run.summary, run.run_dir)
+    add_summary_properties(session.config, run.summary, run.run_dir, run.registry)
     add_family_testcases(session.config, run.summary)
-    append_step_summary(run.summary)
     if run.regression is not None:
         run.regression.run(run.summary, run.records, run.registry, run.options.seed)
         if run.regression.comparison is not None and run.run_dir is not None:
@@ -93,6 +92,9 @@ def publish(run: PastbenchRun, session: pytest.Session) -> None:
             add_to_comparison(run.run_dir, "baseline", run.regression.comparison)
         if run.regression.failed:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    # After the gates, so the step summary carries their verdicts.
+    gates = run.regression.results if run.regression is not None else None
+    append_step_summary(run.summary, registry=run.registry, gates=gates)
 
 
 PROGRESS_LEGEND = (

@@ -28,7 +28,21 @@ def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
     return rounded(standalone_registry().of_payload(record).junit_properties(record))
 
 
-def add_summary_properties(config: pytest.Config, summary: dict[str, Any], run_dir: Path | None) -> None:
+def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[tuple[str, Any]]:
+    """``pastbench.<protocol>.<config>.<scope>.<metric>`` per gate metric of the other protocols
+    (the intervention cells left out), named as a gate names them."""
+    from ..results.gates import protocol_gate_metrics
+
+    return [
+        (f"pastbench.{m.protocol}.{m.config}.{m.scope}.{m.name}", m.value)
+        for m in protocol_gate_metrics(registry, summary)
+        if "/" not in m.scope
+    ]
+
+
+def add_summary_properties(
+    config: pytest.Config, summary: dict[str, Any], run_dir: Path | None, registry: Any = None
+) -> None:
     try:
         from _pytest.junitxml import xml_key
     except ImportError:  # pragma: no cover - pytest moved its private API
@@ -44,6 +58,8 @@ def add_summary_properties(config: pytest.Config, summary: dict[str, Any], run_d
             props.append((f"pastbench.{label}.overall.{key}", overall.get(key)))
         for name, entry in sorted(config_entry["capabilities"].items()):
             props.append((f"pastbench.{label}.{name}.delta", entry.get("delta")))
+    if registry is not None:
+        props += protocol_metric_properties(summary, registry)
     for name, value in rounded(props):
         xml.add_global_property(name, value)
 

@@ -73,13 +73,14 @@ def check_run_setup(config: pytest.Config) -> None:
         raise pytest.UsageError("; ".join(problems))
 
 
-def gate_metric_names(config: pytest.Config) -> frozenset[str]:
-    """The registered protocols' gate metric names, for parsing --pastbench-compare-fail."""
+def gate_metric_names(config: pytest.Config) -> dict[str, frozenset[str]]:
+    """The registered protocols' gate metric names (protocol -> names), for parsing
+    --pastbench-compare-fail and listing the valid ones when a gate names another."""
     if not pastbench_run(config).options.compare_fail:
-        return frozenset()  # the registry imports every protocol: only when gates need its names
-    return frozenset(
-        name for protocol in pastbench_run(config).registry for name in protocol.gate_metric_names
-    )
+        return {}  # the registry imports every protocol: only when gates need its names
+    from ..results.gates import registry_metrics
+
+    return registry_metrics(pastbench_run(config).registry)
 
 
 def add_family_paths(config: pytest.Config, families: list[str]) -> None:

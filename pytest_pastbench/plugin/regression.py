@@ -18,15 +18,15 @@ from ..protocols.past.metrics import episode_scores
 from ..results.baseline import Baseline, check_name, load_baseline, save_baseline
 from ..results.compare import render_comparison
 from ..results.gates import (
-    METRICS,
     Gate,
     GateResult,
-    evaluate_metric_gates,
+    ProtocolMetrics,
+    gate_and_report,
     gate_exit_code,
     match_configs,
     pair_families,
     parse_gates,
-    report_gates,
+    protocol_gate_metrics,
 )
 
 
@@ -48,7 +48,7 @@ class RegressionCheck:
         save: str | None,
         compare: str | None,
         compare_fail: list[str],
-        protocol_metrics: frozenset[str] = frozenset(),
+        protocol_metrics: ProtocolMetrics | None = None,
     ) -> RegressionCheck | None:
         """Validate the options; ``None`` when none of them is used."""
         if not (save or compare or compare_fail):
@@ -60,8 +60,9 @@ class RegressionCheck:
                 raise pytest.UsageError(
                     "--pastbench-compare-fail needs a baseline: add --pastbench-compare=NAME|PATH"
                 )
-            check.baseline = load_baseline(compare, check.storage) if compare else None
+            # The gates first: a typo in one is reported even before there is a baseline.
             check.gates = parse_gates(compare_fail, protocol_metrics) if compare_fail else []
+            check.baseline = load_baseline(compare, check.storage) if compare else None
         except (BaselineError, GateSyntaxError) as exc:
             raise pytest.UsageError(str(exc)) from None
         return check
@@ -73,35 +74,28 @@ class RegressionCheck:
         from ..protocols.registry import PAST
 
         episodes = episode_scores(records.get(PAST, []))
+        plain = {name: [r for r in rs if isinstance(r, dict)] for name, rs in records.items() if name != PAST}
+        gate_metrics = protocol_gate_metrics(registry, summary, plain)
         if self.baseline is not None:
             self.lines.append(f"current run vs baseline {self.baseline.name}")
-            comparison = render_comparison(summary, self.baseline.summary)
+            comparison = render_comparison(summary, self.baseline.summary, registry)
             self.lines.append(comparison)
             self.comparison = {
                 "name": self.baseline.name,
                 "rows": baseline_rows(summary, self.baseline.summary),
             }
-            past_gates = [g for g in self.gates if g.metric in METRICS]
-            metric_gates = [g for g in self.gates if g.metric not in METRICS]
-            if metric_gates:
-                current_metrics = [m for p in registry for m in p.gate_metrics(summary)]
-                baseline_metrics = [m for p in registry for m in p.gate_metrics(self.baseline.summary)]
-                self.results += evaluate_metric_gates(metric_gates, current_metrics, baseline_metrics)
-                self.lines += [f"{r.status:<5} {r.message}" for r in self.results]
-                self.comparison["gates"] = [f"{r.status:<5} {r.message}" for r in self.results]
-            if past_gates:
+            if self.gates:
                 out, err = io.StringIO(), io.StringIO()
-                current = Baseline(name="current run", summary=summary, episodes=episodes)
-                self.results += report_gates(past_gates, current, self.baseline, seed, out=out, err=err)
-                self.comparison.setdefault("gates", [])
-                self.comparison["gates"] += [line for line in out.getvalue().splitlines() if line]
+                current = Baseline("current run", summary, episodes, gate_metrics=gate_metrics)
+                self.results = gate_and_report(self.gates, current, self.baseline, registry, seed, out, err)
+                self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
                 # the comparison already carries the notes on which configs were paired
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
             # An unevaluable gate (a scope missing from the run) fails the session too.
             self.failed = bool(self.gates) and gate_exit_code(self.results) != 0
         if self.save_name:
-            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []))
+            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []), gate_metrics)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -29,8 +29,16 @@ from .detect import family_format
 
 @dataclass(frozen=True)
 class GateMetric:
-    """One named number a baseline can be compared on: ``stream`` ``own · hermes@m`` ``overall``
-    ``hidden`` = 95.6. ``ci`` is its own 95% interval when the protocol computes one."""
+    """One named number a baseline can be compared on: ``stream`` ``own · hermes@m`` ``stream.L1``
+    ``hidden`` = 95.6. ``scope`` is spelled as a gate names it: the protocol (its overall), or
+    ``<protocol>.<key>`` (a tier, a family id, an intervention cell). ``ci`` is its own 95%
+    interval when the protocol computes one.
+
+    ``units`` (stratum -> unit id -> value) are what the value is a mean of: the mean over strata
+    of each stratum's mean over its units (a stream's test tickets per stream, an intervention's
+    event × profile cells per family). A gate pairs them by id with the baseline's for a
+    bootstrap CI of the change (``stats.paired_bootstrap_ci``); None when the value is no such mean.
+    """
 
     protocol: str
     config: str
@@ -39,6 +47,13 @@ class GateMetric:
     value: float | None
     ci: tuple[float, float] | None = None
     higher_is_better: bool = True
+    units: Mapping[str, Mapping[str, float]] | None = field(default=None, compare=False)
+
+
+def known_units(units: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]] | None:
+    """``GateMetric.units`` without its empty strata; None when no stratum holds a unit."""
+    kept = {stratum: dict(values) for stratum, values in sorted(units.items()) if values}
+    return kept or None
 
 
 def tool_names(tools: list[dict[str, Any]]) -> set[str]:
@@ -243,6 +258,13 @@ class ProtocolBase:
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
         return []
+
+    def gate_units(
+        self, records: list[dict[str, Any]]
+    ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """Optional: (config, scope, metric) -> ``GateMetric.units`` drawn from this protocol's
+        records, for the metrics whose units the summary does not hold (a stream's tickets)."""
+        return {}
 
 
 class ProtocolFile(pytest.File):

@@ -13,10 +13,11 @@ import os
 import platform
 import re
 import subprocess
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BaselineError, RunLoadError
 from ..protocols.past.metrics import episode_scores
@@ -24,6 +25,9 @@ from ..version import plugin_version
 from .item_record import ItemRecord
 from .read import load_run
 from .run_folder import write_json_atomic
+
+if TYPE_CHECKING:
+    from ..protocols.base import GateMetric
 
 BASELINE_SCHEMA_VERSION = 1
 # Hidden like pytest-benchmark's ``.benchmarks``; relative to the working directory.
@@ -40,6 +44,9 @@ class Baseline:
     summary: dict[str, Any]
     episodes: Episodes
     meta: dict[str, Any] = field(default_factory=dict)
+    # The other protocols' gate metrics with their units (drawn from records, which a baseline
+    # file does not keep); None: read them from the summary, without units.
+    gate_metrics: list[GateMetric] | None = None
 
     @property
     def run(self) -> dict[str, Any]:
@@ -97,8 +104,15 @@ def git_commit(cwd: Path | None = None) -> str | None:
     return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else None
 
 
-def save_baseline(storage: Path, name: str, summary: dict[str, Any], records: list[ItemRecord]) -> Path:
-    """Write ``<storage>/<name>.json`` atomically and return its path (an existing one is replaced)."""
+def save_baseline(
+    storage: Path,
+    name: str,
+    summary: dict[str, Any],
+    records: list[ItemRecord],
+    gate_metrics: list[GateMetric] | None = None,
+) -> Path:
+    """Write ``<storage>/<name>.json`` atomically and return its path (an existing one is replaced).
+    ``gate_metrics``: the other protocols' (with their units), kept beside the PAST episodes."""
     stem = check_name(name)
     path = Path(storage) / f"{stem}.json"
     document = {
@@ -111,6 +125,8 @@ def save_baseline(storage: Path, name: str, summary: dict[str, Any], records: li
         "summary": summary,
         "episodes": episode_scores(records),
     }
+    if gate_metrics is not None:
+        document["gate_metrics"] = [asdict(m) for m in gate_metrics]
     try:
         write_json_atomic(path, document)
     except (OSError, TypeError, ValueError) as exc:
@@ -154,13 +170,25 @@ def _from_file(path: Path) -> Baseline:
     summary = data["summary"]
     if not isinstance(summary, dict) or not isinstance(summary.get("configs"), list):
         raise BaselineError(f"{path}: 'summary' is not a sequence_summary document")
-    meta = {k: v for k, v in data.items() if k not in ("summary", "episodes")}
+    meta = {k: v for k, v in data.items() if k not in ("summary", "episodes", "gate_metrics")}
     return Baseline(
         name=str(data.get("name") or path.stem),
         summary=summary,
         episodes=_episodes_from_json(data["episodes"], path),
         meta={**meta, "source": str(path), "kind": "baseline"},
+        gate_metrics=_gate_metrics_from_json(data.get("gate_metrics"), path),
     )
+
+
+def _gate_metrics_from_json(raw: Any, source: Path) -> list[GateMetric] | None:
+    from ..protocols.base import GateMetric
+
+    if raw is None:
+        return None  # saved before gate metrics were kept: they are read from the summary
+    try:
+        return [GateMetric(**{**m, "ci": tuple(m["ci"]) if m.get("ci") else None}) for m in raw]
+    except (TypeError, KeyError, AttributeError):
+        raise BaselineError(f"{source}: 'gate_metrics' is not a list of gate metrics") from None
 
 
 def _from_run(path: Path) -> Baseline:
@@ -173,7 +201,19 @@ def _from_run(path: Path) -> Baseline:
         summary=run.summary,
         episodes=episode_scores(run.records),
         meta={"source": str(run.path), "kind": "run", "run": run.run},
+        gate_metrics=run_folder_gate_metrics(run.path, run.summary),
     )
+
+
+def run_folder_gate_metrics(run_dir: Path, summary: dict[str, Any]) -> list[GateMetric]:
+    """The other protocols' gate metrics of a run folder, their units drawn from its records."""
+    from ..protocols.registry import standalone_registry
+
+    registry = standalone_registry()
+    records = {
+        protocol.name: protocol.read_records(run_dir) for protocol in registry if protocol.name != "past"
+    }
+    return protocol_gate_metrics(registry, summary, records)
 
 
 def load_baseline(ref: str, storage: Path) -> Baseline:
@@ -210,3 +250,23 @@ def load_baseline(ref: str, storage: Path) -> Baseline:
         f"no baseline {ref!r}: {looked} and no such baseline file or run folder "
         f"(saved in {storage}: {available})"
     )
+
+
+def protocol_gate_metrics(
+    registry: Any, summary: Mapping[str, Any], records: Mapping[str, list[Any]] | None = None
+) -> list[GateMetric]:
+    """Every registered protocol's gate metrics in ``summary`` (PAST's are gated by episodes),
+    with the units its ``gate_units`` draws from ``records`` (protocol -> plain records) where the
+    summary holds none."""
+    from dataclasses import replace
+
+    metrics = []
+    for protocol in registry:
+        if protocol.name == "past":
+            continue
+        units_of = getattr(protocol, "gate_units", None)
+        units = units_of(list((records or {}).get(protocol.name, []))) if units_of and records else {}
+        for metric in protocol.gate_metrics(summary):
+            extra = units.get((metric.config, metric.scope, metric.name))
+            metrics.append(replace(metric, units=extra) if extra else metric)
+    return metrics

@@ -18,11 +18,14 @@ from ..errors import BaselineError, GateSyntaxError
 from .baseline import DEFAULT_STORAGE, Baseline, load_baseline
 from .gates import (
     GATE_SYNTAX,
-    check_against,
     compatibility_warnings,
+    gate_and_report,
+    gate_exit_code,
     match_configs,
     pair_families,
     parse_gates,
+    protocol_gate_metrics,
+    registry_metrics,
 )
 from .render.table import format_delta, format_number
 
@@ -64,8 +67,50 @@ def _get(entry: dict[str, Any] | None, key: str) -> float | None:
     return None if entry is None else entry.get(key)
 
 
-def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
-    """One table per compared config: baseline and current Δ, their change, and Mech, per scope."""
+METRIC_HEADERS = ("protocol", "scope", "metric", "baseline", "current", "change")
+
+
+def render_metric_comparison(current: dict[str, Any], baseline: dict[str, Any], registry: Any) -> str:
+    """The other protocols' gate metrics (overall, tiers, families; not the intervention cells):
+    baseline and current value and their change, per paired config. Empty without any."""
+    now_all = protocol_gate_metrics(registry, current)
+    before_all = protocol_gate_metrics(registry, baseline)
+    blocks = []
+    for protocol in sorted({m.protocol for m in now_all} & {m.protocol for m in before_all}):
+        now = [m for m in now_all if m.protocol == protocol and "/" not in m.scope]
+        before = [m for m in before_all if m.protocol == protocol and "/" not in m.scope]
+        pairs, notes = match_configs(
+            {"configs": [{"label": c} for c in dict.fromkeys(m.config for m in now)]},
+            {"configs": [{"label": c} for c in dict.fromkeys(m.config for m in before)]},
+        )
+        for cur, base in pairs:
+            old = {(m.scope, m.name): m.value for m in before if m.config == base["label"]}
+            rows = []
+            for m in (m for m in now if m.config == cur["label"]):
+                was = old.get((m.scope, m.name))
+                change = None if m.value is None or was is None else m.value - was
+                arrow = "" if m.higher_is_better else " (lower is better)"
+                rows.append(
+                    [protocol, m.scope, m.name + arrow, format_number(was), format_number(m.value),
+                     format_number(change, signed=True)]
+                )  # fmt: skip
+            title = (
+                cur["label"]
+                if cur["label"] == base["label"]
+                else f"{cur['label']} (baseline: {base['label']})"
+            )
+            table = tabulate(rows, headers=METRIC_HEADERS, tablefmt="simple", disable_numparse=True)
+            blocks.append(f"{protocol}: {title}\n{table}")
+        blocks += [f"note: {protocol}: {note}" for note in notes if not pairs or "labels differ" not in note]
+    return "\n\n".join(blocks)
+
+
+def render_comparison(current: dict[str, Any], baseline: dict[str, Any], registry: Any = None) -> str:
+    """One table per compared config: baseline and current Δ, their change, and Mech, per scope;
+    with ``registry``, then the other protocols' gate metrics (``render_metric_comparison``)."""
+    others = render_metric_comparison(current, baseline, registry) if registry is not None else ""
+    if others and not current.get("configs") and not baseline.get("configs"):
+        return others  # no PAST item on either side: no "no configuration in common" note
     pairs, notes = match_configs(current, baseline)
     blocks = []
     for cur, base in pairs:
@@ -95,6 +140,7 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any]) -> str:
         table = tabulate(rows, headers=COMPARISON_HEADERS, tablefmt="simple", disable_numparse=True)
         blocks.append(f"{title}\n{table}")
     blocks += [f"note: {note}" for note in notes]
+    blocks += [others] if others else []
     return "\n\n".join(blocks)
 
 
@@ -128,8 +174,11 @@ def _compare_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from ..protocols.registry import standalone_registry
+
+    registry = standalone_registry()
     try:
-        gates = parse_gates(args.fail) if args.fail else []
+        gates = parse_gates(args.fail, registry_metrics(registry)) if args.fail else []
         loaded: list[Baseline] = [load_baseline(ref, Path(args.storage)) for ref in args.refs]
     except (GateSyntaxError, BaselineError) as exc:
         print(f"pastbench compare: {exc}", file=sys.stderr)
@@ -137,7 +186,7 @@ def _compare_command(args: argparse.Namespace) -> int:
     reference, others = loaded[0], loaded[1:]
     if len(loaded) == 2:
         print(f"{others[0].name} against {reference.name}\n")
-        print(render_comparison(others[0].summary, reference.summary))
+        print(render_comparison(others[0].summary, reference.summary, registry))
     else:
         print(render_side_by_side([(b.name, b.summary) for b in loaded]))
     if not gates:
@@ -148,7 +197,7 @@ def _compare_command(args: argparse.Namespace) -> int:
     codes = []
     for other in others:
         print(f"\ngates: {other.name} against {reference.name}")
-        codes.append(check_against(gates, other, reference, args.seed))
+        codes.append(gate_exit_code(gate_and_report(gates, other, reference, registry, args.seed)))
     # A regression anywhere outranks an unevaluable gate elsewhere (1 before 2), as in one gate run.
     return 1 if 1 in codes else max(codes)
 

@@ -12,15 +12,18 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.stats import mean, paired_bootstrap_ci
+from ..core.stats import mean, paired_bootstrap_ci, stratified_mean
 from ..errors import BaselineError, GateSyntaxError
 from ..judge.base import describe_judge
-from .baseline import DEFAULT_STORAGE, Baseline, Episodes, load_baseline
+from .baseline import DEFAULT_STORAGE, Baseline, Episodes, load_baseline, protocol_gate_metrics
+
+if TYPE_CHECKING:
+    from ..protocols.base import GateMetric
 
 METRICS = ("delta", "mech", "s_on", "s_off", "wp", "ra", "uc", "rh", "pr")
 COMPONENT_METRICS = frozenset({"wp", "ra", "uc", "rh", "pr"})
@@ -30,9 +33,11 @@ LOWER_IS_BETTER = frozenset({"pr"})
 _EPS = 1e-9
 
 GATE_SYNTAX = (
-    "[SCOPE.]METRIC:THRESHOLD, e.g. delta:0.05, update.delta:0.05, update.fact_correction.mech:±0.1; "
-    "SCOPE is overall (the default), a capability or a family id; "
-    f"METRIC is one of {', '.join(METRICS)}; "
+    "[SCOPE.]METRIC:THRESHOLD, e.g. delta:0.05, update.delta:0.05, update.fact_correction.mech:±0.1, "
+    "stream.hidden:2.0, stream.L1.fully:5, intervention.rho:0.05, plasticity.id_end:10; "
+    "SCOPE is overall (the default), a capability or a family id; for another protocol's metric it is "
+    "the protocol (its overall), a stream tier, a family id or an intervention cell; "
+    f"METRIC is one of {', '.join(METRICS)} or a protocol's gate metric; "
     "THRESHOLD is a number >= 0 (a worse change beyond it fails; ±X or +-X fails on a change either way); "
     "several gates: comma-separated or repeated"
 )
@@ -99,7 +104,40 @@ class GateResult:
         return "ERROR" if self.error is not None else "FAIL" if self.failed else "ok"
 
 
-def _parse_one(text: str, protocol_metrics: frozenset[str] = frozenset()) -> Gate:
+# protocol name -> its gate metric names (``BenchProtocol.gate_metric_names``).
+ProtocolMetrics = Mapping[str, frozenset[str]]
+
+
+def valid_metrics_text(protocols: ProtocolMetrics) -> str:
+    """``past: delta, mech, …; stream: aulc10, fully, …``: what a gate may name in this run."""
+    known = {"past": frozenset(METRICS), **{p: names for p, names in protocols.items() if p != "past"}}
+    return "; ".join(
+        f"{p}: {', '.join(METRICS if p == 'past' else sorted(names))}"
+        for p, names in sorted(known.items(), key=lambda kv: (kv[0] != "past", kv[0]))
+    )
+
+
+def metric_owner(metric: str, protocols: ProtocolMetrics) -> str | None:
+    """The protocol (not PAST) whose gate metric ``metric`` is; None for PAST's or an unknown one."""
+    if metric in METRICS:
+        return None
+    owners = sorted(p for p, names in protocols.items() if p != "past" and metric in names)
+    return owners[0] if owners else None
+
+
+def _protocol_scope(text: str, scope: str, metric: str, owner: str) -> str:
+    """A protocol metric's scope: the protocol itself when none is given; it must name the owner."""
+    if scope == "overall":
+        return owner
+    if scope == owner or scope.startswith(f"{owner}."):
+        return scope
+    raise GateSyntaxError(
+        f"gate {text!r}: {metric!r} is a {owner} metric; scope it as {owner}.{metric} or "
+        f"{owner}.<tier|family|cell>.{metric}; syntax: {GATE_SYNTAX}"
+    )
+
+
+def _parse_one(text: str, protocol_metrics: ProtocolMetrics | None = None) -> Gate:
     target, colon, limit = text.partition(":")
     if not colon:
         raise GateSyntaxError(f"gate {text!r}: missing ':THRESHOLD'; syntax: {GATE_SYNTAX}")
@@ -107,10 +145,17 @@ def _parse_one(text: str, protocol_metrics: frozenset[str] = frozenset()) -> Gat
     metric = metric.strip().lower()
     if not dot:
         scope = "overall"
-    if metric not in METRICS and metric not in protocol_metrics:
-        raise GateSyntaxError(f"gate {text!r}: unknown metric {metric!r}; syntax: {GATE_SYNTAX}")
+    protocols = protocol_metrics or {}
+    owner = metric_owner(metric, protocols)
+    if metric not in METRICS and owner is None:
+        raise GateSyntaxError(
+            f"gate {text!r}: unknown metric {metric!r}; valid metrics: {valid_metrics_text(protocols)}; "
+            f"syntax: {GATE_SYNTAX}"
+        )
     if not _SCOPE.match(scope):
         raise GateSyntaxError(f"gate {text!r}: bad scope {scope!r}; syntax: {GATE_SYNTAX}")
+    if owner is not None:
+        scope = _protocol_scope(text, scope, metric, owner)
     limit = limit.strip()
     two_sided = limit.startswith(_TWO_SIDED)
     if two_sided:
@@ -129,9 +174,10 @@ def _parse_one(text: str, protocol_metrics: frozenset[str] = frozenset()) -> Gat
     return Gate(scope=scope, metric=metric, threshold=threshold, two_sided=two_sided)
 
 
-def parse_gates(exprs: list[str], protocol_metrics: frozenset[str] = frozenset()) -> list[Gate]:
+def parse_gates(exprs: list[str], protocol_metrics: ProtocolMetrics | None = None) -> list[Gate]:
     """Gates from ``--fail`` values, each one expression or several separated by commas.
-    ``protocol_metrics``: the registered protocols' gate metric names, accepted besides PAST's.
+    ``protocol_metrics``: the registered protocols' gate metric names (protocol -> names),
+    accepted besides PAST's; an unknown metric's error lists them all.
 
     Identical gates given twice are kept once (a repeated CI flag should not print twice).
     """
@@ -320,12 +366,20 @@ def _tag(current_label: str, baseline_label: str) -> str:
     return f"[{current_label} vs baseline {baseline_label}]"
 
 
-def _noise_text(gate: Gate, ci: tuple[float, float] | None, exceeds: bool | None) -> str:
+def _noise_text(
+    gate: Gate,
+    ci: tuple[float, float] | None,
+    exceeds: bool | None,
+    lower_is_better: bool | None = None,
+    missing: str = "no paired episodes for a noise estimate",
+) -> str:
     if ci is None:
-        return "no paired episodes for a noise estimate"
+        return missing
+    if lower_is_better is None:
+        lower_is_better = gate.metric in LOWER_IS_BETTER
     text = f"95% CI of change [{ci[0]:+.2f}, {ci[1]:+.2f}]"
     if exceeds:
-        word = "change" if gate.two_sided else "rise" if gate.metric in LOWER_IS_BETTER else "drop"
+        word = "change" if gate.two_sided else "rise" if lower_is_better else "drop"
         return f"{word} exceeds noise: {text}"
     if ci[0] <= 0 <= ci[1]:
         return f"within noise: {text}"
@@ -389,12 +443,7 @@ def _evaluate(
     exceeds: bool | None = None
     if gate.metric in EPISODE_METRICS:
         ci = change_ci(gate, current_config, baseline_config, current_episodes, baseline.episodes, seed)
-        if ci is not None:
-            beyond_low, beyond_high = ci[1] < 0, ci[0] > 0
-            if gate.two_sided:
-                exceeds = beyond_low or beyond_high
-            else:
-                exceeds = beyond_high if gate.metric in LOWER_IS_BETTER else beyond_low
+        exceeds = _exceeds(ci, gate.two_sided, gate.metric in LOWER_IS_BETTER)
     if abs(change) < _EPS:
         head = f"{gate.name} unchanged"
     else:
@@ -516,33 +565,162 @@ def report_gates(
     return results
 
 
-def evaluate_metric_gates(gates: list[Gate], current: list[Any], baseline: list[Any]) -> list[GateResult]:
-    """Gates on protocol metrics (``GateMetric``): per config of the gate's scope and metric, the
-    change from the baseline's value; worse beyond the threshold fails. No CI of the change: a
-    protocol metric carries no per-episode pairs."""
+def _exceeds(ci: tuple[float, float] | None, two_sided: bool, lower_is_better: bool) -> bool | None:
+    """Whether the CI of the change excludes 0 on the side that is worse (either, two-sided)."""
+    if ci is None:
+        return None
+    beyond_low, beyond_high = ci[1] < 0, ci[0] > 0
+    if two_sided:
+        return beyond_low or beyond_high
+    return beyond_high if lower_is_better else beyond_low
+
+
+def _common_strata(
+    now: GateMetric, before: GateMetric
+) -> tuple[float | None, float | None, dict[str, list[tuple[float, float]]], str | None]:
+    """Both values over the strata (families, streams) both runs hold, the unit pairs per stratum
+    and a note naming the strata left out (a baseline of another dataset version)."""
+    mine, theirs = dict(now.units or {}), dict(before.units or {})
+    values: tuple[float | None, float | None] = (now.value, before.value)
+    note = None
+    if mine and theirs and set(mine) != set(theirs):
+        common = sorted(set(mine) & set(theirs))
+        left = [
+            f"only in {side}: {', '.join(sorted(extra))}"
+            for side, extra in (
+                ("the baseline", set(theirs) - set(mine)),
+                ("the current run", set(mine) - set(theirs)),
+            )
+            if extra
+        ]
+        note = f"compared on the {len(common)} shared of its strata; left out {'; '.join(left)}"
+        mine, theirs = {k: mine[k] for k in common}, {k: theirs[k] for k in common}
+        values = (stratified_mean(mine), stratified_mean(theirs)) if common else (None, None)
+    pairs = {
+        stratum: [
+            (mine[stratum][u], theirs[stratum][u]) for u in sorted(set(mine[stratum]) & set(theirs[stratum]))
+        ]
+        for stratum in sorted(set(mine) & set(theirs))
+    }
+    return values[0], values[1], pairs, note
+
+
+def _metric_result(gate: Gate, now: GateMetric, before: GateMetric, seed: int) -> GateResult:
+    """One protocol-metric gate on one pair of configs, judged and worded as PAST's gates are:
+    the threshold decides; a paired bootstrap over the metric's units says whether the change is
+    beyond noise."""
+    tag = _tag(now.config, before.config)
+    current, baseline, pairs, note = _common_strata(now, before)
+    if current is None or baseline is None:
+        side = "current run" if current is None else "baseline"
+        error = f"{side}: {gate.name} has no value (not applicable, or every item blocked)"
+        return GateResult(
+            gate, now.config, before.config, current, baseline, error=error,
+            message=f"{gate.name}: cannot evaluate: {error} {tag}",
+        )  # fmt: skip
+    change = current - baseline
+    lower = not now.higher_is_better
+    worse = change if lower else -change
+    failed = (abs(change) if gate.two_sided else worse) > gate.threshold + _EPS
+    # One unit per stratum resamples to the point change: no noise estimate, not a zero-width one.
+    ci = paired_bootstrap_ci(pairs, seed) if any(len(p) > 1 for p in pairs.values()) else None
+    exceeds = _exceeds(ci, gate.two_sided, lower)
+    head = (
+        f"{gate.name} unchanged"
+        if abs(change) < _EPS
+        else f"{gate.name} {'rose' if change > 0 else 'dropped'} by {abs(change):.3f}"
+    )
+    details = [f"{baseline:.3f} → {current:.3f}", f"limit {gate.limit}"]
+    details += ["lower is better"] if lower else []
+    details.append(_noise_text(gate, ci, exceeds, lower, "too few paired units for a noise estimate"))
+    details += [note] if note else []
+    return GateResult(
+        gate, now.config, before.config, current, baseline, change, failed, ci=ci, exceeds_noise=exceeds,
+        message=f"{head} ({'; '.join(details)}) {tag}",
+    )  # fmt: skip
+
+
+def evaluate_metric_gates(
+    gates: list[Gate], current: Sequence[GateMetric], baseline: Sequence[GateMetric], seed: int = 0
+) -> list[GateResult]:
+    """Gates on protocol metrics (``BenchProtocol.gate_metrics``): per compared config, the
+    change of the gate's scope × metric from the baseline's. Configs pair by label, or whatever
+    their labels when each side has one (as PAST's do). Missing scope or config: an error result."""
+
+    def scope(metric: GateMetric) -> str:
+        # A protocol's "overall" is gated as the protocol's name (``stream.hidden``).
+        return metric.protocol if metric.scope == "overall" else metric.scope
+
     results = []
     for gate in gates:
-        wanted = [m for m in current if m.scope == gate.scope and m.name == gate.metric]
-        before = {m.config: m for m in baseline if m.scope == gate.scope and m.name == gate.metric}
-        if not wanted:
-            results.append(GateResult(gate, "", "", error=f"{gate}: no such scope or metric in this run"))
-        for metric in wanted:
-            base = before.get(metric.config) or (next(iter(before.values())) if len(before) == 1 else None)
-            result = GateResult(gate, metric.config, base.config if base else "", current=metric.value)
-            if base is None or base.value is None or metric.value is None:
-                result.error = f"{gate} [{metric.config}]: no value to compare in the run or the baseline"
-                result.message = result.error
-                results.append(result)
-                continue
-            result.baseline, result.change = base.value, metric.value - base.value
-            worse = -result.change if metric.higher_is_better else result.change
-            result.failed = (abs(result.change) if gate.two_sided else worse) > gate.threshold + _EPS
-            result.message = (
-                f"{gate} [{metric.config}]: {base.value:g} -> {metric.value:g} (change {result.change:+g}; "
-                f"{'higher' if metric.higher_is_better else 'lower'} is better)"
+        wanted = {m.config: m for m in current if scope(m) == gate.scope and m.name == gate.metric}
+        before = {m.config: m for m in baseline if scope(m) == gate.scope and m.name == gate.metric}
+        if not wanted or not before:
+            side, metrics = ("current run", current) if not wanted else ("baseline", baseline)
+            scopes = sorted({scope(m) for m in metrics if m.name == gate.metric and "/" not in m.scope})
+            error = f"{side}: no {gate.name} (scopes with {gate.metric}: {', '.join(scopes) or 'none'})"
+            results.append(
+                GateResult(gate, "", "", error=error, message=f"{gate.name}: cannot evaluate: {error}")
             )
-            results.append(result)
+            continue
+        pairs, notes = match_configs(
+            {"configs": [{"label": label} for label in wanted]},
+            {"configs": [{"label": label} for label in before]},
+        )
+        if not pairs:
+            results.append(
+                GateResult(
+                    gate, "", "", error=notes[-1], message=f"{gate.name}: cannot evaluate: {notes[-1]}"
+                )
+            )
+        results += [
+            _metric_result(gate, wanted[cur["label"]], before[base["label"]], seed) for cur, base in pairs
+        ]
     return results
+
+
+def run_gate_metrics(registry: Any, run: Baseline) -> list[GateMetric]:
+    """A run's or baseline's protocol gate metrics: those it saved, else drawn from its summary."""
+    if run.gate_metrics is not None:
+        return run.gate_metrics
+    return protocol_gate_metrics(registry, run.summary)
+
+
+def gate_and_report(
+    gates: list[Gate],
+    current: Baseline,
+    baseline: Baseline,
+    registry: Any,
+    seed: int | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> list[GateResult]:
+    """Every gate, PAST's and the other protocols', evaluated and printed (``report_gates``'
+    warnings and notes on ``err``, one line per result on ``out``)."""
+    out, err = out or sys.stdout, err or sys.stderr
+    past = [g for g in gates if g.metric in METRICS]
+    others = [g for g in gates if g.metric not in METRICS]
+    if seed is None:
+        seed = int(current.run.get("seed", 0) or 0)
+    if past:
+        results = report_gates(past, current, baseline, seed, out, err)
+    else:
+        results = []
+        for warning in compatibility_warnings(current.run, baseline.run):
+            print(f"warning: {warning}", file=err)
+    if others:
+        metric_results = evaluate_metric_gates(
+            others, run_gate_metrics(registry, current), run_gate_metrics(registry, baseline), seed
+        )
+        for result in metric_results:
+            print(f"{result.status:<5} {result.message}", file=out)
+        results += metric_results
+    return results
+
+
+def registry_metrics(registry: Any) -> dict[str, frozenset[str]]:
+    """protocol name -> its gate metric names, for ``parse_gates``."""
+    return {protocol.name: frozenset(protocol.gate_metric_names) for protocol in registry}
 
 
 def verdict_parts(results: list[GateResult]) -> list[tuple[str, bool]]:
@@ -556,15 +734,18 @@ def verdict_parts(results: list[GateResult]) -> list[tuple[str, bool]]:
 
 
 def _gate_command(args: argparse.Namespace) -> int:
+    from ..protocols.registry import standalone_registry
+
+    registry = standalone_registry()
     try:
-        gates = parse_gates(args.fail)
+        gates = parse_gates(args.fail, registry_metrics(registry))
         storage = Path(args.storage)
         current = load_baseline(args.run, storage)
         baseline = load_baseline(args.baseline, storage)
     except (GateSyntaxError, BaselineError) as exc:
         print(f"pastbench gate: {exc}", file=sys.stderr)
         return 2
-    return check_against(gates, current, baseline, args.seed)
+    return gate_exit_code(gate_and_report(gates, current, baseline, registry, args.seed))
 
 
 def register_cli(subparsers: argparse._SubParsersAction) -> None:

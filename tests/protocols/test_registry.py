@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_pastbench.errors import GateSyntaxError
 from pytest_pastbench.protocols.base import BenchProtocol, GateMetric, ProtocolBase
 from pytest_pastbench.protocols.registry import ProtocolRegistry, standalone_registry
 from pytest_pastbench.results.gates import evaluate_metric_gates, parse_gates
@@ -45,11 +46,19 @@ def test_every_protocol_exposes_gate_metrics_of_its_summary() -> None:
     (delta,) = [m for m in metrics["past"] if m.scope == "overall" and m.name == "delta"]
     assert (delta.value, delta.ci) == (config["overall"]["delta"], tuple(config["overall"]["delta_ci"]))
     assert [m.higher_is_better for m in metrics["past"] if m.name == "pr"][0] is False
-    own = [m for m in metrics["stream"] if m.config.startswith("own") and m.name == "hidden"]
+    own = [
+        m
+        for m in metrics["stream"]
+        if m.config.startswith("own") and m.name == "hidden" and m.scope == "stream"
+    ]
     assert [m.value for m in own] == [summary["protocols"]["stream"]["configs"][2]["overall"]["hidden"]]
     rho = [m for m in metrics["intervention"] if m.name == "rho"]
-    assert len(rho) == 6 and all(m.ci is not None and not m.higher_is_better for m in rho)
-    assert {m.name for m in metrics["plasticity"]} == {"id_end", "ood_end"}
+    cells = [m for m in rho if "/" in m.scope]  # family/event/profile: ρ with its Wilson interval
+    assert len(cells) == 6 and all(m.ci is not None for m in cells)
+    assert all(not m.higher_is_better for m in rho) and {"intervention"} <= {m.scope for m in rho}
+    (overall,) = [m for m in rho if m.scope == "intervention"]
+    assert overall.value == pytest.approx(sum(m.value for m in cells) / len(cells))  # one family here
+    assert {m.name for m in metrics["plasticity"]} == {"id_end", "ood_end", "p_sat"}
     for protocol in standalone_registry():
         assert {m.name for m in metrics[protocol.name]} <= protocol.gate_metric_names
 
@@ -58,10 +67,15 @@ def test_a_metric_gate_fails_on_the_worse_direction_only() -> None:
     def metric(value: float, higher: bool) -> GateMetric:
         return GateMetric("x", "cfg", "overall", "m", value, None, higher)
 
-    (gate,) = parse_gates(["m:0.1"], frozenset({"m"}))
+    (gate,) = parse_gates(["m:0.1"], {"x": frozenset({"m"})})
+    assert gate.scope == "x"  # no scope: the protocol's overall
     (higher_better,) = evaluate_metric_gates([gate], [metric(0.3, True)], [metric(0.5, True)])
     (lower_better,) = evaluate_metric_gates([gate], [metric(0.3, False)], [metric(0.5, False)])
     assert higher_better.failed and not lower_better.failed
-    elsewhere = parse_gates(["other.m:0.1"], frozenset({"m"}))
-    (missing,) = evaluate_metric_gates(elsewhere, [metric(0.3, True)], [])
+    assert "x.m dropped by 0.200 (0.500 → 0.300; limit 0.1;" in higher_better.message
+    with pytest.raises(GateSyntaxError, match="'m' is a x metric; scope it as x.m"):
+        parse_gates(["other.m:0.1"], {"x": frozenset({"m"})})
+    (missing,) = evaluate_metric_gates(
+        parse_gates(["x.sub.m:0.1"], {"x": frozenset({"m"})}), [metric(0.3, True)], []
+    )
     assert missing.error is not None and not missing.passed

@@ -9,11 +9,12 @@ versioned service and the agent's tools), ``engine`` (one item: pre phase, event
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..base import GateMetric, ProtocolBase, tool_names
+from ...core.stats import stratified_mean
+from ..base import GateMetric, ProtocolBase, known_units, tool_names
 from .collect import collect, load_intervention_family
 from .report import render, summarize
 from .schema import FORMAT
@@ -50,7 +51,7 @@ class InterventionProtocol(ProtocolBase):
     format_tag = FORMAT
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
     options = ()  # its profiles are a fixture's parameters (pastbench_profile), not an option
-    gate_metric_names = frozenset({"rho", "gamma", "sigma_ratio", "kappa", "alpha_l"})
+    gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)
@@ -62,27 +63,63 @@ class InterventionProtocol(ProtocolBase):
         return InterventionOfflinePolicy()
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
-        """Per config × ``family/event/profile``: ρ (with its Wilson CI; lower is better), γ, σ's
-        ratio, κ and α_L (lower is better: fewer rounds to re-learn)."""
+        """Per config: the five metrics overall (scope ``intervention``), per family
+        (``intervention.analytics``) and per cell (``intervention.analytics/<event>/<profile>``).
+        Overall and family values are means over the event × profile cells (the units a gate's
+        noise estimate resamples, per family); a cell's ρ carries its Wilson interval and its
+        α_L its trials as units."""
         metrics = []
         for config in (self.section(summary) or {}).get("configs", []):
-            for family, events in sorted(config.get("matrix", {}).items()):
-                for event, entry in sorted(events.items()):
-                    for profile, cell in sorted(entry.get("profiles", {}).items()):
-                        scope = f"{family}/{event}/{profile}"
+            label = config["label"]
+            cells = {
+                family: {
+                    f"{event}/{profile}": cell
+                    for event, entry in sorted(events.items())
+                    for profile, cell in sorted(entry.get("profiles", {}).items())
+                }
+                for family, events in sorted(config.get("matrix", {}).items())
+            }
+            for name, (value_of, higher) in _METRICS.items():
+                per_family = {
+                    family: {key: v for key, cell in entries.items() if (v := value_of(cell)) is not None}
+                    for family, entries in cells.items()
+                }
+                overall = known_units(per_family)
+                metrics.append(
+                    GateMetric(self.name, label, self.name, name, _mean_of(overall), None, higher, overall)
+                )
+                for family, values in per_family.items():
+                    units = known_units({family: values})
+                    metrics.append(
+                        GateMetric(self.name, label, family, name, _mean_of(units), None, higher, units)
+                    )
+                for family, entries in cells.items():
+                    for key, cell in entries.items():
                         rho = cell.get("rho") or {}
-                        values = [
-                            ("rho", rho.get("rho"), tuple(rho["ci"]) if rho.get("ci") else None, False),
-                            ("gamma", (cell.get("gamma") or {}).get("gamma"), None, True),
-                            ("sigma_ratio", (cell.get("sigma") or {}).get("ratio"), None, True),
-                            ("kappa", (cell.get("kappa") or {}).get("kappa"), None, True),
-                            ("alpha_l", cell.get("alpha_l"), None, False),
-                        ]
-                        metrics += [
-                            GateMetric(self.name, config["label"], scope, name, value, ci, higher)
-                            for name, value, ci, higher in values
-                        ]
+                        ci = tuple(rho["ci"]) if name == "rho" and rho.get("ci") else None
+                        trials = cell.get("alpha_l_trials") if name == "alpha_l" else None
+                        units = {"trials": {f"t{i}": v for i, v in enumerate(trials)}} if trials else None
+                        metrics.append(
+                            GateMetric(
+                                self.name, label, f"{family}/{key}", name, value_of(cell), ci, higher, units
+                            )
+                        )
         return metrics
+
+
+def _mean_of(units: Mapping[str, Mapping[str, float]] | None) -> float | None:
+    return None if units is None else stratified_mean(units)
+
+
+# name -> (its value in a matrix cell, higher is better). α_L counts rounds until the agent
+# passes m in a row again and ρ the share of solved tasks that broke: lower is better for both.
+_METRICS: dict[str, tuple[Callable[[Mapping[str, Any]], float | None], bool]] = {
+    "alpha_l": (lambda cell: cell.get("alpha_l"), False),
+    "gamma": (lambda cell: (cell.get("gamma") or {}).get("gamma"), True),
+    "sigma_ratio": (lambda cell: (cell.get("sigma") or {}).get("ratio"), True),
+    "kappa": (lambda cell: (cell.get("kappa") or {}).get("kappa"), True),
+    "rho": (lambda cell: (cell.get("rho") or {}).get("rho"), False),
+}
 
 
 PROTOCOL = InterventionProtocol()

@@ -269,6 +269,8 @@ def _score_split(
     row: dict[str, Any], split: str, episodes: list[Episode], trace: TraceRecorder, t: int
 ) -> None:
     row["scores"][split] = round(sum(e.score for e in episodes) / len(episodes), 4) if episodes else None
+    # Per held-out episode: the units a gate's noise estimate pairs between two runs.
+    row.setdefault("episode_scores", {})[split] = {e.id: e.score for e in episodes}
     decisions = [d for e in episodes for d in e.decisions]
     row["decisions"][split] = tally(decisions)
     for episode in episodes:

@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.core.family_files import read_family_mapping, validate_family
+from pytest_pastbench.core.stats import stratified_mean
 from pytest_pastbench.plugin.collection import item_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
-from ..base import GateMetric, ProtocolBase, ProtocolFile, ProtocolItem, tool_names
+from ..base import GateMetric, ProtocolBase, ProtocolFile, ProtocolItem, known_units, tool_names
 from .report import render, summarize, write_files
 from .schema import FORMAT_TAG, PlasticityFamily
 
@@ -160,7 +161,7 @@ class PlasticityProtocol(ProtocolBase):
     format_tag = FORMAT_TAG
     markers = {"plasticity": "protocol: plasticity checkpoints"}
     options = ("plasticity-checkpoints", "persistence")
-    gate_metric_names = frozenset({"id_end", "ood_end"})
+    gate_metric_names = frozenset({"id_end", "ood_end", "p_sat"})
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)
@@ -177,16 +178,60 @@ class PlasticityProtocol(ProtocolBase):
         return PlasticityOfflinePolicy()
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
-        """Per family × lineage: the held-out ID and OOD scores (points) at the last checkpoint."""
-        metrics = []
+        """Per config (``agent@model[arm]``, trials pooled): the held-out ID and OOD scores
+        (points) at the last checkpoint and P_sat (points per 1,000 tokens), per family
+        (``plasticity.<id>``) and overall (``plasticity``, the mean over families); the trials
+        are the units (``gate_units`` gives the held-out episodes instead, from the records)."""
+        per_config: dict[str, dict[str, dict[str, dict[str, dict[str, float]]]]] = {}
         for family, entry in sorted(((self.section(summary) or {}).get("families") or {}).items()):
-            for lineage, line in sorted(entry.get("lineages", {}).items()):
+            for line in entry.get("lineages", {}).values():
+                label = f"{line['agent']}@{line['model']}[{line['arm']}]"
+                metrics = per_config.setdefault(label, {name: {} for name in _METRICS})
                 last = (line.get("scores") or [{}])[-1]
-                metrics += [
-                    GateMetric(self.name, lineage, family, f"{split}_end", last.get(split))
-                    for split in ("id", "ood")
-                ]
-        return metrics
+                for split in ("id", "ood"):
+                    if last.get(split) is not None:
+                        metrics[f"{split}_end"].setdefault(family, {})[f"t{line['trial']}"] = float(
+                            last[split]
+                        )
+                p_sat = ((line.get("p_sat") or {}).get("per_1000_tokens") or {}).get("value")
+                if p_sat is not None:
+                    metrics["p_sat"].setdefault(family, {})[f"t{line['trial']}"] = float(p_sat)
+        result = []
+        for label, metrics in sorted(per_config.items()):
+            for name, families in metrics.items():
+                overall = known_units(families)
+                value = None if overall is None else stratified_mean(overall)
+                result.append(GateMetric(self.name, label, self.name, name, value, units=overall))
+                for family in sorted(families):
+                    units = known_units({family: families[family]})
+                    value = None if units is None else stratified_mean(units)
+                    result.append(GateMetric(self.name, label, family, name, value, units=units))
+        return result
+
+    def gate_units(
+        self, records: list[dict[str, Any]]
+    ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """(config, scope, metric) -> units: each trial's held-out episodes at the last
+        checkpoint (``t<trial>/<episode id>``), per family, for ``id_end`` and ``ood_end``."""
+        units: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
+        for record in records:
+            rows = record.get("checkpoints") or []
+            if record.get("infra_blocked") or not rows:
+                continue
+            label = f"{record['agent']}@{record['model']}[{record['arm']}]"
+            for split, scores in (rows[-1].get("episode_scores") or {}).items():
+                if split not in ("id", "ood"):
+                    continue
+                values = {f"t{record['trial']}/{e}": float(v) for e, v in scores.items()}
+                for scope in (self.name, record["family"]):
+                    units.setdefault((label, scope, f"{split}_end"), {}).setdefault(
+                        record["family"], {}
+                    ).update(values)
+        return {key: kept for key, value in units.items() if (kept := known_units(value))}
+
+
+# Gate metrics: the held-out scores at the last checkpoint and the saturating plasticity.
+_METRICS = ("id_end", "ood_end", "p_sat")
 
 
 PROTOCOL = PlasticityProtocol()

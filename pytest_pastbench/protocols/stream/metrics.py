@@ -155,4 +155,14 @@ def stream_metrics(tickets: list[Any], activation: dict[str, str]) -> dict[str, 
         ],
         "exploration": exploration_curve([[t.answer for t in p] for p in policies]),
     }
-    return {"metrics": metrics, "windows": per_window, "curves": curves, "policies": len(policies)}
+    # Each test ticket's score by its stream position: the units a gate's noise estimate pairs.
+    test_scores = {
+        case: {str(t.seq): t.score for t in test if t.case == case} for case in ("hidden", "fully")
+    }
+    return {
+        "metrics": metrics,
+        "windows": per_window,
+        "curves": curves,
+        "policies": len(policies),
+        "test_scores": test_scores,
+    }

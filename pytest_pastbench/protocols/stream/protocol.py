@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..base import GateMetric, ProtocolBase, tool_names
+from ..base import GateMetric, ProtocolBase, known_units, tool_names
 from .collect import collect
 from .report import render, summarize
 from .schema import load_stream
@@ -42,15 +42,13 @@ class StreamOfflinePolicy:
         return decide_stream(policy, messages, tool_names(tools))
 
 
-# The headline numbers of a config's ``overall``: name -> higher is better.
-_OVERALL_METRICS = {
-    "hidden": True,
-    "fully": True,
-    "serving_hidden": True,
-    "aulc10": True,
-    "ka5": True,
-    "forgetting": False,
-}
+# Test reward per case (H, F): gated per tier and overall, each a mean over streams of the mean
+# over their test tickets (the tickets are the noise estimate's units).
+_REWARDS = ("hidden", "fully")
+# Learning diagnostics, overall only, each a mean over items (the units). All are "higher is
+# better": forgetting is the correctness after a rule's withdrawal (metrics.py), so a drop in it
+# means the stale belief stayed.
+_DIAGNOSTICS = ("serving_hidden", "aulc10", "ka5", "forgetting")
 
 
 class StreamProtocol(ProtocolBase):
@@ -58,7 +56,7 @@ class StreamProtocol(ProtocolBase):
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
     options = ("stream-scale",)
-    gate_metric_names = frozenset(_OVERALL_METRICS)
+    gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)
@@ -70,14 +68,52 @@ class StreamProtocol(ProtocolBase):
         return StreamOfflinePolicy()
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
-        section = self.section(summary) or {}
-        return [
-            GateMetric(
-                self.name, config["label"], "overall", metric, config["overall"].get(metric), None, higher
-            )
-            for config in section.get("configs", [])
-            for metric, higher in _OVERALL_METRICS.items()
-        ]
+        """Per config: H and F overall (scope ``stream``) and per tier (``stream.L1``), and the
+        learning diagnostics overall (their units come from the records: ``gate_units``)."""
+        metrics = []
+        for config in (self.section(summary) or {}).get("configs", []):
+            scopes = [(self.name, config["overall"])]
+            scopes += [
+                (f"{self.name}.{tier}", cell) for tier, cell in sorted(config.get("tiers", {}).items())
+            ]
+            metrics += [
+                GateMetric(self.name, config["label"], scope, case, entry.get(case))
+                for scope, entry in scopes
+                for case in _REWARDS
+            ]
+            metrics += [
+                GateMetric(self.name, config["label"], self.name, name, config["overall"].get(name))
+                for name in _DIAGNOSTICS
+            ]
+        return metrics
+
+    def gate_units(
+        self, records: list[dict[str, Any]]
+    ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """(config, scope, metric) -> units, grouped as ``report.summarize`` groups: H and F by
+        stream, each test ticket a unit (``t<trial>/<seq>``: a stream's tickets come from its
+        seed, so two runs' ``t0/17`` are the same ticket); the diagnostics by item."""
+        units: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
+        for record in records:
+            if record.get("infra_blocked"):
+                continue
+            label = f"{record['episode']} · {record['agent']}@{record['model']}"
+            stream = f"{record['domain']}.{record['tier']}"
+            for case in _REWARDS:
+                scores = {
+                    f"t{record['trial']}/{seq}": float(score)
+                    for seq, score in (record.get("test_scores") or {}).get(case, {}).items()
+                }
+                for scope in (self.name, f"{self.name}.{record['tier']}"):
+                    units.setdefault((label, scope, case), {}).setdefault(stream, {}).update(scores)
+            for name in _DIAGNOSTICS:
+                value = (record.get("metrics") or {}).get(name)
+                if value is not None:
+                    item = f"{record['family']}/t{record['trial']}"
+                    units.setdefault((label, self.name, name), {}).setdefault("items", {})[item] = float(
+                        value
+                    )
+        return {key: kept for key, value in units.items() if (kept := known_units(value))}
 
 
 PROTOCOL = StreamProtocol()

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_pastbench.protocols.past.metrics import agent_error_line
 
+from ..gates import GateResult, protocol_gate_metrics, verdict_parts
 from .table import config_notes, delta_cells, delta_headers, delta_rows, has_ablated
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -28,9 +29,12 @@ def _row(name: str, capability: str, entry: Mapping[str, Any], ablated: bool) ->
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def render_markdown(summary: Mapping[str, Any]) -> str:
+def render_markdown(
+    summary: Mapping[str, Any], registry: Any = None, gates: Sequence[GateResult] | None = None
+) -> str:
     """One Δ table per configuration: families, then capabilities, then the overall row
-    (the same rows and order as the terminal table)."""
+    (the same rows and order as the terminal table); with ``registry`` each other protocol's
+    gate metrics, and with ``gates`` the verdicts against the baseline."""
     run = summary.get("run") or {}
     lines = [f"## pastbench: Δ = S_on − S_off (run `{_cell(run.get('id', '?'))}`)", ""]
     for config in summary.get("configs", []):
@@ -50,10 +54,42 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     errors = agent_error_line(summary)
     if errors:
         lines += [f"**{_cell(errors)}**", ""]
+    if registry is not None:
+        lines += _protocol_metric_lines(summary, registry)
+    if gates:
+        lines += ["### gates against the baseline", ""]
+        lines += [f"- **{r.status}** {_cell(r.message)}" for r in gates]
+        lines += ["", f"**{', '.join(text for text, _ in verdict_parts(gates))}**", ""]
     return "\n".join(lines)
 
 
-def append_step_summary(summary: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> bool:
+def _protocol_metric_lines(summary: Mapping[str, Any], registry: Any) -> list[str]:
+    """Per protocol other than PAST: its gate metrics per config (the intervention cells left to
+    the run's files), the names a ``--pastbench-compare-fail`` gate uses."""
+    lines: list[str] = []
+    metrics = [m for m in protocol_gate_metrics(registry, summary) if "/" not in m.scope]
+    for protocol in sorted({m.protocol for m in metrics}):
+        lines += [
+            f"### {protocol}: gate metrics",
+            "",
+            "| config | scope | metric | value |",
+            "| --- | --- | --- | ---: |",
+        ]
+        for m in (m for m in metrics if m.protocol == protocol):
+            name = m.name if m.higher_is_better else f"{m.name} (lower is better)"
+            value = "—" if m.value is None else f"{m.value:.3f}"
+            lines.append(f"| {_cell(m.config)} | `{_cell(m.scope)}` | {name} | {value} |")
+        lines.append("")
+    return lines
+
+
+def append_step_summary(
+    summary: Mapping[str, Any],
+    env: Mapping[str, str] = os.environ,
+    *,
+    registry: Any = None,
+    gates: Sequence[GateResult] | None = None,
+) -> bool:
     """Append the Markdown to the file named by ``$GITHUB_STEP_SUMMARY``; True if written.
 
     Append, never truncate: earlier steps' summaries live in the same file. A write failure is
@@ -64,7 +100,7 @@ def append_step_summary(summary: Mapping[str, Any], env: Mapping[str, str] = os.
         return False
     try:
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(render_markdown(summary) + "\n")
+            handle.write(render_markdown(summary, registry, gates) + "\n")
     except OSError as exc:
         print(f"pastbench: cannot append to {STEP_SUMMARY_ENV}={path}: {exc}", file=sys.stderr)
         return False
