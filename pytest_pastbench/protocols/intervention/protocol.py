@@ -49,7 +49,8 @@ class InterventionProtocol(ProtocolBase):
     name = "intervention"
     format_tag = FORMAT
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
-    options = ()  # its profiles are a fixture's parameters (pastbench_profile), not an option
+    # Its profiles are a fixture's parameters (pastbench_profile), not an option.
+    options = ("intervention-m", "intervention-tau", "judge-model")
     gate_metric_names = frozenset({"rho", "gamma", "sigma_ratio", "kappa", "alpha_l"})
 
     # The module's functions are the protocol's (its items, summary section and table).
