@@ -153,3 +153,15 @@ def test_a_bad_ini_value_stops_the_run(project: pytest.Pytester) -> None:
         "ERROR: --pastbench-intervention-tau=1.5: τ must be below 1 (no pass rate is above 1), "
         "e.g. --pastbench-intervention-tau=0.5"
     ]
+
+
+def test_a_resume_refuses_a_different_m_or_tau() -> None:
+    from pytest_pastbench.plugin.options import RunOptions
+    from pytest_pastbench.plugin.resume import check_options, run_file
+
+    recorded = run_file(RunOptions(intervention_tau=0.25), "r", "")
+    check_options("r", recorded, run_file(RunOptions(intervention_tau=0.25), "r", ""))
+    with pytest.raises(pytest.UsageError, match=r"--pastbench-intervention-tau \(the run: 0.25, now: None\)"):
+        check_options("r", recorded, run_file(RunOptions(), "r", ""))
+    with pytest.raises(pytest.UsageError, match=r"--pastbench-intervention-m \(the run: None, now: 3\)"):
+        check_options("r", recorded, run_file(RunOptions(intervention_m=3, intervention_tau=0.25), "r", ""))
