@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.errors import InfraError, JudgeError
@@ -70,6 +71,12 @@ def test_every_builtin_family_has_a_judge_graded_fallback_field() -> None:
         family = load_intervention_family(path)
         rubrics = [f.rubrics for e in family.events for f in e.fallbacks if f.rubrics]
         assert rubrics, f"{path.name}: no fallback field is judge-graded"
+
+
+@pytest.mark.parametrize("rubrics", [{"next_steps": "a typo of next_step"}, {"next_step": ""}])
+def test_a_rubric_must_name_a_gamma_field_and_say_something(rubrics: dict[str, str]) -> None:
+    with pytest.raises(ValidationError, match="rubrics"):
+        Fallback.model_validate({"id": "f", "user": "u", "rubrics": rubrics})
 
 
 def test_the_offline_judge_grades_a_good_and_a_bad_fallback_apart(tiny: InterventionFamily) -> None:
