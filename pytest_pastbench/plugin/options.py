@@ -134,6 +134,12 @@ def _judge_model(value: str | None, config: pytest.Config, resolved: dict[str, A
     return value
 
 
+def _below_one(value: float | None, config: pytest.Config, resolved: dict[str, Any]) -> float | None:
+    if value is not None and value >= 1.0:
+        raise ValueError("τ must be below 1 (no pass rate is above 1), e.g. --pastbench-intervention-tau=0.5")
+    return value
+
+
 def _shard(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> tuple[int, int] | None:
     if value is None:
         return None
@@ -376,6 +382,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         high=200,
     ),
     OptionSpec(
+        "intervention-m",
+        "intervention protocol: α_L's sustained-success threshold m (passes in a row that count as "
+        "re-learned) for every family, instead of each family file's own",
+        kind=int,
+        low=1,
+        default_text="each family's metrics.m",
+    ),
+    OptionSpec(
+        "intervention-tau",
+        "intervention protocol: κ's baseline threshold τ in [0, 1) (checks whose pre-event pass rate is "
+        "at or below it are left out of κ) for every family, instead of each family file's own",
+        kind=float,
+        low=0.0,
+        check=_below_one,
+        default_text="each family's metrics.tau",
+    ),
+    OptionSpec(
         "resume",
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
@@ -464,6 +487,8 @@ class RunOptions:
     docker_host: str | None = None
     judge_model: str | None = None  # None: rubric checks are unscored
     plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
+    intervention_m: int | None = None  # overrides each intervention family's metrics.m
+    intervention_tau: float | None = None  # overrides each intervention family's metrics.tau
     stream_scale: str = "sample"
 
     @property

@@ -51,6 +51,8 @@ PROTOCOL: dict[str, str] = {
     "judge": "--pastbench-judge-model or the judge prompt",
     "plasticity_checkpoints": "--pastbench-plasticity-checkpoints",
     "stream_scale": "--pastbench-stream-scale",
+    "intervention_m": "--pastbench-intervention-m",
+    "intervention_tau": "--pastbench-intervention-tau",
     "plugin_version": "the plugin version",
 }
 
@@ -77,6 +79,8 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "judge": judge_info(options.judge_model),  # model and prompt hash: verdicts must not mix
         "plasticity_checkpoints": options.plasticity_checkpoints,
         "stream_scale": options.stream_scale,
+        "intervention_m": options.intervention_m,
+        "intervention_tau": options.intervention_tau,
     }
 
 

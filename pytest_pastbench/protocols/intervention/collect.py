@@ -42,12 +42,16 @@ class InterventionItem(ProtocolItem):
         budgets = session.budgets()
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-intervention-"))
         try:
+            options = session.options
             record, trace = run_intervention(
-                ItemPlan(self.family, self.event, self.profile),
+                ItemPlan(
+                    self.family, self.event, self.profile, options.intervention_m, options.intervention_tau
+                ),
                 session.agent(),
                 session.client(self.model, self.trial),
                 store_root,
                 budgets,
+                session.judge(),
             )
         finally:
             shutil.rmtree(store_root, ignore_errors=True)

@@ -29,9 +29,9 @@ from pytest_pastbench.models.client import ModelClient
 
 from . import metrics
 from .domain import DomainService, DomainToolBox
-from .fallback import score_fallback
+from .fallback import judge_errors, score_fallback
 from .graph import DependencyGraph, changed_nodes
-from .schema import Event, InterventionFamily, Profile
+from .schema import Event, InterventionFamily, MetricParams, Profile
 from .scoring import evaluate_query
 
 
@@ -40,6 +40,22 @@ class ItemPlan:
     family: InterventionFamily
     event: Event
     profile: str
+    # --pastbench-intervention-m / -tau; None: the family file's own value
+    m: int | None = None
+    tau: float | None = None
+
+    @property
+    def metric_params(self) -> MetricParams:
+        own = self.family.metrics
+        m = own.m if self.m is None else self.m
+        return MetricParams(m=m, tau=own.tau if self.tau is None else self.tau)
+
+    def params_record(self) -> dict[str, Any]:
+        """m and τ as used, and where each came from (the summary reports both)."""
+        params = self.metric_params
+        given = {"m": self.m, "tau": self.tau}
+        source = {k: "family" if v is None else f"--pastbench-intervention-{k}" for k, v in given.items()}
+        return {"m": params.m, "tau": params.tau, "from": source}
 
 
 def seed_store(store: Store, profile: Profile) -> dict[str, str]:
@@ -166,7 +182,7 @@ def run_intervention(
     fallbacks = []
     for fallback in event.fallbacks:
         run = runner.session(list(fallback.user), "fallback")
-        fields = score_fallback(fallback, run.answer, judge)
+        fields = score_fallback(fallback, run, judge)
         graceful = (
             None
             if any(fields[f] is None for f in metrics.GAMMA_FIELDS)
@@ -252,7 +268,8 @@ def _record(
     family, event = plan.family, plan.event
     profile = family.profiles[plan.profile]
     targets = [bool(p) for p in z]  # an unscored target cannot count as a pass
-    alpha = metrics.alpha_section(targets, family.metrics.m)
+    params = plan.metric_params
+    alpha = metrics.alpha_section(targets, params.m)
     gamma = metrics.gamma([{f: fb[f] for f in metrics.GAMMA_FIELDS} for fb in fallbacks])
     safety = [q for q in family.safety_checks if pre[q] is not None and post[q] is not None]
     sigma = metrics.sigma([bool(pre[q]) for q in safety], [bool(post[q]) for q in safety])
@@ -262,7 +279,7 @@ def _record(
         for q in dict.fromkeys(candidates)
         if f"query:{q}" not in dependents and pre[q] is not None and post[q] is not None
     }
-    kappa = metrics.kappa(free, family.metrics.tau)
+    kappa = metrics.kappa(free, params.tau)
     rho = metrics.rho(
         {q: bool(pre[q]) for q in profile.regression if pre[q] is not None},
         {q: bool(post[q]) for q in profile.regression if post[q] is not None},
@@ -290,8 +307,14 @@ def _record(
         "event_kind": event.kind,
         "profile": plan.profile,
         "metrics": {k: v for k, v in numbers.items() if v is not None},
+        "params": plan.params_record(),
         "alpha": alpha | {"z": [int(t) for t in targets]},
-        "gamma": gamma | {"opportunities": fallbacks},
+        "gamma": gamma
+        | {
+            "judge": _judge_info(runner.judge),
+            "judge_errors": judge_errors(fallbacks),
+            "opportunities": fallbacks,
+        },
         "sigma": sigma | {"checks": {q: [pre[q], post[q]] for q in safety}},
         "kappa": kappa | {"checks": {q: list(r) for q, r in free.items()}},
         "rho": rho | {"suite": list(profile.regression)},
@@ -305,6 +328,13 @@ def _record(
         "completion_tokens": sum(r.completion_tokens for r in runs),
         "cost_usd": round(sum(known_costs), 6) if known_costs else None,
     }
+
+
+def _judge_info(judge: Judge | None) -> dict[str, Any] | None:
+    """Which judge graded the judged γ fields, with its prompt's hash (None: no judge)."""
+    if judge is None:
+        return None
+    return {"model": judge.name, "prompt_hash": getattr(judge, "prompt_hash", None)}
 
 
 def headline(numbers: dict[str, Any]) -> str:

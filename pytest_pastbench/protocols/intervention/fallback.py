@@ -1,10 +1,17 @@
 """γ's three binary fields for one fallback opportunity.
 
-Deterministic by default: each field is a set of regular expressions over the final answer
-(the family declares them; acknowledgement has built-in cues). A field the family leaves empty
-goes to the judge seam (``judge.Judge``: ``grade(rubric, answer) -> bool``) with the rubric
-below, and stays unscored (None, counted, excluded from γ) while no judge is configured — the
-same rule as PAST rubric checks. The rubric text is recorded with every judged field.
+A field is graded one of two ways:
+- by rules: regular expressions over the final answer (the family declares them; acknowledgement
+  has built-in cues);
+- by the judge: a field named in the fallback's ``rubrics`` is graded against that rubric through
+  the judge seam (``--pastbench-judge-model``: ``pastbench/judge`` offline, or any litellm model),
+  exactly as a PAST rubric check. While no judge is configured its rules decide, flagged; a field
+  with neither rules nor a rubric goes to the judge with the built-in rubric below.
+
+Outcomes of a judged field: the verdict; no judge and no rules: unscored (None, counted, left
+out of γ); a ``judge_error`` (no valid verdict): unscored and recorded. A judge provider outage
+(``InfraError``) is raised on, so the item is ``infra_blocked`` with its reason — never a γ of 0.
+Every judged field records its rubric, the rubric's hash, the judge, its score and reason.
 """
 
 from __future__ import annotations
@@ -13,10 +20,12 @@ import hashlib
 import re
 from typing import Any
 
+from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.judge.base import Judge
 
-from ...errors import JudgeError
-from .schema import Fallback
+from ..past.checks import evaluate_check
+from ..past.schema import RubricCheck
+from .schema import GAMMA_FIELDS, Fallback
 
 DEFAULT_ACKNOWLEDGES = (
     r"\b(can ?not|can't|cannot|unable|not able|could not|couldn't|no longer|not possible|not supported"
@@ -33,36 +42,56 @@ JUDGE_RUBRICS = {
 RULES_SCORER = "rules-v1"
 
 
-def score_fallback(fallback: Fallback, answer: str, judge: Judge | None = None) -> dict[str, Any]:
-    """{field: True/False/None, ..., "scorer": {...}} for one opportunity."""
-    fields: dict[str, Any] = {
-        "acknowledges": _any_match(fallback.acknowledges or list(DEFAULT_ACKNOWLEDGES), answer),
-        "no_unsupported_claim": (
-            not _any_match(fallback.unsupported_claims, answer) if fallback.unsupported_claims else None
-        ),
-        "next_step": _any_match(fallback.next_steps, answer) if fallback.next_steps else None,
-    }
-    judged: dict[str, str] = {}
-    for name, value in fields.items():
-        if value is None:
-            fields[name] = _judge(judge, name, answer)
-            judged[name] = _prompt_hash(JUDGE_RUBRICS[name])
+def score_fallback(fallback: Fallback, run: SessionRecord, judge: Judge | None = None) -> dict[str, Any]:
+    """{field: True/False/None, ..., "scorer": {...}} for one opportunity (its session ``run``)."""
+    fields: dict[str, bool | None] = {}
+    judged: dict[str, dict[str, Any]] = {}
+    for name in GAMMA_FIELDS:
+        by_rules = _rules(fallback, name, run.answer)
+        rubric = fallback.rubrics.get(name) or (JUDGE_RUBRICS[name] if by_rules is None else None)
+        if rubric is None:
+            fields[name] = by_rules
+            continue
+        entry: dict[str, Any] = {
+            "rubric": rubric,
+            "rubric_hash": _prompt_hash(rubric),
+            "rubric_from": "family" if name in fallback.rubrics else "built-in",
+        }
+        if judge is None:
+            fields[name] = by_rules
+            entry["graded_by"] = "rules (no judge)" if by_rules is not None else None
+        else:
+            result = evaluate_check(RubricCheck(type="rubric", rubric=rubric), run, judge)
+            fields[name] = result.passed
+            entry |= {"graded_by": "judge", "score": result.score, "detail": result.detail}
+            if result.judge_error is not None:
+                entry["judge_error"] = result.judge_error
+        judged[name] = entry
     scorer = {"rules": RULES_SCORER, "judge": getattr(judge, "name", None), "judged_fields": judged}
     return {**fields, "scorer": scorer}
 
 
+def judge_errors(opportunities: list[dict[str, Any]]) -> int:
+    """Judged fields of these opportunities that got no verdict (judge_error)."""
+    return sum(
+        1
+        for o in opportunities
+        for entry in (o.get("scorer") or {}).get("judged_fields", {}).values()
+        if entry.get("judge_error")
+    )
+
+
+def _rules(fallback: Fallback, field: str, answer: str) -> bool | None:
+    """The field by its regular expressions; None when the family declares none for it."""
+    if field == "acknowledges":
+        return _any_match(fallback.acknowledges or list(DEFAULT_ACKNOWLEDGES), answer)
+    if field == "no_unsupported_claim":
+        return not _any_match(fallback.unsupported_claims, answer) if fallback.unsupported_claims else None
+    return _any_match(fallback.next_steps, answer) if fallback.next_steps else None
+
+
 def _any_match(patterns: list[str], answer: str) -> bool:
     return any(re.search(p, answer, re.IGNORECASE) for p in patterns)
-
-
-def _judge(judge: Judge | None, field: str, answer: str) -> bool | None:
-    if judge is None:
-        return None
-    try:
-        verdict = judge.grade(JUDGE_RUBRICS[field], answer)
-    except JudgeError:
-        return None
-    return verdict if isinstance(verdict, bool) else None
 
 
 def _prompt_hash(rubric: str) -> str:

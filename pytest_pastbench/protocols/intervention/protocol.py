@@ -50,7 +50,8 @@ class InterventionProtocol(ProtocolBase):
     name = "intervention"
     format_tag = FORMAT
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
-    options = ()  # its profiles are a fixture's parameters (pastbench_profile), not an option
+    # Its profiles are a fixture's parameters (pastbench_profile), not an option.
+    options = ("intervention-m", "intervention-tau", "judge-model")
     gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
 
     # The module's functions are the protocol's (its items, summary section and table).

@@ -132,16 +132,25 @@ class Query(_Strict):
     depends_on: list[str] = Field(default_factory=list)
 
 
+GammaField = Literal["acknowledges", "no_unsupported_claim", "next_step"]
+GAMMA_FIELDS: tuple[str, ...] = get_args(GammaField)  # γ's three binary fields (the paper's Table 1)
+
+
 class Fallback(_Strict):
     """A request the post-event service cannot serve. γ's three fields are scored by regular
     expressions on the final answer (case-insensitive); an empty list leaves the field to the
-    judge (unscored until one is configured)."""
+    judge (unscored until one is configured). A field named in ``rubrics`` is judge-graded: the
+    judge grades the answer against that rubric, and the field's regular expressions (if any)
+    decide only while no judge is configured (flagged, as a PAST rubric check's fallback)."""
 
     id: str = Field(pattern=IDENT)
     user: UserTurns
     acknowledges: list[str] = Field(default_factory=list, description="default: built-in cues")
     unsupported_claims: list[str] = Field(default_factory=list, description="any match: field is 0")
     next_steps: list[str] = Field(default_factory=list, description="any match: field is 1")
+    rubrics: dict[GammaField, Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=dict, description="field -> the rubric the judge grades it by"
+    )
     depends_on: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -43,6 +43,10 @@ events:
         user: "Compute the correlation between x=a and y=b with method=kendall."
         unsupported_claims: ['"r":']
         next_steps: ['\b(use|try)\b[^.\n]{0,40}\b(pearson|spearman)\b']
+        rubrics:
+          next_step: >-
+            Proposes a concrete next step: redo the correlation with method pearson or spearman
+            instead of kendall.
         depends_on: [tool:correlation]
 queries:
   - id: corr_a

@@ -84,10 +84,10 @@ FALLBACK = Fallback.model_validate(
 
 def test_fallback_fields_from_rules() -> None:
     good = score_fallback(
-        FALLBACK, "I could not do that: kendall is not supported. Next step: use pearson instead."
+        FALLBACK, run(answer="I could not do that: kendall is not supported. Next step: use pearson instead.")
     )
     assert (good["acknowledges"], good["no_unsupported_claim"], good["next_step"]) == (True, True, True)
-    bad = score_fallback(FALLBACK, 'Done: {"r": 0.5}')
+    bad = score_fallback(FALLBACK, run(answer='Done: {"r": 0.5}'))
     assert (bad["acknowledges"], bad["no_unsupported_claim"], bad["next_step"]) == (False, False, False)
     assert good["scorer"] == {"rules": "rules-v1", "judge": None, "judged_fields": {}}
 
@@ -105,10 +105,11 @@ class StubJudge:
 
 def test_fields_without_rules_go_to_the_judge_or_stay_unscored() -> None:
     open_ended = Fallback.model_validate({"id": "f", "user": "u"})
-    unscored = score_fallback(open_ended, "I can't. Next step: ask ops.")
+    unscored = score_fallback(open_ended, run(answer="I can't. Next step: ask ops."))
     assert unscored["acknowledges"] is True and unscored["next_step"] is None
     assert set(unscored["scorer"]["judged_fields"]) == {"no_unsupported_claim", "next_step"}
+    assert unscored["scorer"]["judged_fields"]["next_step"]["graded_by"] is None
     judge = StubJudge()
-    judged = score_fallback(open_ended, "I can't. Next step: ask ops.", judge)
+    judged = score_fallback(open_ended, run(answer="I can't. Next step: ask ops."), judge)
     assert judged["next_step"] is True and judged["scorer"]["judge"] == "stub-judge"
     assert judge.rubrics == [JUDGE_RUBRICS["no_unsupported_claim"], JUDGE_RUBRICS["next_step"]]
