@@ -18,68 +18,90 @@ from typing import Any
 
 import pytest
 
+from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.judge.llm import REFERENCE_JUDGE
-from pytest_pastbench.plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
+from pytest_pastbench.plugin.collection import model_trials
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ...base import ProtocolFile, ProtocolItem
-from ...registry import registry_of
 from .checklist import ModelChecklist
 from .engine import run_scenario
 from .episode import Outcome
 from .model_agent import ModelAgent
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .rag import RagLearner
-from .schema import TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
+from .schema import DOC_FILES, ENV_FILES, TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
 
 HARNESSES = ("blind", "oracle", "rag")
 AGENT_LABEL = "servelearn-loop"  # not the run's --pastbench-agent: the published acting loop
 
 
-def servelearn_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """The collector of one scenario when ``file_path`` is ``<download>/environments/<s>/windows.json``."""
-    root = file_path.parents[2] if len(file_path.parents) > 2 else None
-    if root is None or file_path.parent.parent.name != "environments" or not is_servelearn(root):
+# The one file that stands for a scenario in collection: the first of these that exists, so a
+# scenario missing any of its files is still collected, as its one error.
+ANCHORS = (
+    ("environments", "windows.json"),
+    *(("environments", f) for f in (*ENV_FILES, *DOC_FILES) if f != "windows.json"),
+    *(("data", f) for f in TASK_FILES),
+)
+
+
+def _scenario_of(path: Path) -> tuple[Path, str] | None:
+    """(download root, scenario name) of a file of ``data/<s>/`` or ``environments/<s>/``."""
+    if len(path.parents) < 3 or path.parent.parent.name not in ("data", "environments"):
         return None
-    # Only what the user pointed --pastbench-families at: a stray windows.json is not a benchmark.
-    chosen = [Path(f).resolve() for f in pastbench_run(parent.config).options.families]
-    if not any(path == file_path.resolve() or path in file_path.resolve().parents for path in chosen):
-        return None
-    return ServeLearnFile.from_parent(parent, path=file_path)
+    root = path.parents[2]
+    return (root, path.parent.name) if is_servelearn(root) else None
+
+
+def is_scenario_anchor(path: Path) -> bool:
+    """True for the file that stands for its scenario (``environments/<s>/windows.json`` when present)."""
+    found = _scenario_of(path)
+    if found is None:
+        return False
+    root, name = found
+    anchor = next((root / d / name / f for d, f in ANCHORS if (root / d / name / f).is_file()), None)
+    return anchor == path
+
+
+def scenario_identity(path: Path) -> tuple[str, str]:
+    """(``stream.servelearn.<scenario>``, SHA-256 over the scenario's files) of its anchor file."""
+    found = _scenario_of(path)
+    assert found is not None, "asked only of a claimed file"
+    root, name = found
+    return f"stream.servelearn.{name}", scenario_hash(root, name)
 
 
 def scenario_hash(root: Path, name: str) -> str:
     digest = hashlib.sha256()
     files = [root / "data" / name / f for f in TASK_FILES]
-    files += sorted((root / "environments" / name).iterdir())
+    env_dir = root / "environments" / name
+    files += sorted(env_dir.iterdir()) if env_dir.is_dir() else []
     for file in files:
         if file.is_file():
             digest.update(file.name.encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()
 
 
-class ServeLearnFile(ProtocolFile):
-    def collect(self) -> Iterator[pytest.Item]:
-        root, name = self.path.parents[2], self.path.parent.name
-        # Its items are the stream protocol's (records, tables, gates): the registered one.
-        self.protocol = registry_of(self.config)["stream"]
-        self.identify(f"stream.servelearn.{name}", scenario_hash(root, name))
-        scenario = read_scenario(root, name)
-        if isinstance(scenario, ScenarioError):
-            yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(scenario))
-            return
-        options = pastbench_run(self.config).options
-        for harness in HARNESSES:
-            for model, trial, suffix in model_trials(options):
-                yield ServeLearnItem.from_parent(
-                    self,
-                    name=f"{harness}[{'-'.join(suffix)}]",
-                    scenario=scenario,
-                    harness=harness,
-                    model=model,
-                    trial=trial,
-                )
+def scenario_items(parent: ProtocolFile) -> Iterator[pytest.Item]:
+    """One item per harness x model x trial; a scenario that cannot be read is a
+    ``FamilyFileError`` naming the file and the line (one error item; the others still run)."""
+    found = _scenario_of(parent.path)
+    assert found is not None, "asked only of a claimed file"
+    scenario = read_scenario(*found)
+    if isinstance(scenario, ScenarioError):
+        raise FamilyFileError(str(scenario))
+    options = pastbench_run(parent.config).options
+    for harness in HARNESSES:
+        for model, trial, suffix in model_trials(options):
+            yield ServeLearnItem.from_parent(
+                parent,
+                name=f"{harness}[{'-'.join(suffix)}]",
+                scenario=scenario,
+                harness=harness,
+                model=model,
+                trial=trial,
+            )
 
 
 class ServeLearnItem(ProtocolItem):
