@@ -1,12 +1,13 @@
-"""A ServeLearnBench download collected as stream items (the minimal, isolated hook-up of #21).
+"""A ServeLearnBench download collected as stream items, through the stream protocol's
+``claims`` (protocols/stream/protocol.py): no special case in the plugin's hooks.
 
-``--pastbench-families=DOWNLOAD`` makes pytest walk the download; each scenario's
-``environments/<scenario>/windows.json`` becomes a collector with one item per harness (Blind and
-Oracle on the test tasks, RAG over the whole stream) x model x trial. An item runs under the
-published protocol with the plain acting loop (``ModelAgent``; the project's own agents and
-learning harnesses wait for the one session runner of issue 19) and reports its setting scores
-in the shape the stream tables read (``metrics.hidden`` / ``metrics.fully``). A scenario that
-cannot be read is one error item naming the file and the line; the other scenarios still run.
+``--pastbench-families=DOWNLOAD`` (the ``dataset/`` folder or one scenario folder) makes pytest
+walk the download; one file of each scenario (``environments/<scenario>/windows.json`` when it
+exists) stands for the scenario, with one item per harness x model x trial. An item runs the
+run's agent (``--pastbench-agent``: Hermes, a factory's, an external program) one session per task
+under the published turn protocol (``session.py``) and reports its setting scores in the shape
+the stream tables read (``metrics.hidden`` / ``metrics.fully``, per-window rewards). A scenario
+that cannot be read is one error item naming the file and the line; the others still run.
 """
 
 from __future__ import annotations
@@ -25,16 +26,18 @@ from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ...base import ProtocolFile, ProtocolItem
 from .checklist import ModelChecklist
-from .engine import run_scenario
+from .engine import run_stream
 from .episode import Outcome
-from .model_agent import ModelAgent
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .rag import RagLearner
 from .schema import DOC_FILES, ENV_FILES, TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
+from .session import SessionTasks, store_folder
 
-HARNESSES = ("blind", "oracle", "rag")
-AGENT_LABEL = "servelearn-loop"  # not the run's --pastbench-agent: the published acting loop
+# Blind and Oracle run the test tasks only (as the authors run them); ``own`` (the agent's own
+# store, told each serving task's score) and RAG (their baseline) learn over the whole stream.
+HARNESSES = ("blind", "oracle", "own", "rag")
+LEARNING_HARNESSES = ("own", "rag")
 
 
 # The one file that stands for a scenario in collection: the first of these that exists, so a
@@ -113,17 +116,26 @@ class ServeLearnItem(ProtocolItem):
         self.harness = harness
         self.extra_keyword_matches.update({harness, scenario.domain, "servelearn"})
 
-    def base_record(self) -> dict[str, Any]:
-        return {**super().base_record(), "agent": AGENT_LABEL}
-
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         session = pastbench_run(self.config)
-        agent = ModelAgent(session.client(self.model, self.trial))
         checklist = pitch_checklist(session)
         learner = RagLearner() if self.harness == "rag" else None
-        outcomes = run_scenario(
-            self.scenario, agent, learner=learner, oracle=self.harness == "oracle", checklist=checklist
-        )
+        with store_folder(self.harness == "own") as store_root:
+            tasks = SessionTasks(
+                self.scenario,
+                session.agent(),
+                session.client(self.model, self.trial),
+                session.budgets(),
+                checklist,
+                store_root,
+            )
+            outcomes = run_stream(
+                self.scenario,
+                tasks.run_task,
+                learner=learner,
+                oracle=self.harness == "oracle",
+                serving=self.harness in LEARNING_HARNESSES,
+            )
         rows = [Row(o.scenario, o.split, o.category, o.reward) for o in outcomes]
         scores = setting_scores(rows).get(self.scenario.name, {})
         serving_hidden = [o.reward for o in outcomes if o.split == "serving" and o.category == HIDDEN]
@@ -133,8 +145,8 @@ class ServeLearnItem(ProtocolItem):
             "serving_hidden": _round(
                 100 * sum(serving_hidden) / len(serving_hidden) if serving_hidden else None
             ),
-            "tokens_per_task": round(agent.tokens / len(outcomes), 1),
-            "cost_per_task": None if agent.cost_usd is None else agent.cost_usd / len(outcomes),
+            "tokens_per_task": round(tasks.tokens / len(outcomes), 1),
+            "cost_per_task": None if tasks.cost_usd is None else tasks.cost_usd / len(outcomes),
         }
         record = {
             "headline": f"H {_show(metrics['hidden'])} F {_show(metrics['fully'])}",

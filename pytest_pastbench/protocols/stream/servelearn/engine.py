@@ -91,7 +91,7 @@ class EpisodeRules:
         self.finish_spec = tool_schemas(scenario).get(FINISH) or {"name": FINISH, "parameters": {}}
         self.episode = Episode(task.task_id, world=self.box.state)
         self.spent = 0  # output tokens over the episode's turns
-        self._turn_calls = 1
+        self.turn_calls = 1  # calls of the current turn
 
     @property
     def ended(self) -> bool:
@@ -111,7 +111,7 @@ class EpisodeRules:
         """Count one model turn with these calls; the corrective user message when it had none."""
         self.episode.turns += 1
         self.spent += output_tokens
-        self._turn_calls = len(call_names)
+        self.turn_calls = len(call_names)
         if not call_names:
             self.episode.steps.append({"kind": "no_call", "text": text})
             return MSG_NO_CALL
@@ -122,10 +122,10 @@ class EpisodeRules:
 
     def call(self, name: str, arguments: str | dict[str, Any]) -> str:
         """The observation of one call of the current turn (none runs in a turn of several)."""
-        if self._turn_calls > 1:
-            return MSG_MULTI.format(n=self._turn_calls)
         if self.ended:
             return MSG_ENDED
+        if self.turn_calls > 1:
+            return MSG_MULTI.format(n=self.turn_calls)
         observation, args = _execute(self.box, self.finish_spec, name, arguments, self.episode)
         self.episode.steps.append({"kind": "tool", "name": name, "args": args, "obs": observation})
         return observation

@@ -5,6 +5,7 @@ evaluator content is ever sent to the model)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,16 @@ PITCH = "Budget-friendly price. Has only a small number of owners."
 
 
 def finisher(body: dict[str, Any], index: int) -> Fault:
-    """A model that finishes at once: a pitch when the tools ask for one, else an empty finish()."""
+    """A model that finishes at once: a pitch when the tools ask for one, else an empty finish();
+    told its score, it says thanks."""
+    if _last_user(body).startswith("Score: "):
+        return Fault("ok_text", text="Noted.")
     wants_pitch = "pitch" in json.dumps(body.get("tools") or [])
     return Fault("ok", tool="finish", arguments={"pitch": PITCH} if wants_pitch else {})
+
+
+def _last_user(body: dict[str, Any]) -> str:
+    return str(next(m for m in reversed(body["messages"]) if m["role"] == "user")["content"])
 
 
 def run(pytester: pytest.Pytester, server: FaultServer, download: Path, *options: str) -> pytest.RunResult:
@@ -41,16 +49,21 @@ def test_a_download_runs_as_stream_items_and_reports(pytester: pytest.Pytester) 
         download = pytester.path / "dataset"
         shutil.copytree(FIXTURES, download)
         result = run(pytester, server, download, "-n", "2")  # records and traces cross execnet
-        bodies = [json.dumps(r.body) for r in server.received]
+        received = [r.body for r in server.received]
+    bodies = [json.dumps(b) for b in received]
     assert result.ret == 0, result.stdout.str()
     # under xdist the workers' lines arrive in any order: one pattern at a time
     result.stdout.fnmatch_lines(["*STREAM H 0.0 F 0.0 *environments/banking_l1/windows.json::blind?t0?*"])
     result.stdout.fnmatch_lines(["*STREAM H 75.0 F — *environments/pitch_l1/windows.json::oracle?t0?*"])
     result.stdout.fnmatch_lines(
-        ["*pastbench: stream*", "*test reward by tier*", "*blind · servelearn-loop@slb-model*"]
+        ["*pastbench: stream*", "*test reward by tier*", "*blind · hermes@slb-model*"]
     )
-    # one turn per task, every task finishing at once: Blind and Oracle on the 8 test tasks, RAG on all 23
-    assert len(bodies) == 8 + 8 + 23
+    # one turn per task, every task finishing at once: Blind and Oracle on the 8 test tasks, RAG on
+    # all 23, own on all 23 and one more turn after each of the 15 serving tasks' score line
+    assert len(bodies) == 8 + 8 + 23 + 23 + 15
+    # the only feedback is the score line, its own user turn, after each serving task of "own"
+    scores = [_last_user(b) for b in received if _last_user(b).startswith("Score: ")]
+    assert len(scores) == 15 and all(re.fullmatch(r"Score: \d+(\.\d+)?/100\.", s) for s in scores)
     assert not any("EVAL-SECRET-" in b or "fx_" in b for b in bodies)
     results = json.loads((pytester.path / "reports" / "r" / "protocol_results.json").read_text())
     records = results["protocols"]["stream"]
@@ -72,8 +85,23 @@ def test_an_unreadable_scenario_is_one_error_and_the_others_run(pytester: pytest
     with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
         result = run(pytester, server, download, "-k", "not pitch")
     result.stdout.fnmatch_lines(
-        ["*retail_l1: *retail_l1/system_prompt.txt: missing file*", "*3 deselected, 1 error, 3 measured*"]
+        ["*retail_l1: *retail_l1/system_prompt.txt: missing file*", "*4 deselected, 1 error, 4 measured*"]
     )
+
+
+def test_a_malformed_line_or_a_missing_windows_file_is_one_error_each(pytester: pytest.Pytester) -> None:
+    download = pytester.path / "dataset"
+    shutil.copytree(FIXTURES, download)
+    # without windows.json the scenario is still collected (another of its files stands for it)
+    (download / "environments" / "retail_l1" / "windows.json").unlink()
+    test_file = download / "data" / "banking_l1" / "test.jsonl"
+    lines = test_file.read_text().splitlines()
+    test_file.write_text("\n".join([lines[0], lines[1].replace('"window": 1', '"window": "one"'), *lines[2:]]))
+    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+        result = run(pytester, server, download)
+    result.stdout.fnmatch_lines(["*banking_l1: *data/banking_l1/test.jsonl:2: window: *"])
+    result.stdout.fnmatch_lines(["*retail_l1: *environments/retail_l1/windows.json: missing file*"])
+    result.stdout.fnmatch_lines(["*2 errors, 4 measured*"])  # pitch_l1's four harnesses ran
 
 
 def test_a_download_is_collected_only_through_pastbench_families(pytester: pytest.Pytester) -> None:
