@@ -96,7 +96,8 @@ def test_a_malformed_line_or_a_missing_windows_file_is_one_error_each(pytester: 
     (download / "environments" / "retail_l1" / "windows.json").unlink()
     test_file = download / "data" / "banking_l1" / "test.jsonl"
     lines = test_file.read_text().splitlines()
-    test_file.write_text("\n".join([lines[0], lines[1].replace('"window": 1', '"window": "one"'), *lines[2:]]))
+    lines[1] = lines[1].replace('"window": 1', '"window": "one"')
+    test_file.write_text("\n".join(lines))
     with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
         result = run(pytester, server, download)
     result.stdout.fnmatch_lines(["*banking_l1: *data/banking_l1/test.jsonl:2: window: *"])
