@@ -15,7 +15,8 @@ import yaml
 
 from tests.reliability.faultserver import Fault, FaultServer
 
-from .helpers import FIXTURES
+from .helpers import FIXTURES, scenarios
+from .test_no_leak import evaluator_only
 
 PITCH = "Budget-friendly price. Has only a small number of owners."
 
@@ -65,6 +66,9 @@ def test_a_download_runs_as_stream_items_and_reports(pytester: pytest.Pytester) 
     scores = [_last_user(b) for b in received if _last_user(b).startswith("Score: ")]
     assert len(scores) == 15 and all(re.fullmatch(r"Score: \d+(\.\d+)?/100\.", s) for s in scores)
     assert not any("EVAL-SECRET-" in b or "fx_" in b for b in bodies)
+    # nor is anything of it written to the run's files (records, traces, summaries)
+    written = "\n".join(f.read_text() for f in (pytester.path / "reports" / "r").rglob("*.json"))
+    assert [s for scenario in scenarios().values() for s in evaluator_only(scenario) if s in written] == []
     results = json.loads((pytester.path / "reports" / "r" / "protocol_results.json").read_text())
     records = results["protocols"]["stream"]
     pitch = next(r for r in records if r["scenario"] == "pitch_l1" and r["harness"] == "oracle")
