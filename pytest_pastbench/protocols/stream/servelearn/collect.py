@@ -28,6 +28,7 @@ from ...base import ProtocolFile, ProtocolItem
 from .checklist import ModelChecklist
 from .engine import run_stream
 from .episode import Outcome
+from .leaderboard import reference_row
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .rag import RagLearner
 from .schema import DOC_FILES, ENV_FILES, TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
@@ -164,11 +165,29 @@ class ServeLearnItem(ProtocolItem):
             "metrics": metrics,
             "windows": _per_window(outcomes),
         }
+        if session.options.stream_reference is not None:
+            record["published"] = published(
+                session.options.stream_reference, self.model, self.harness, self.scenario.name
+            )
         trace = [
             {"kind": "task", "id": o.task_id, "split": o.split, "window": o.window, "reward": o.reward}
             for o in outcomes
         ]
         return record, trace
+
+
+def published(reference: str, model: str, harness: str, scenario: str) -> dict[str, Any] | None:
+    """The leaderboard's setting scores of this scenario for the harness's method and the model."""
+    row = reference_row(reference, model, harness)
+    scores = row.settings.get(scenario) if row is not None else None
+    if row is None or scores is None:
+        return None
+    return {
+        "model": row.model,
+        "method": row.method,
+        "hidden": scores[HIDDEN],
+        "fully": scores[FULLY_SPECIFIED],
+    }
 
 
 def pitch_checklist(session: Any) -> Checklist:

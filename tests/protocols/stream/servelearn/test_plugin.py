@@ -113,3 +113,54 @@ def test_a_download_is_collected_only_through_pastbench_families(pytester: pytes
     shutil.copytree(FIXTURES, pytester.path / "dataset")
     result = pytester.runpytest_subprocess("dataset", "--collect-only", "-q")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
+
+
+BOARD_HEADER = (
+    "model,method,retail_H_L1,retail_H_L2,retail_H_L3,retail_F_L1,retail_F_L2,retail_F_L3,banking_H_L1,"
+    "banking_H_L2,banking_H_L3,banking_F_L1,banking_F_L2,banking_F_L3,pitch_H_L1,pitch_H_L2,pitch_H_L3,"
+    "avg_h,avg_f,api_cost_usd"
+)
+
+
+def board_row(method: str, retail_h: float, retail_f: float) -> str:
+    cells = [retail_h, 1, 2, retail_f, 3, 4, *range(5, 14), 10, 20, 120]
+    return ",".join(["Model A", method, *(str(c) for c in cells)])
+
+
+def test_a_published_leaderboard_row_is_shown_beside_ours(pytester: pytest.Pytester) -> None:
+    board = pytester.path / "leaderboard.csv"
+    rows = [board_row("Oracle", 100.0, 99.5), board_row("Blind", 1.7, 98.0), board_row("RAG", 65.4, 86.8)]
+    board.write_text("\n".join([BOARD_HEADER, *rows]) + "\n")
+    download = pytester.path / "dataset"
+    shutil.copytree(FIXTURES, download)
+    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+        result = run(pytester, server, download, "-k", "retail", f"--pastbench-stream-reference={board}")
+    assert result.ret == 0, result.stdout.str()
+    # the one-model file serves the run's model; "own" has no published method
+    result.stdout.fnmatch_lines(
+        [
+            "*published H / F*",
+            "blind · hermes@slb-model *0.0 *1.7 / 98.0*",
+            "oracle · hermes@slb-model *100.0 / 99.5*",
+            "own · hermes@slb-model *—",
+            "rag · hermes@slb-model *65.4 / 86.8*",
+            "*published in parentheses*",
+            "blind · hermes@slb-model *0.0 / 0.0 (1.7 / 98.0)*",
+        ]
+    )
+    summary = json.loads((pytester.path / "reports" / "r" / "sequence_summary.json").read_text())
+    rag = next(c for c in summary["protocols"]["stream"]["configs"] if c["harness"] == "rag")
+    assert rag["streams"]["retail.L1"]["published"] == {"hidden": 65.4, "fully": 86.8}
+
+
+def test_a_leaderboard_that_cannot_be_read_is_a_usage_error_naming_the_line(
+    pytester: pytest.Pytester,
+) -> None:
+    board = pytester.path / "leaderboard.csv"
+    board.write_text("\n".join([BOARD_HEADER, board_row("Blind", 1.7, 98.0).replace("1.7", "n/a")]) + "\n")
+    shutil.copytree(FIXTURES, pytester.path / "dataset")
+    result = pytester.runpytest_subprocess(
+        "--pastbench-families=dataset", f"--pastbench-stream-reference={board}", "--collect-only"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--pastbench-stream-reference={board}: {board}:2: 'n/a' is not a number*"])
