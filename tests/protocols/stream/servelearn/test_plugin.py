@@ -36,7 +36,9 @@ def _last_user(body: dict[str, Any]) -> str:
 
 def run(pytester: pytest.Pytester, server: FaultServer, download: Path, *options: str) -> pytest.RunResult:
     aliases = pytester.path / "aliases.yaml"
-    spec = {"model": "openai/slb", "api_base": server.api_base}
+    # priced, so every run has a known cost (a shard merge adds the ledgers up)
+    prices = {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}
+    spec = {"model": "openai/slb", "api_base": server.api_base, **prices}
     aliases.write_text(yaml.safe_dump({"aliases": {"slb-model": spec}}))
     return pytester.runpytest_subprocess(
         f"--pastbench-families={download}", "--pastbench-model=slb-model",
