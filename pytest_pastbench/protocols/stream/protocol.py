@@ -60,7 +60,7 @@ class StreamProtocol(ProtocolBase):
     name = "stream"
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
-    options = ("stream-scale",)
+    options = ("stream-scale", "stream-reference")
     gate_metric_names = frozenset(_OVERALL_METRICS)
 
     # The module's functions are the protocol's (its summary section and table).
