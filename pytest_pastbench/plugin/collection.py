@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,6 +18,18 @@ from ..errors import InvalidFamily
 
 if TYPE_CHECKING:
     from .options import RunOptions
+
+
+def under_families(path: Path, config: pytest.Config) -> bool:
+    """Only what the user pointed --pastbench-families at: a stray dataset file is not a benchmark."""
+    from .run_handle import RUN_KEY
+
+    run = config.stash.get(RUN_KEY, None)
+    chosen = [Path(f).resolve() for f in (run.options.families if run is not None else ()) if f != "builtin"]
+    if not chosen:
+        return False
+    resolved = path.resolve()
+    return any(resolved == root or root in resolved.parents for root in chosen)
 
 
 def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, str]]:

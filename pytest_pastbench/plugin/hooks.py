@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ..protocols.detect import family_format
-from .collection import parametrizes, rerun_control_arms
+from .collection import parametrizes, rerun_control_arms, under_families
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -82,22 +82,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.name == "windows.json":  # maybe a scenario of a ServeLearnBench download (#21)
-        from ..protocols.stream.servelearn.collect import servelearn_file
-
-        return servelearn_file(file_path, parent)
-    tag = family_format(file_path)
-    if tag is None:
+    # A file that declares a format tag, or one under a --pastbench-families path (a published
+    # dataset in its own layout that a protocol may claim); any other file costs one head read.
+    if family_format(file_path) is None and not under_families(file_path, parent.config):
         return None
-    from ..protocols.registry import registry_of
+    from ..protocols.base import protocol_file
 
-    if registry_of(parent.config).by_tag(tag) is None:
-        return None  # a format no registered protocol reads
-    from ..protocols.base import ProtocolFile
-    from ..resources import packaged_nodeid
-
-    nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)
-    return ProtocolFile.from_parent(parent, path=file_path, nodeid=nodeid)
+    return protocol_file(file_path, parent)
 
 
 @pytest.hookimpl(trylast=True)

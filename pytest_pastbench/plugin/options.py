@@ -126,6 +126,16 @@ def _alias_file(value: str | None, config: pytest.Config, resolved: dict[str, An
     return value
 
 
+def _stream_reference(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
+    if value is None:
+        return None
+    from ..protocols.stream.servelearn.leaderboard import check_leaderboard
+
+    path = Path(value).expanduser().resolve()
+    check_leaderboard(path)  # a UsageError naming the file and the line
+    return str(path)
+
+
 def _judge_model(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
     if value is not None:
         from ..judge.llm import check_judge_model
@@ -410,6 +420,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         default="sample",
         choices=STREAM_SCALES,
     ),
+    OptionSpec(
+        "stream-reference",
+        "a leaderboard CSV in ServeLearnBench's columns (their docs/leaderboard.csv: model, method, "
+        "retail_H_L1 ... pitch_H_L3, avg_h, avg_f): the stream tables show its row of each harness's "
+        "method (blind/oracle/rag) and model as a 'published' column beside ours",
+        check=_stream_reference,
+    ),
 )
 
 
@@ -490,6 +507,7 @@ class RunOptions:
     intervention_m: int | None = None  # overrides each intervention family's metrics.m
     intervention_tau: float | None = None  # overrides each intervention family's metrics.tau
     stream_scale: str = "sample"
+    stream_reference: str | None = None  # a published leaderboard CSV (ServeLearnBench's columns)
 
     @property
     def arms(self) -> list[str]:

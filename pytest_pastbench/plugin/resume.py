@@ -169,32 +169,33 @@ def _finished_identity(payload: dict[str, Any], registry: ProtocolRegistry) -> t
 
 
 def _family_files(config: pytest.Config) -> Iterator[Path]:
-    """The family files under the paths pytest will collect (its norecursedirs pruned)."""
+    """The files under the paths pytest will collect (its norecursedirs pruned), in walk order."""
     base = config.invocation_params.dir
     skip = config.getini("norecursedirs")
     for arg in config.args:
         path = base / arg.split("::", 1)[0]
         if path.is_file():
-            if is_family_file(path):
-                yield path
+            yield path
             continue
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not any(fnmatch(d, pattern) for pattern in skip))
             for name in sorted(files):
-                if is_family_file(Path(root) / name):
-                    yield Path(root) / name
+                yield Path(root) / name
 
 
 def collected_family_hashes(config: pytest.Config) -> dict[str, str]:
-    """Family id -> file hash of the families this invocation collects (as the collector hashes them)."""
+    """Family id -> file hash of the families this invocation collects (as the collector hashes
+    them): the files collection hands to a protocol (``collection.protocol_file``)."""
     from ..errors import FamilyFileError
-    from ..protocols.detect import family_format
     from ..protocols.registry import registry_of
+    from .collection import under_families
 
     registry = registry_of(config)
     hashes: dict[str, str] = {}
     for path in _family_files(config):
-        protocol = registry.by_tag(family_format(path) or "")
+        if not is_family_file(path) and not under_families(path, config):
+            continue
+        protocol = registry.owner(path)
         if protocol is None:
             continue
         try:

@@ -24,7 +24,6 @@ from ..errors import FamilyFileError, ItemInfraError
 from ..plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..plugin.run_handle import pastbench_run
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
-from .detect import family_format
 
 
 @dataclass(frozen=True)
@@ -89,6 +88,11 @@ class BenchProtocol(Protocol):
     gate_metric_names: frozenset[str]  # the metrics gate_metrics can return (for gate parsing)
 
     # -- collection and running ---------------------------------------------------------------------
+    def claims(self, path: Path) -> bool:
+        """True for a file this protocol collects that declares no format tag (a published
+        dataset's own layout); asked only of files under a ``--pastbench-families`` path."""
+        ...
+
     def family_identity(self, path: Path) -> tuple[str, str]:
         """(qualified family id, SHA-256 of the file); raises ``FamilyFileError``."""
         ...
@@ -174,6 +178,9 @@ class ProtocolBase:
     gate_metric_names: ClassVar[frozenset[str]] = frozenset()
     # Per-shard or per-machine fields of a record: two shards may differ in them.
     volatile_record_fields: ClassVar[tuple[str, ...]] = ("dataset_hash", "wall_s")
+
+    def claims(self, path: Path) -> bool:
+        return False
 
     def family_identity(self, path: Path) -> tuple[str, str]:
         """``stream.retail_l2`` for ``families/streams/retail_l2.yaml``."""
@@ -268,7 +275,8 @@ class ProtocolBase:
 
 
 class ProtocolFile(pytest.File):
-    """A family file of a registered protocol; the protocol yields its items."""
+    """A family file of a registered protocol (by its format tag, or claimed by the protocol);
+    the protocol yields its items."""
 
     protocol: BenchProtocol
     family_id: str = ""
@@ -282,9 +290,8 @@ class ProtocolFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from .registry import registry_of
 
-        tag = family_format(self.path)
-        protocol = registry_of(self.config).by_tag(tag) if tag is not None else None
-        assert protocol is not None, "collected only when a registered protocol owns the tag"
+        protocol = getattr(self, "protocol", None) or registry_of(self.config).owner(self.path)
+        assert protocol is not None, "collected only when a registered protocol owns the file"
         self.protocol = protocol
         try:
             items = list(protocol.collect(self))
@@ -292,6 +299,21 @@ class ProtocolFile(pytest.File):
             # One error item, not a collection error: the other families still run.
             items = [InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(exc))]
         yield from items
+
+
+def protocol_file(file_path: Path, parent: pytest.Collector) -> ProtocolFile | None:
+    """The collector of a file a registered protocol reads (its format tag, or the protocol
+    claims it), None for any other file."""
+    from ..resources import packaged_nodeid
+    from .registry import registry_of
+
+    protocol = registry_of(parent.config).owner(file_path)
+    if protocol is None:
+        return None  # a format no registered protocol reads
+    nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)
+    collector = ProtocolFile.from_parent(parent, path=file_path, nodeid=nodeid)
+    collector.protocol = protocol
+    return collector
 
 
 class ProtocolItem(OneLineItem):

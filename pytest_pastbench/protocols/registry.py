@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .base import BenchProtocol
+from .detect import family_format
 
 # What BenchProtocol asks for (its annotations and methods), to name what an object lacks.
 _REQUIRED = sorted(
@@ -58,6 +60,13 @@ class ProtocolRegistry:
 
     def by_tag(self, format_tag: str) -> BenchProtocol | None:
         return self._by_tag.get(format_tag)
+
+    def owner(self, path: Path) -> BenchProtocol | None:
+        """The protocol of a file: the one of its format tag, else the first that claims it."""
+        tag = family_format(path)
+        if tag is not None:
+            return self.by_tag(tag)
+        return next((protocol for protocol in self if protocol.claims(path)), None)
 
     def of_payload(self, payload: dict[str, Any]) -> BenchProtocol:
         """The protocol of an item payload (an item file, a worker's report)."""

@@ -2,11 +2,14 @@
 withdrawn and re-enter over windows; serving tickets with outcome feedback, test tickets with
 the store frozen. Its protocol object (protocols/base.py) is ``PROTOCOL``."""
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..base import GateMetric, ProtocolBase, known_units, tool_names
+import pytest
+
+from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
+from ..detect import FAMILY_SUFFIXES
 from .collect import collect
 from .report import render, summarize
 from .schema import load_stream
@@ -55,14 +58,34 @@ class StreamProtocol(ProtocolBase):
     name = "stream"
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
-    options = ("stream-scale",)
+    options = ("stream-scale", "stream-reference")
     gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
 
-    # The module's functions are the protocol's (its items, summary section and table).
-    items = staticmethod(collect)
+    # The module's functions are the protocol's (its summary section and table).
     summarize = staticmethod(summarize)
     render_section = staticmethod(render)
     describe = staticmethod(describe)
+
+    # A ServeLearnBench download (servelearn/collect.py) is collected as this protocol's items:
+    # one file of each scenario stands for it.
+    def claims(self, path: Path) -> bool:
+        from .servelearn.collect import is_scenario_anchor
+
+        return is_scenario_anchor(path)
+
+    def family_identity(self, path: Path) -> tuple[str, str]:
+        if path.suffix in FAMILY_SUFFIXES:
+            return super().family_identity(path)
+        from .servelearn.collect import scenario_identity
+
+        return scenario_identity(path)
+
+    def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        if parent.path.suffix in FAMILY_SUFFIXES:
+            return collect(parent)
+        from .servelearn.collect import scenario_items
+
+        return scenario_items(parent)
 
     def offline_policy(self) -> StreamOfflinePolicy:
         return StreamOfflinePolicy()

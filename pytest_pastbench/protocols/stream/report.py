@@ -19,6 +19,7 @@ from .schema import HARNESSES
 
 TIERS = ("L1", "L2", "L3")
 DOMAINS = ("retail", "banking")
+SERVELEARN_DOMAINS = (*DOMAINS, "pitch")  # ServeLearnBench's (servelearn/) add Pitch
 DIAGNOSTICS = (
     "serving_hidden",
     "aulc10",
@@ -53,6 +54,7 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
                 "hidden": _mean(r["metrics"]["hidden"] for r in rs),
                 "fully": _mean(r["metrics"]["fully"] for r in rs),
                 "n": len(rs),
+                **_published(rs),
             }
             for key, rs in sorted(by_stream.items())
         }
@@ -67,6 +69,7 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
         overall: dict[str, Any] = {
             "hidden": _mean(s["hidden"] for s in streams.values()),
             "fully": _mean(s["fully"] for s in streams.values()),
+            **_published(list(streams.values())),
             **{name: _mean((r["metrics"].get(name) for r in measured), 8) for name in DIAGNOSTICS},
             "n_items": len(items),
             "infra_blocked": len(items) - len(measured),
@@ -85,10 +88,24 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     return {"schema_version": 1, "seed": seed, "configs": configs}
 
 
+def _published(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``--pastbench-stream-reference``: the published scores beside ours, over the same streams
+    (records or stream cells that carry one); nothing when none does."""
+    cells = [r["published"] for r in rows if r.get("published")]
+    if not cells:
+        return {}
+    return {"published": {case: _mean(c[case] for c in cells) for case in ("hidden", "fully")}}
+
+
+def _pair(cell: dict[str, Any]) -> str:
+    return f"{format_number(cell['hidden'], digits=1)} / {format_number(cell['fully'], digits=1)}"
+
+
 def render(section: dict[str, Any]) -> str:
     configs = section.get("configs", [])
     if not configs:
         return "no stream items were measured"
+    published = any("published" in config["overall"] for config in configs)
     tier_rows = []
     for config in configs:
         row = [config["label"]]
@@ -99,24 +116,28 @@ def render(section: dict[str, Any]) -> str:
             format_number(config["overall"]["hidden"], digits=1),
             format_number(config["overall"]["fully"], digits=1),
         ]
+        if published:
+            row.append(_pair(config["overall"]["published"]) if "published" in config["overall"] else "—")
         tier_rows.append(row)
     tier_headers = [
         "harness · agent@model",
         *(f"{t} {c}" for t in TIERS for c in ("H", "F")),
         "avg H",
         "avg F",
+        *(["published H / F"] if published else []),
     ]
-    domain_keys = [f"{d}.{t}" for d in DOMAINS for t in TIERS]
+    present = {key.split(".")[0] for config in configs for key in config["streams"]}
+    domains = SERVELEARN_DOMAINS if "pitch" in present else DOMAINS
+    domain_keys = [f"{d}.{t}" for d in domains for t in TIERS]
     domain_rows = []
     for config in configs:
         row = [config["label"]]
         for key in domain_keys:
             cell = config["streams"].get(key)
-            row.append(
-                "—"
-                if cell is None
-                else f"{format_number(cell['hidden'], digits=1)} / {format_number(cell['fully'], digits=1)}"
-            )
+            shown = "—" if cell is None else _pair(cell)
+            if cell is not None and "published" in cell:
+                shown += f" ({_pair(cell['published'])})"
+            row.append(shown)
         domain_rows.append(row)
     learning_rows = []
     for config in configs:
@@ -155,7 +176,8 @@ def render(section: dict[str, Any]) -> str:
         [
             "test reward by tier, % (H = hidden rules decide, F = fully specified; store frozen)",
             table(tier_rows, tier_headers),
-            "test reward by stream, % (H / F)",
+            "test reward by stream, % (H / F"
+            + ("; published in parentheses, --pastbench-stream-reference)" if published else ")"),
             table(domain_rows, ["harness · agent@model", *domain_keys]),
             "learning from serving (hidden serving tickets; AULC, KA, forgetting in %)",
             table(learning_rows, learning_headers),

@@ -1,13 +1,13 @@
-"""ServeLearnBench's published dataset, run to its authors' documented semantics.
-
-Groundwork for issue 21, self-contained until the stream protocol sits behind the typed
-interface of issue 19:
+"""ServeLearnBench's published dataset, run to its authors' documented semantics as items of the
+stream protocol (which claims a download's scenarios: ``collect``):
 
 - ``schema``: the published layout (``data/<scenario>/*.jsonl``, ``environments/<scenario>/``)
   read into typed models, one error per broken scenario naming the file and the line;
 - ``retail``, ``banking``, ``pitch``: the three environments and their grading;
-- ``engine``: their turn protocol and budgets, driving a small agent interface;
+- ``engine``: their turn protocol and budgets (``EpisodeRules``) and the stream of windows;
+- ``session``: each task one session of the run's agent through the project's session runner;
 - ``scoring``: the feedback line, the Oracle context, setting scores, Avg. H / Avg. F;
+- ``leaderboard``: the authors' leaderboard CSV, the ``published`` column;
 - ``replay``: the audit agent that replays the evaluator's ground truth, and
   ``validate_servelearn`` over a download.
 

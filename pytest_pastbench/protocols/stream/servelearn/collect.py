@@ -1,12 +1,13 @@
-"""A ServeLearnBench download collected as stream items (the minimal, isolated hook-up of #21).
+"""A ServeLearnBench download collected as stream items, through the stream protocol's
+``claims`` (protocols/stream/protocol.py): no special case in the plugin's hooks.
 
-``--pastbench-families=DOWNLOAD`` makes pytest walk the download; each scenario's
-``environments/<scenario>/windows.json`` becomes a collector with one item per harness (Blind and
-Oracle on the test tasks, RAG over the whole stream) x model x trial. An item runs under the
-published protocol with the plain acting loop (``ModelAgent``; the project's own agents and
-learning harnesses wait for the one session runner of issue 19) and reports its setting scores
-in the shape the stream tables read (``metrics.hidden`` / ``metrics.fully``). A scenario that
-cannot be read is one error item naming the file and the line; the other scenarios still run.
+``--pastbench-families=DOWNLOAD`` (the ``dataset/`` folder or one scenario folder) makes pytest
+walk the download; one file of each scenario (``environments/<scenario>/windows.json`` when it
+exists) stands for the scenario, with one item per harness x model x trial. An item runs the
+run's agent (``--pastbench-agent``: Hermes, a factory's, an external program) one session per task
+under the published turn protocol (``session.py``) and reports its setting scores in the shape
+the stream tables read (``metrics.hidden`` / ``metrics.fully``, per-window rewards). A scenario
+that cannot be read is one error item naming the file and the line; the others still run.
 """
 
 from __future__ import annotations
@@ -18,68 +19,93 @@ from typing import Any
 
 import pytest
 
+from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.judge.llm import REFERENCE_JUDGE
-from pytest_pastbench.plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, model_trials
+from pytest_pastbench.plugin.collection import model_trials
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ...base import ProtocolFile, ProtocolItem
-from ...registry import registry_of
 from .checklist import ModelChecklist
-from .engine import run_scenario
+from .engine import run_stream
 from .episode import Outcome
-from .model_agent import ModelAgent
+from .leaderboard import reference_row
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .rag import RagLearner
-from .schema import TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
+from .schema import DOC_FILES, ENV_FILES, TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
+from .session import SessionTasks, store_folder
 
-HARNESSES = ("blind", "oracle", "rag")
-AGENT_LABEL = "servelearn-loop"  # not the run's --pastbench-agent: the published acting loop
+# Blind and Oracle run the test tasks only (as the authors run them); ``own`` (the agent's own
+# store, told each serving task's score) and RAG (their baseline) learn over the whole stream.
+HARNESSES = ("blind", "oracle", "own", "rag")
+LEARNING_HARNESSES = ("own", "rag")
 
 
-def servelearn_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """The collector of one scenario when ``file_path`` is ``<download>/environments/<s>/windows.json``."""
-    root = file_path.parents[2] if len(file_path.parents) > 2 else None
-    if root is None or file_path.parent.parent.name != "environments" or not is_servelearn(root):
+# The one file that stands for a scenario in collection: the first of these that exists, so a
+# scenario missing any of its files is still collected, as its one error.
+ANCHORS = (
+    ("environments", "windows.json"),
+    *(("environments", f) for f in (*ENV_FILES, *DOC_FILES) if f != "windows.json"),
+    *(("data", f) for f in TASK_FILES),
+)
+
+
+def _scenario_of(path: Path) -> tuple[Path, str] | None:
+    """(download root, scenario name) of a file of ``data/<s>/`` or ``environments/<s>/``."""
+    if len(path.parents) < 3 or path.parent.parent.name not in ("data", "environments"):
         return None
-    # Only what the user pointed --pastbench-families at: a stray windows.json is not a benchmark.
-    chosen = [Path(f).resolve() for f in pastbench_run(parent.config).options.families]
-    if not any(path == file_path.resolve() or path in file_path.resolve().parents for path in chosen):
-        return None
-    return ServeLearnFile.from_parent(parent, path=file_path)
+    root = path.parents[2]
+    return (root, path.parent.name) if is_servelearn(root) else None
+
+
+def is_scenario_anchor(path: Path) -> bool:
+    """True for the file that stands for its scenario (``environments/<s>/windows.json`` when present)."""
+    found = _scenario_of(path)
+    if found is None:
+        return False
+    root, name = found
+    anchor = next((root / d / name / f for d, f in ANCHORS if (root / d / name / f).is_file()), None)
+    return anchor == path
+
+
+def scenario_identity(path: Path) -> tuple[str, str]:
+    """(``stream.servelearn.<scenario>``, SHA-256 over the scenario's files) of its anchor file."""
+    found = _scenario_of(path)
+    assert found is not None, "asked only of a claimed file"
+    root, name = found
+    return f"stream.servelearn.{name}", scenario_hash(root, name)
 
 
 def scenario_hash(root: Path, name: str) -> str:
     digest = hashlib.sha256()
     files = [root / "data" / name / f for f in TASK_FILES]
-    files += sorted((root / "environments" / name).iterdir())
+    env_dir = root / "environments" / name
+    files += sorted(env_dir.iterdir()) if env_dir.is_dir() else []
     for file in files:
         if file.is_file():
             digest.update(file.name.encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()
 
 
-class ServeLearnFile(ProtocolFile):
-    def collect(self) -> Iterator[pytest.Item]:
-        root, name = self.path.parents[2], self.path.parent.name
-        # Its items are the stream protocol's (records, tables, gates): the registered one.
-        self.protocol = registry_of(self.config)["stream"]
-        self.identify(f"stream.servelearn.{name}", scenario_hash(root, name))
-        scenario = read_scenario(root, name)
-        if isinstance(scenario, ScenarioError):
-            yield InvalidFamilyItem.from_parent(self, name=INVALID_FAMILY_NAME, problem=str(scenario))
-            return
-        options = pastbench_run(self.config).options
-        for harness in HARNESSES:
-            for model, trial, suffix in model_trials(options):
-                yield ServeLearnItem.from_parent(
-                    self,
-                    name=f"{harness}[{'-'.join(suffix)}]",
-                    scenario=scenario,
-                    harness=harness,
-                    model=model,
-                    trial=trial,
-                )
+def scenario_items(parent: ProtocolFile) -> Iterator[pytest.Item]:
+    """One item per harness x model x trial; a scenario that cannot be read is a
+    ``FamilyFileError`` naming the file and the line (one error item; the others still run)."""
+    found = _scenario_of(parent.path)
+    assert found is not None, "asked only of a claimed file"
+    scenario = read_scenario(*found)
+    if isinstance(scenario, ScenarioError):
+        raise FamilyFileError(str(scenario))
+    options = pastbench_run(parent.config).options
+    for harness in HARNESSES:
+        for model, trial, suffix in model_trials(options):
+            yield ServeLearnItem.from_parent(
+                parent,
+                name=f"{harness}[{'-'.join(suffix)}]",
+                scenario=scenario,
+                harness=harness,
+                model=model,
+                trial=trial,
+            )
 
 
 class ServeLearnItem(ProtocolItem):
@@ -91,17 +117,26 @@ class ServeLearnItem(ProtocolItem):
         self.harness = harness
         self.extra_keyword_matches.update({harness, scenario.domain, "servelearn"})
 
-    def base_record(self) -> dict[str, Any]:
-        return {**super().base_record(), "agent": AGENT_LABEL}
-
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         session = pastbench_run(self.config)
-        agent = ModelAgent(session.client(self.model, self.trial))
         checklist = pitch_checklist(session)
         learner = RagLearner() if self.harness == "rag" else None
-        outcomes = run_scenario(
-            self.scenario, agent, learner=learner, oracle=self.harness == "oracle", checklist=checklist
-        )
+        with store_folder(self.harness == "own") as store_root:
+            tasks = SessionTasks(
+                self.scenario,
+                session.agent(),
+                session.client(self.model, self.trial),
+                session.budgets(),
+                checklist,
+                store_root,
+            )
+            outcomes = run_stream(
+                self.scenario,
+                tasks.run_task,
+                learner=learner,
+                oracle=self.harness == "oracle",
+                serving=self.harness in LEARNING_HARNESSES,
+            )
         rows = [Row(o.scenario, o.split, o.category, o.reward) for o in outcomes]
         scores = setting_scores(rows).get(self.scenario.name, {})
         serving_hidden = [o.reward for o in outcomes if o.split == "serving" and o.category == HIDDEN]
@@ -111,8 +146,8 @@ class ServeLearnItem(ProtocolItem):
             "serving_hidden": _round(
                 100 * sum(serving_hidden) / len(serving_hidden) if serving_hidden else None
             ),
-            "tokens_per_task": round(agent.tokens / len(outcomes), 1),
-            "cost_per_task": None if agent.cost_usd is None else agent.cost_usd / len(outcomes),
+            "tokens_per_task": round(tasks.tokens / len(outcomes), 1),
+            "cost_per_task": None if tasks.cost_usd is None else tasks.cost_usd / len(outcomes),
         }
         record = {
             "headline": f"H {_show(metrics['hidden'])} F {_show(metrics['fully'])}",
@@ -130,11 +165,29 @@ class ServeLearnItem(ProtocolItem):
             "metrics": metrics,
             "windows": _per_window(outcomes),
         }
+        if session.options.stream_reference is not None:
+            record["published"] = published(
+                session.options.stream_reference, self.model, self.harness, self.scenario.name
+            )
         trace = [
             {"kind": "task", "id": o.task_id, "split": o.split, "window": o.window, "reward": o.reward}
             for o in outcomes
         ]
         return record, trace
+
+
+def published(reference: str, model: str, harness: str, scenario: str) -> dict[str, Any] | None:
+    """The leaderboard's setting scores of this scenario for the harness's method and the model."""
+    row = reference_row(reference, model, harness)
+    scores = row.settings.get(scenario) if row is not None else None
+    if row is None or scores is None:
+        return None
+    return {
+        "model": row.model,
+        "method": row.method,
+        "hidden": scores[HIDDEN],
+        "fully": scores[FULLY_SPECIFIED],
+    }
 
 
 def pitch_checklist(session: Any) -> Checklist:

@@ -18,6 +18,7 @@ Nothing else crosses, in particular no ``evaluator``, category or window. Withou
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -40,6 +41,7 @@ MSG_BAD_JSON = "not executed: the arguments must be a JSON object matching the t
 MSG_UNKNOWN = "not executed: there is no tool named {name!r}."
 MSG_BUDGET = "Error: the episode's {n} tool calls are used up; no other tool will run. Call `finish`."
 FINISH_ACK = '{"accepted": true}'
+MSG_ENDED = "not executed: the episode has ended (`finish` was called or a budget ran out)."
 
 
 @dataclass(frozen=True)
@@ -76,53 +78,95 @@ class Learner(Protocol):
     def update(self, experience: Experience) -> None: ...
 
 
+class EpisodeRules:
+    """One episode under the published turn protocol: what a turn and what a tool call does.
+
+    The one definition of the rules, whoever holds the loop: ``run_episode`` (an ``Agent.turn``
+    agent, the replay audit) and the session path (``session.py``: any agent of the project
+    driven by the session runner) both report each turn here and send each call through ``call``.
+    """
+
+    def __init__(self, scenario: Scenario, task: Task) -> None:
+        self.box = toolbox(scenario, task)
+        self.finish_spec = tool_schemas(scenario).get(FINISH) or {"name": FINISH, "parameters": {}}
+        self.episode = Episode(task.task_id, world=self.box.state)
+        self.spent = 0  # output tokens over the episode's turns
+        self.turn_calls = 1  # calls of the current turn
+
+    @property
+    def ended(self) -> bool:
+        return self.episode.finish is not None or self.episode.ended_by != "finish"
+
+    def may_start_turn(self) -> bool:
+        """False (and the episode ends by that budget) once turns or output tokens are spent."""
+        if self.ended:
+            return False
+        if self.episode.turns >= TURN_BUDGET:
+            self.episode.ended_by = "turn_budget"
+        elif self.spent >= OUTPUT_TOKEN_BUDGET:
+            self.episode.ended_by = "token_budget"
+        return not self.ended
+
+    def start_turn(self, call_names: list[str], text: str, output_tokens: int) -> str | None:
+        """Count one model turn with these calls; the corrective user message when it had none."""
+        self.episode.turns += 1
+        self.spent += output_tokens
+        self.turn_calls = len(call_names)
+        if not call_names:
+            self.episode.steps.append({"kind": "no_call", "text": text})
+            return MSG_NO_CALL
+        if len(call_names) > 1:
+            obs = MSG_MULTI.format(n=len(call_names))
+            self.episode.steps.append({"kind": "multi_call", "calls": call_names, "obs": obs})
+        return None
+
+    def call(self, name: str, arguments: str | dict[str, Any]) -> str:
+        """The observation of one call of the current turn (none runs in a turn of several)."""
+        if self.ended:
+            return MSG_ENDED
+        if self.turn_calls > 1:
+            return MSG_MULTI.format(n=self.turn_calls)
+        observation, args = _execute(self.box, self.finish_spec, name, arguments, self.episode)
+        self.episode.steps.append({"kind": "tool", "name": name, "args": args, "obs": observation})
+        return observation
+
+
 def run_episode(agent: Agent, scenario: Scenario, task: Task, extra_system: str = "") -> Episode:
     """Drive ``agent`` through one task under the published turn protocol and budgets."""
-    box = toolbox(scenario, task)
-    system = scenario.environment.system_prompt + (f"\n\n{extra_system}" if extra_system else "")
+    rules = EpisodeRules(scenario, task)
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system},
+        {"role": "system", "content": system_text(scenario, extra_system)},
         {"role": "user", "content": task.instruction},
     ]
     tools = scenario.environment.tools
-    finish_spec = tool_schemas(scenario).get(FINISH) or {"name": FINISH, "parameters": {}}
-    episode = Episode(task.task_id, world=box.state)
-    spent = 0
-    for _ in range(TURN_BUDGET):
-        if spent >= OUTPUT_TOKEN_BUDGET:
-            episode.ended_by = "token_budget"
-            return episode
-        episode.turns += 1
+    while rules.may_start_turn():
         turn = agent.turn([dict(m) for m in messages], tools)
-        spent += turn.output_tokens
         messages.append(_assistant(turn))
-        if not turn.calls:
-            messages.append({"role": "user", "content": MSG_NO_CALL})
-            episode.steps.append({"kind": "no_call", "text": turn.text})
-            continue
-        if len(turn.calls) > 1:
-            error = MSG_MULTI.format(n=len(turn.calls))
-            messages.extend(_tool_result(call, error) for call in turn.calls)
-            episode.steps.append({"kind": "multi_call", "calls": [c.name for c in turn.calls], "obs": error})
-            continue
-        call = turn.calls[0]
-        observation, args = _execute(box, finish_spec, call, episode)
-        messages.append(_tool_result(call, observation))
-        episode.steps.append({"kind": "tool", "name": call.name, "args": args, "obs": observation})
-        if episode.finish is not None:
-            return episode
-    episode.ended_by = "turn_budget"
-    return episode
+        corrective = rules.start_turn([c.name for c in turn.calls], turn.text, turn.output_tokens)
+        if corrective is not None:
+            messages.append({"role": "user", "content": corrective})
+        messages.extend(_tool_result(call, rules.call(call.name, call.arguments)) for call in turn.calls)
+    return rules.episode
 
 
-def _execute(box: ToolBox, finish_spec: dict[str, Any], call: ToolCall, episode: Episode) -> tuple[str, Any]:
-    try:
-        args = json.loads(call.arguments) if call.arguments.strip() else {}
-    except ValueError as exc:
-        return MSG_BAD_JSON.format(detail=f"invalid JSON: {exc}"), call.arguments
+def system_text(scenario: Scenario, extra_system: str = "") -> str:
+    """The scenario's system prompt plus what the method adds (an Oracle bulletin, past cases)."""
+    return scenario.environment.system_prompt + (f"\n\n{extra_system}" if extra_system else "")
+
+
+def _execute(
+    box: ToolBox, finish_spec: dict[str, Any], name: str, arguments: str | dict[str, Any], episode: Episode
+) -> tuple[str, Any]:
+    if isinstance(arguments, dict):
+        args: Any = arguments
+    else:
+        try:
+            args = json.loads(arguments) if arguments.strip() else {}
+        except ValueError as exc:
+            return MSG_BAD_JSON.format(detail=f"invalid JSON: {exc}"), arguments
     if not isinstance(args, dict):
         return MSG_BAD_JSON.format(detail=f"got {type(args).__name__}, not an object"), args
-    if call.name == FINISH:
+    if name == FINISH:
         problem = argument_error(finish_spec, args)
         if problem:  # a rejected finish is an ordinary tool error: the agent may finish again
             return f"not executed: {problem}", args
@@ -131,9 +175,9 @@ def _execute(box: ToolBox, finish_spec: dict[str, Any], call: ToolCall, episode:
     if episode.tool_calls >= TOOL_BUDGET:
         return MSG_BUDGET.format(n=TOOL_BUDGET), args
     try:
-        observation = box.call(call.name, args)
+        observation = box.call(name, args)
     except UnknownTool:
-        return MSG_UNKNOWN.format(name=call.name), args
+        return MSG_UNKNOWN.format(name=name), args
     episode.tool_calls += 1
     return observation, args
 
@@ -161,6 +205,10 @@ def episode_record(task: Task, episode: Episode, reward: float) -> str:
     return "\n".join(lines)
 
 
+# One task's episode under some loop, graded: (task, what the method adds to the system prompt).
+TaskRunner = Callable[[Task, str], tuple[Episode, Outcome]]
+
+
 def run_scenario(
     scenario: Scenario,
     agent: Agent,
@@ -169,20 +217,37 @@ def run_scenario(
     oracle: bool = False,
     checklist: Checklist | None = None,
 ) -> list[Outcome]:
-    """The stream: per window, its serving tasks (graded, then the learner updates), then its test
-    tasks (graded, nothing returned). Without a learner only the test tasks run. ``oracle`` adds
-    each window's bulletin to the system prompt."""
+    """``run_stream`` with an ``Agent.turn`` agent: the engine holds the loop. Without a learner
+    only the test tasks run."""
     checklist = checklist or JudgeChecklist(ReferenceJudge())
+
+    def run_task(task: Task, extra_system: str) -> tuple[Episode, Outcome]:
+        episode = run_episode(agent, scenario, task, extra_system)
+        return episode, grade(scenario, task, episode, checklist)
+
+    return run_stream(scenario, run_task, learner=learner, oracle=oracle, serving=learner is not None)
+
+
+def run_stream(
+    scenario: Scenario,
+    run_task: TaskRunner,
+    *,
+    learner: Learner | None = None,
+    oracle: bool = False,
+    serving: bool = False,
+) -> list[Outcome]:
+    """The stream: per window, its serving tasks when ``serving`` (graded, then the learner
+    updates), then its test tasks (graded, nothing returned). ``oracle`` adds each window's
+    bulletin, a learner its context, to what the agent is told before the instruction."""
     outcomes: list[Outcome] = []
     for window in sorted(scenario.environment.windows, key=lambda w: w.window):
-        serving = [t for t in scenario.serving if t.window == window.window] if learner is not None else []
+        served = [t for t in scenario.serving if t.window == window.window] if serving else []
         test = [t for t in scenario.test if t.window == window.window]
-        for task in [*serving, *test]:
+        for task in [*served, *test]:
             extra = [oracle_context(window)] if oracle else []
             if learner is not None:
                 extra.append(learner.context(task.instruction))
-            episode = run_episode(agent, scenario, task, "\n\n".join(e for e in extra if e))
-            outcome = grade(scenario, task, episode, checklist)
+            episode, outcome = run_task(task, "\n\n".join(e for e in extra if e))
             outcomes.append(outcome)
             if learner is not None and task.split == "serving":
                 record = episode_record(task, episode, outcome.reward)

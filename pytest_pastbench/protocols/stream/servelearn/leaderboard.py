@@ -1,19 +1,26 @@
-"""The authors' leaderboard file (their ``leaderboard.csv``) read into per-setting scores, so a run
-can be shown beside a published row (groundwork for ``--pastbench-stream-reference``).
+"""The authors' leaderboard file (their ``docs/leaderboard.csv``) read into per-setting scores, so
+a run is shown beside a published row (``--pastbench-stream-reference=FILE``).
 
 Columns: ``model, method``, one per setting ``<domain>_<H|F>_<L1|L2|L3>`` (Pitch has H only),
-``avg_h, avg_f`` and ``api_cost_usd``.
+``avg_h, avg_f`` and ``api_cost_usd``; one row per model x method (Oracle, Blind, RAG, Mem0, ...).
+A harness of ours is compared with the row of its method (``HARNESS_METHODS``) and of the run's
+model; a file that holds one model's rows serves every model of the run.
 """
 
 from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 from .scoring import FULLY_SPECIFIED, HIDDEN, SCENARIOS
 
 _CASES = {"H": HIDDEN, "F": FULLY_SPECIFIED}
+# Our harnesses that run one of their methods (``own`` is the agent's own store: no published row).
+HARNESS_METHODS = {"blind": "Blind", "oracle": "Oracle", "rag": "RAG"}
 
 
 @dataclass(frozen=True)
@@ -34,18 +41,24 @@ def setting_column(scenario: str, category: str) -> str:
 
 
 def read_leaderboard(path: str | Path) -> list[PublishedRow]:
-    """Every row of the file, in file order; a missing column is a ``ValueError`` naming it."""
+    """Every row of the file, in file order; a missing column or a cell that is not a number is
+    a ``ValueError`` naming the file and the line."""
     with Path(path).open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         columns = set(reader.fieldnames or ())
         needed = ["model", "method", "avg_h", "avg_f"]
         missing = [c for c in needed if c not in columns]
         if missing:
-            raise ValueError(f"{path}: no column {missing[0]!r} (expected the authors' leaderboard.csv)")
+            raise ValueError(f"{path}:1: no column {missing[0]!r} (expected the authors' leaderboard.csv)")
         rows = []
         for line in reader:
+            where = f"{path}:{reader.line_num}"
+            if None in line or not line["model"] or not line["method"]:
+                raise ValueError(f"{where}: expected {len(columns)} cells with a model and a method")
             settings = {
-                s: {cat: _number(line.get(setting_column(s, cat))) for cat in (HIDDEN, FULLY_SPECIFIED)}
+                s: {
+                    cat: _number(line.get(setting_column(s, cat)), where) for cat in (HIDDEN, FULLY_SPECIFIED)
+                }
                 for s in SCENARIOS
             }
             rows.append(
@@ -53,12 +66,40 @@ def read_leaderboard(path: str | Path) -> list[PublishedRow]:
                     model=line["model"],
                     method=line["method"],
                     settings=settings,
-                    avg_h=_number(line["avg_h"]),
-                    avg_f=_number(line["avg_f"]),
-                    api_cost_usd=_number(line.get("api_cost_usd")),
+                    avg_h=_number(line["avg_h"], where),
+                    avg_f=_number(line["avg_f"], where),
+                    api_cost_usd=_number(line.get("api_cost_usd"), where),
                 )
             )
+    if not rows:
+        raise ValueError(f"{path}:2: no rows")
     return rows
+
+
+def check_leaderboard(path: Path) -> None:
+    """``--pastbench-stream-reference``: a ``UsageError`` naming the file (and line) when unreadable."""
+    try:
+        read_leaderboard(path)
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError) as exc:
+        raise pytest.UsageError(
+            f"--pastbench-stream-reference={path}: {exc}; pass a CSV in the columns of "
+            "ServeLearnBench's docs/leaderboard.csv"
+        ) from None
+
+
+@cache
+def _rows(path: str) -> tuple[PublishedRow, ...]:
+    return tuple(read_leaderboard(path))
+
+
+def reference_row(path: str | Path, model: str, harness: str) -> PublishedRow | None:
+    """The published row of ``harness``'s method for ``model`` (case-insensitive; the only model of
+    a one-model file), None when the file has none."""
+    method = HARNESS_METHODS.get(harness)
+    rows = [r for r in _rows(str(path)) if method is not None and r.method.casefold() == method.casefold()]
+    if len({r.model for r in rows}) == 1:
+        return rows[0]
+    return next((r for r in rows if r.model.casefold() == model.casefold()), None)
 
 
 def published_row(path: str | Path, model: str, method: str) -> PublishedRow:
@@ -71,7 +112,10 @@ def published_row(path: str | Path, model: str, method: str) -> PublishedRow:
     raise KeyError(f"no row {model}/{method} in {path}; rows: {choices}")
 
 
-def _number(text: str | None) -> float | None:
+def _number(text: str | None, where: str) -> float | None:
     if text is None or not text.strip():
         return None
-    return float(text.replace(",", ""))
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
