@@ -188,6 +188,17 @@ def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: 
     assert len(list((out / "traces").rglob("*.jsonl"))) == 4
 
 
+def test_an_unpriced_models_unknown_cost_stays_unknown_and_calls_still_add(tmp_path: Path) -> None:
+    a = make_run(tmp_path, "a", EP1, model_calls={"local/m": {"calls": 3, "cost_usd": None}})
+    b = make_run(tmp_path, "b", EP2, (2, 2), model_calls={"local/m": {"calls": 4, "cost_usd": None}})
+    merged = read(merge_runs([a, b], tmp_path / "out"), "sequence_summary.json")
+    assert merged["run"]["model_calls"] == {"local/m": {"calls": 7, "cost_usd": None}}
+    # A label that differs between shards still does not add up.
+    c = make_run(tmp_path, "c", EP2, (2, 2), model_calls={"local/m": {"calls": 4, "cost_usd": 0.5}})
+    with pytest.raises(MergeError, match="differ in model_calls"):
+        merge_runs([a, c], tmp_path / "m")
+
+
 def test_the_merged_run_is_the_folder_given_even_as_dot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -119,20 +119,23 @@ def _families(runs: list[LoadedRun]) -> dict[str, str]:
 COMPUTED_KEYS = ("id", "seed", "dataset_hash", "started", "finished", "families", "shard")
 
 
+_NOT_ADDABLE = object()  # not None: an unpriced model's cost_usd is None in every shard, and adds up
+
+
 def _add(values: list[Any]) -> Any:
     """Sum dicts of counters key by key (e.g. per-model call ledgers); equal labels inside them
-    stay as they are; None if the values do not add up."""
+    stay as they are; ``_NOT_ADDABLE`` if the values do not add up."""
     if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
         return sum(values)
     if all(isinstance(v, dict) for v in values):
         out: dict[str, Any] = {}
         for key in dict.fromkeys(k for v in values for k in v):
             summed = _add([v[key] for v in values if key in v])
-            if summed is None:
-                return None
+            if summed is _NOT_ADDABLE:
+                return _NOT_ADDABLE
             out[key] = summed
         return out
-    return values[0] if all(v == values[0] for v in values) else None
+    return values[0] if all(v == values[0] for v in values) else _NOT_ADDABLE
 
 
 def _run_values(runs: list[LoadedRun]) -> dict[str, Any]:
@@ -151,8 +154,8 @@ def _run_values(runs: list[LoadedRun]) -> dict[str, Any]:
         if all(v == values[0] for v in values):
             merged[key] = values[0]
             continue
-        summed = _add(values) if all(isinstance(v, dict) for v in values) else None
-        if summed is None:
+        summed = _add(values) if all(isinstance(v, dict) for v in values) else _NOT_ADDABLE
+        if summed is _NOT_ADDABLE:
             raise MergeError(
                 f"the runs differ in {key} ({', '.join(f'{r.path}: {r.run.get(key)!r}' for r in runs)}): "
                 "merge only the shards of one command"
