@@ -164,6 +164,15 @@ class ServeLearnItem(ProtocolItem):
             },  # fmt: skip
             "metrics": metrics,
             "windows": _per_window(outcomes),
+            # Each test task's reward on the metric's scale: the units a gate's noise estimate pairs.
+            "test_scores": {
+                case: {
+                    o.task_id: 100 * o.reward
+                    for o in outcomes
+                    if o.split == "test" and o.category == category
+                }
+                for case, category in (("hidden", HIDDEN), ("fully", FULLY_SPECIFIED))
+            },
         }
         if session.options.stream_reference is not None:
             record["published"] = published(

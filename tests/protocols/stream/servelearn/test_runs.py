@@ -94,4 +94,4 @@ def test_a_stream_gate_trips_on_a_servelearn_regression(pytester: pytest.Pyteste
     assert worse.ret == pytest.ExitCode.TESTS_FAILED, worse.stdout.str()
     after = {c["harness"]: c["overall"]["hidden"] for c in stream(pytester, "worse")}
     assert all(after[h] < before[h] - 5 for h in before), (before, after)
-    worse.stdout.fnmatch_lines(["*FAIL*overall.hidden:5*blind · hermes@slb-model*"])
+    worse.stdout.fnmatch_lines(["*FAIL*stream.hidden dropped*95% CI of change*blind · hermes@slb-model*"])
