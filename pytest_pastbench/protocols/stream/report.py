@@ -74,6 +74,7 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
         configs.append(
             {
                 "label": f"{harness} · {agent}@{model}",
+                "windows": _window_means(measured),
                 "harness": harness,
                 "agent": agent,
                 "model": model,
@@ -83,6 +84,22 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
             }
         )
     return {"schema_version": 1, "seed": seed, "configs": configs}
+
+
+def _window_means(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Test reward per window (store frozen), averaged over trials per stream, then over the
+    streams that have that window, like the tiers; the reward-per-window figure draws it."""
+    per_stream: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        for window in record.get("windows") or []:
+            per_stream[window["window"]][f"{record['domain']}.{record['tier']}"].append(window["test"])
+    means = []
+    for index, streams in sorted(per_stream.items()):
+        row: dict[str, Any] = {"window": index, "streams": len(streams)}
+        for case in ("hidden", "fully"):
+            row[case] = _mean(_mean(t.get(case) for t in tests) for tests in streams.values())
+        means.append(row)
+    return means
 
 
 def render(section: dict[str, Any]) -> str:
