@@ -102,10 +102,10 @@ def _window_means(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return means
 
 
-def render(section: dict[str, Any]) -> str:
+def tables(section: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The section's tables as (title, headers, rows) of text: the terminal prints them, the HTML
+    report shows them."""
     configs = section.get("configs", [])
-    if not configs:
-        return "no stream items were measured"
     tier_rows = []
     for config in configs:
         row = [config["label"]]
@@ -164,17 +164,25 @@ def render(section: dict[str, Any]) -> str:
         "items",
         "blocked",
     ]
-
-    def table(rows: list[list[str]], headers: list[str]) -> str:
-        return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
-
-    return "\n\n".join(
-        [
+    return [
+        (
             "test reward by tier, % (H = hidden rules decide, F = fully specified; store frozen)",
-            table(tier_rows, tier_headers),
-            "test reward by stream, % (H / F)",
-            table(domain_rows, ["harness · agent@model", *domain_keys]),
+            tier_headers,
+            tier_rows,
+        ),
+        ("test reward by stream, % (H / F)", ["harness · agent@model", *domain_keys], domain_rows),
+        (
             "learning from serving (hidden serving tickets; AULC, KA, forgetting in %)",
-            table(learning_rows, learning_headers),
-        ]
+            learning_headers,
+            learning_rows,
+        ),
+    ]
+
+
+def render(section: dict[str, Any]) -> str:
+    if not section.get("configs"):
+        return "no stream items were measured"
+    return "\n\n".join(
+        f"{title}\n{tabulate(rows, headers=headers, tablefmt='simple', disable_numparse=True)}"
+        for title, headers, rows in tables(section)
     )
