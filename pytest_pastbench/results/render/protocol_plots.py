@@ -209,7 +209,11 @@ def draw_intervention_matrix(summary: Mapping[str, Any]) -> Figure:
         for c in range(columns):
             value = values[r, c]
             text = "—" if math.isnan(value) else f"{value:g}" if c < len(configs) else f"{value:.2f}"
-            ax.text(c, r, text, ha="center", va="center", fontsize=fontsize)
+            # White on the dark ends of the scale, black elsewhere.
+            dark = not math.isnan(good[r, c]) and not 0.15 <= good[r, c] <= 0.85
+            ax.text(
+                c, r, text, ha="center", va="center", fontsize=fontsize, color="white" if dark else "black"
+            )
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     ax.set_xticks(
         range(columns), [keys.shown[label] for _ in _INTERVENTION_METRICS for label in labels], fontsize=8
