@@ -428,3 +428,13 @@ def test_the_page_fits_1280_px_and_each_protocol_viewer_opens_its_trace(tmp_path
         assert f'data-shown="{index}"' in viewer
         assert EVENT_TEXT[protocol] in html.unescape(viewer), protocol
         assert "<img src=x" not in dom
+
+
+def test_a_damaged_protocol_results_file_exits_2_with_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = make_all_protocols_run(tmp_path, 1)
+    (run_dir / "protocol_results.json").write_text("{not json")
+    assert main(["html", str(run_dir)]) == 2
+    assert "protocol_results.json: unreadable" in capsys.readouterr().err
+    assert not (run_dir / "report.html").exists()

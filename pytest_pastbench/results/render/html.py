@@ -394,6 +394,9 @@ def _cli(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else run.path / REPORT_FILE
     try:
         print(write_html(run, out))
+    except RunLoadError as exc:  # a damaged protocol_results.json
+        print(f"pastbench html: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"pastbench html: cannot write {out}: {exc}", file=sys.stderr)
         return 2
