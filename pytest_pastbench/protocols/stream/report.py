@@ -92,7 +92,9 @@ def _window_means(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     per_stream: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
         for window in record.get("windows") or []:
-            per_stream[window["window"]][f"{record['domain']}.{record['tier']}"].append(window["test"])
+            per_stream[window["window"]][f"{record['domain']}.{record['tier']}"].append(
+                window.get("test") or {}
+            )
     means = []
     for index, streams in sorted(per_stream.items()):
         row: dict[str, Any] = {"window": index, "streams": len(streams)}

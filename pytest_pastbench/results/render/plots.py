@@ -260,7 +260,8 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "learning_curves.png",
         "plasticity",
-        "Held-out ID (solid) and OOD (dashed) score per checkpoint, one colour per lineage.",
+        "Held-out ID (solid) and OOD (dashed) score per checkpoint, one colour per lineage; "
+        "lineages with the same scores draw over each other (the table lists each).",
         _needs(pp.plasticity_families, "no plasticity lineage finished"),
         pp.draw_learning_curves,
     ),
