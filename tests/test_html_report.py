@@ -19,6 +19,7 @@ from pytest_pastbench.results.read import load_run
 from pytest_pastbench.results.render.html import render_html, write_html
 from pytest_pastbench.results.run_folder import trace_path, write_run
 from tests.family_samples import run_tiny_benchmark
+from tests.report_samples import LONG, sample_summary
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -114,11 +115,12 @@ def test_page_has_the_summary_table_and_every_item(tmp_path: Path) -> None:
     summary = page[page.index('<table id="summary-table">') :]
     summary = summary[: summary.index("</table>")]
     assert "hermes@pastbench/blind" in summary and "hermes@pastbench/curator" in summary
-    assert "+0.60 [+0.60, +0.60]" in summary  # curator: 0.9 on vs 0.3 off in both episodes
+    # curator: 0.9 on vs 0.3 off in both episodes; the CI may wrap under Δ on a narrow page
+    assert '+0.60 <span class="ci">[+0.60, +0.60]</span>' in summary
     for record in records:
         assert f'data-nodeid="{html.escape(record.nodeid)}"' in page
     assert page.count('<button class="open"') == len(records)
-    assert 'id="trace-viewer"' in page and 'id="trace-view"' in page
+    assert 'id="trace-viewer-past"' in page and 'id="trace-view-past"' in page
     # Per-config tables with families, capabilities and the overall row; blocked item counted.
     assert page.count('class="scope-table"') == 2
     assert "[memory]" in page and "[overall]" in page and "memory.tiny_prefs" in page
@@ -185,38 +187,15 @@ def test_cli_unreadable_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); "
-            "CI installs it and this test needs a real browser"
-        )
     run_dir, _ = make_run(tmp_path)
     page = write_html(load_run(run_dir), tmp_path / "report.html")
-    command = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-        "--dump-dom",
-        # The item hash opens that item's trace on load, so the viewer's JS runs in the browser.
-        page.as_uri() + "#item-1",
-    ]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        pytest.fail("chromium --dump-dom did not finish within 60 s")
-    assert done.returncode == 0, done.stderr[-2000:]
-    dom = done.stdout
+    # The item hash opens that item's trace on load, so the viewer's JS runs in the browser.
+    dom = chromium(tmp_path, page, "#item-1")
     assert 'id="summary-table"' in dom
-    assert 'id="trace-view"' in dom
+    assert 'id="trace-view-past"' in dom
     # The viewer rendered item 1: its messages, tool calls and store snapshot are in the live DOM ...
     assert 'data-shown="1"' in dom
-    viewer = dom[dom.index('id="trace-view"') : dom.index('id="trace-data"')]
+    viewer = dom[dom.index('id="trace-view-past"') : dom.index('id="trace-data"')]
     assert "tool memory_write" in viewer and "store snapshot after:learn:0" in viewer
     assert 'class="ev tool failed"' in viewer
     # ... as text: the hostile string became no element in a real browser either.
@@ -258,3 +237,204 @@ def test_the_page_embeds_the_figures_and_is_private_like_the_run_files(
     modes = {path.name: path.stat().st_mode & 0o777 for path in run_dir.rglob("*") if path.is_file()}
     assert modes["report.html"] == 0o600
     assert {mode for name, mode in modes.items() if name != "plasticity_rules_a.png"} == {0o600}
+
+
+# -- every protocol on one page, at 1, 2 and 8 configs with long labels --------------------------------------
+PROTOCOL_TRACES: dict[str, tuple[str, list[dict[str, Any]]]] = {
+    "stream": (
+        "families/streams/retail_l1.yaml::own[t0]",
+        [
+            {"kind": "window", "window": 0, "active": ["H1", "D1"]},
+            {
+                "kind": "ticket",
+                "id": "w0-s000",
+                "phase": "serving",
+                "case": "hidden",
+                "expected": "refund",
+                "answer": "exchange",
+                "reply": f"ANSWER: exchange {HOSTILE}",
+                "score": 0,
+            },
+        ],
+    ),
+    "intervention": (
+        "families/interventions/analytics.yaml::correlation_method[light-t0]",
+        [
+            {"seq": 0, "kind": "profile", "profile": "light", "entries": []},
+            {
+                "seq": 1,
+                "kind": "event",
+                "event": "correlation_method",
+                "event_kind": "schema_change",
+                "version": "v3",
+                "changed": ["tool:correlation"],
+            },
+            {
+                "seq": 2,
+                "kind": "query_result",
+                "session": 1,
+                "stage": "post",
+                "query": "corr",
+                "passed": False,
+                "checks": [{"type": "tool_ok", "weight": 1.0, "passed": False, "detail": HOSTILE}],
+            },
+        ],
+    ),
+    "plasticity": (
+        "families/plasticity/ops_rules.yaml::lineage[on-t0]",
+        [
+            {"seq": 0, "kind": "lineage", "family": "ops_rules", "arm": "on", "checkpoints": 3},
+            {
+                "seq": 1,
+                "kind": "episode",
+                "checkpoint": 0,
+                "split": "id",
+                "id": "id000",
+                "score": 0.0,
+                "failures": ["no_covering_artifact"],
+            },
+            {"seq": 2, "kind": "checkpoint", "checkpoint": 0, "scores": {"id": 0.0, "ood": 0.0}},
+        ],
+    ),
+}
+EVENT_TEXT = {  # what each protocol's viewer shows for its trace above
+    "stream": "serving hidden ticket w0-s000: score 0",
+    "intervention": "intervention correlation_method (schema_change)",
+    "plasticity": "checkpoint 0 · id id000: score 0",
+}
+
+
+def make_all_protocols_run(tmp_path: Path, n: int) -> Path:
+    _, records = make_run(tmp_path / "past")
+    summary = sample_summary(n)
+    protocol_records = {}
+    traces = {r.nodeid: trace_events(r) for r in records}
+    for protocol, (nodeid, events) in PROTOCOL_TRACES.items():
+        config = f"own · {LONG}" if protocol == "stream" else LONG
+        protocol_records[protocol] = [
+            {
+                "nodeid": nodeid,
+                "protocol": protocol,
+                "agent": "hermes",
+                "model": "pastbench/recall",
+                "config_label": config,
+                "trial": 0,
+                "infra_blocked": False,
+                "headline": f"{protocol} {HOSTILE}",
+            }
+        ]
+        traces[nodeid] = events
+    run = {"id": "all", "seed": 0}
+    return write_run(tmp_path / "reports", "all", run, records, traces, summary, {}, protocol_records)
+
+
+def test_every_protocol_has_a_section_with_tables_figures_items_and_a_viewer(tmp_path: Path) -> None:
+    page = render_html(load_run(make_all_protocols_run(tmp_path, 2)))
+    for protocol in ("past", "intervention", "plasticity", "stream"):
+        start = page.index(f'<section class="protocol" id="protocol-{protocol}">')
+        section = page[start : page.index("</section>", start)]
+        assert f'id="items-table-{protocol}"' in section and f'id="trace-view-{protocol}"' in section
+        assert "<figure>" in section and "<table" in section
+    assert 'id="stream-summary-table"' in page and 'id="intervention-summary-table"' in page
+    assert 'id="plasticity-summary-table"' in page
+    figures = set(re.findall(r'<img alt="([^"]+)"', page))
+    assert {
+        "intervention_matrix.png",
+        "learning_curves.png",
+        "reward_per_window.png",
+        "frontier.png",
+    } <= figures
+    assert HOSTILE not in page and only_figure_images(page)
+    traces = embedded_traces(page)
+    nodeids = re.findall(r'<tr id="item-(\d+)" data-nodeid="([^"]+)"', page)
+    assert len(traces) == len(nodeids) == 9 + 3  # PAST items, then one per other protocol
+    for index, nodeid in nodeids:
+        for protocol, (other, events) in PROTOCOL_TRACES.items():
+            if html.unescape(nodeid) == other:
+                assert traces[index] == events, protocol
+
+
+def chromium(tmp_path: Path, page: Path, fragment: str = "") -> str:
+    """The live DOM of ``page`` in a 1280 px wide headless Chromium window."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); "
+            "CI installs it and this test needs a real browser"
+        )
+    command = [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--window-size=1280,900",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--dump-dom",
+        page.as_uri() + fragment,
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.fail("chromium --dump-dom did not finish within 90 s")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+# Added to a copy of the page by the test only: measures the laid-out page in the browser and
+# writes what it found into the DOM that --dump-dom prints.
+MEASURE = """<script>
+(function () {
+  var out = {page: document.documentElement.scrollWidth, window: window.innerWidth, tables: {}};
+  document.querySelectorAll("section.protocol").forEach(function (section) {
+    var first = section.querySelector(".table-wrap");
+    out.tables[section.id] = [first.scrollWidth, first.clientWidth];
+  });
+  var pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script></body>"""
+
+
+@pytest.mark.parametrize("n", [1, 2, 8])
+def test_the_page_fits_1280_px_and_each_protocol_viewer_opens_its_trace(tmp_path: Path, n: int) -> None:
+    run_dir = make_all_protocols_run(tmp_path, n)
+    page = write_html(load_run(run_dir), tmp_path / "report.html")
+    measured = tmp_path / "measured.html"
+    measured.write_text(page.read_text().replace("</body>", MEASURE, 1))
+    dom = chromium(tmp_path, measured)
+    found = json.loads(html.unescape(re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S).group(1)))
+    assert found["window"] == 1280
+    assert found["page"] <= 1280, found  # no horizontal scrolling of the page
+    # Each protocol's summary table fits its box: it does not scroll sideways either.
+    assert sorted(found["tables"]) == [
+        f"protocol-{p}" for p in ("intervention", "past", "plasticity", "stream")
+    ]
+    for section, (scroll, client) in found["tables"].items():
+        assert scroll <= client, (section, scroll, client)
+    if n != 2:
+        return
+    # The viewer of each protocol renders that protocol's item (the hash opens it on load).
+    for index, nodeid in re.findall(r'<tr id="item-(\d+)" data-nodeid="([^"]+)"', page.read_text())[-3:]:
+        protocol = next(p for p, (other, _) in PROTOCOL_TRACES.items() if other == html.unescape(nodeid))
+        dom = chromium(tmp_path, page, f"#item-{index}")
+        viewer = dom[dom.index(f'id="trace-view-{protocol}"') :]
+        viewer = viewer[: viewer.index("</section>")]
+        assert f'data-shown="{index}"' in viewer
+        assert EVENT_TEXT[protocol] in html.unescape(viewer), protocol
+        assert "<img src=x" not in dom
+
+
+def test_a_damaged_protocol_results_file_exits_2_with_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = make_all_protocols_run(tmp_path, 1)
+    (run_dir / "protocol_results.json").write_text("{not json")
+    assert main(["html", str(run_dir)]) == 2
+    assert "protocol_results.json: unreadable" in capsys.readouterr().err
+    assert not (run_dir / "report.html").exists()

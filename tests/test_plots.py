@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 from matplotlib.image import imread
+from matplotlib.legend import Legend
 
 from pytest_pastbench.cli import main
 from pytest_pastbench.core.records import MechScore
@@ -17,11 +18,22 @@ from pytest_pastbench.errors import PlotError
 from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import LoadedRun, load_run
-from pytest_pastbench.results.render.plots import make_plots, plot_run
+from pytest_pastbench.results.render.figure_kit import Keys, label_keys, padded_limits, save
+from pytest_pastbench.results.render.plots import (
+    FIGURES,
+    draw_capability_delta,
+    draw_frontier,
+    make_plots,
+    plot_run,
+)
 from pytest_pastbench.results.run_folder import write_run
 from tests.family_samples import run_tiny_benchmark
+from tests.report_samples import LONG, sample_summary
 
-# (height, width) in pixels: fixed figure sizes at 100 dpi.
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# (height, width) in pixels at 100 dpi with short labels; a key of long labels adds height only.
 EXPECTED_SHAPES = {
     "capability_delta.png": (600, 1000),
     "frontier.png": (600, 800),
@@ -67,10 +79,16 @@ def pixels(path: Path) -> np.ndarray:
     return image
 
 
+def assert_shape(image: np.ndarray, name: str) -> None:
+    height, width = EXPECTED_SHAPES[name]
+    assert image.shape[1] == width, name  # fixed width; the key of long labels adds rows below
+    assert height <= image.shape[0] <= height + 200, name
+
+
 def assert_not_blank(image: np.ndarray) -> None:
     flat = image.reshape(-1, image.shape[-1])
     assert float(flat.std()) > 0
-    assert len(np.unique(flat, axis=0)) > 1
+    assert bool((flat != flat[0]).any())  # more than one colour (np.unique on rows is slow)
 
 
 def colour_count(image: np.ndarray, rgb: tuple[float, float, float], tolerance: float = 0.02) -> int:
@@ -91,7 +109,7 @@ def test_each_figure_exists_has_its_size_and_is_drawn(tmp_path: Path) -> None:
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
     for path in written:
         image = pixels(path)
-        assert image.shape[:2] == EXPECTED_SHAPES[path.name], path.name
+        assert_shape(image, path.name)
         assert_not_blank(image)
     # The data itself is drawn, not just empty axes: bars far larger than a legend swatch ...
     assert colour_count(pixels(tmp_path / "plots/capability_delta.png"), C1) > 2000
@@ -116,31 +134,13 @@ def test_one_config_is_enough_for_every_figure(tmp_path: Path) -> None:
     written = plot_run(run, tmp_path / "plots")
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
     for path in written:
-        assert pixels(path).shape[:2] == EXPECTED_SHAPES[path.name]
+        assert_shape(pixels(path), path.name)
         assert_not_blank(pixels(path))
-
-
-def test_learning_curves_only_when_the_summary_has_them(tmp_path: Path) -> None:
-    run = load_run(make_run(tmp_path))
-    result = make_plots(run, tmp_path / "none")
-    assert "learning_curves.png" in result.skipped
-    assert not (tmp_path / "none" / "learning_curves.png").exists()
-
-    config: dict[str, Any] = run.summary["configs"][0]
-    config["learning_curves"] = {"held_out": [{"x": 0, "y": 0.2}, {"x": 2, "y": 0.7}, {"x": 1, "y": 0.5}]}
-    result = make_plots(run, tmp_path / "with")
-    assert "learning_curves.png" not in result.skipped
-    curve = tmp_path / "with" / "learning_curves.png"
-    assert curve in result.written
-    image = pixels(curve)
-    assert image.shape[:2] == (600, 1000)
-    assert_not_blank(image)
-    assert has_colour(image, C0)  # the first config's line
 
 
 def test_a_run_without_configs_is_a_clear_value_error(tmp_path: Path) -> None:
     run = LoadedRun(path=tmp_path, run={}, records=[], summary={"schema_version": 1, "configs": []})
-    with pytest.raises(ValueError, match="no configs") as info:
+    with pytest.raises(ValueError, match="no PAST configs") as info:
         plot_run(run, tmp_path / "plots")
     assert isinstance(info.value, PlotError)
     assert not (tmp_path / "plots").exists()
@@ -155,7 +155,11 @@ def test_cli_plots_into_run_plots_and_says_what_it_skipped(
     for name in EXPECTED_SHAPES:
         assert str(run_dir / "plots" / name) in out
         assert (run_dir / "plots" / name).is_file()
-    assert any(line.startswith("skipped learning_curves.png") for line in out)
+    # A PAST-only run: one line per protocol it does not hold, and none of their PNGs.
+    assert "this run has no stream items: reward_per_window.png not drawn" in out
+    assert "this run has no plasticity items: learning_curves.png not drawn" in out
+    assert "this run has no intervention items: intervention_matrix.png not drawn" in out
+    assert sorted(p.name for p in (run_dir / "plots").iterdir()) == sorted(EXPECTED_SHAPES)
 
     assert main(["plot", str(run_dir), "-o", str(tmp_path / "elsewhere")]) == 0
     assert str(tmp_path / "elsewhere" / "frontier.png") in capsys.readouterr().out
@@ -169,7 +173,7 @@ def test_cli_unreadable_or_empty_run_exits_2(tmp_path: Path, capsys: pytest.Capt
 
     empty = write_run(tmp_path, "empty", {"id": "empty"}, [], {}, build_summary([], {}, 0), {"rows": []})
     assert main(["plot", str(empty)]) == 2
-    assert "no configs" in capsys.readouterr().err
+    assert "no PAST configs" in capsys.readouterr().err
 
 
 def test_importing_the_module_does_not_import_matplotlib() -> None:
@@ -195,5 +199,137 @@ def test_plots_of_a_real_run(pytester: pytest.Pytester) -> None:
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
     for path in written:
         image = pixels(path)
-        assert image.shape[:2] == EXPECTED_SHAPES[path.name]
+        assert_shape(image, path.name)
         assert_not_blank(image)
+
+
+# -- every figure at 1, 2 and 8 configs, long labels included ----------------------------------------------
+def texts_inside(fig: Figure) -> None:
+    """Nothing cut off: what the figure drew (titles, ticks, keys, legends) lies inside the canvas.
+    Call after saving: the save drew it and ran the layout."""
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, drawn artists only
+    canvas = fig.bbox_inches
+    assert drawn.x0 >= canvas.x0 - 0.01 and drawn.y0 >= canvas.y0 - 0.01, drawn
+    assert drawn.x1 <= canvas.x1 + 0.01 and drawn.y1 <= canvas.y1 + 0.01, drawn
+
+
+def figure_text(fig: Figure) -> str:
+    from matplotlib.text import Text
+
+    return "\n".join(t.get_text() for t in fig.findobj(Text))
+
+
+def inside(limits: tuple[float, float], values: list[float]) -> bool:
+    lo, hi = sorted(limits)
+    return all(lo <= v <= hi for v in values)
+
+
+def drawable(summary: dict[str, Any]) -> dict[str, Figure]:
+    return {spec.name: spec.draw(summary) for spec in FIGURES if spec.why_not(summary) is None}
+
+
+@pytest.mark.parametrize(
+    ("n", "long"),
+    [(1, True), (2, True), (8, True), (8, False)],
+    ids=["1-long", "2-long", "8-long", "8-short"],
+)
+def test_every_figure_fits_its_data_and_its_canvas(n: int, long: bool, tmp_path: Path) -> None:
+    summary = sample_summary(n, long)
+    figures = drawable(summary)
+    assert sorted(figures) == sorted(spec.name for spec in FIGURES)
+    for name, fig in figures.items():
+        image = pixels(save(fig, tmp_path / name))
+        assert_not_blank(image)
+        texts_inside(fig)
+        if long:  # every full label is spelled out somewhere in the figure (the key)
+            text = figure_text(fig)
+            assert LONG in text.replace("\n    ", ""), name
+    configs = summary["configs"]
+    # Δ bars: every Δ and both ends of its CI inside the y limits.
+    bars = figures["capability_delta.png"].axes[0]
+    ends = [
+        v
+        for c in configs
+        for e in (c["overall"], *c["capabilities"].values())
+        for v in (*e["delta_ci"], e["delta"])
+    ]
+    assert inside(bars.get_ylim(), [*ends, 0.0])
+    # Frontier: Δ ± CI and Mech of each config inside the axes, and 0 in view.
+    frontier = figures["frontier.png"].axes[0]
+    assert inside(frontier.get_xlim(), [v for c in configs for v in c["overall"]["delta_ci"]] + [0.0])
+    assert inside(frontier.get_ylim(), [c["overall"]["mech"] for c in configs])
+    # Learning curves and reward per window: every point inside the y limits.
+    for ax in figures["learning_curves.png"].axes:
+        if ax.get_visible() and ax.lines:
+            assert inside(ax.get_ylim(), [y for line in ax.lines for y in line.get_ydata()])
+    for ax in figures["reward_per_window.png"].axes[:2]:
+        assert len(ax.lines) == n
+        assert inside(ax.get_ylim(), [y for line in ax.lines for y in line.get_ydata()])
+    # Intervention matrix: one row per event × profile, five metric groups of n config columns.
+    matrix = figures["intervention_matrix.png"].axes[0].images[0].get_array()
+    assert matrix.shape == (2 * 2 * 3, 5 * n)
+
+
+def test_one_config_with_a_zero_width_ci_is_a_visible_point_on_sensible_axes() -> None:
+    """The bug seen on main: Δ +0.80 with a zero-width CI gave x ticks −10…1 and a cut-off title."""
+    summary = sample_summary(1)
+    assert summary["configs"][0]["overall"]["delta_ci"] == [0.8, 0.8]
+    fig = draw_frontier(summary)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    assert lo <= 0.0 and hi > 0.8 and hi - lo < 1.5  # fits the data, not a sliver of −10…1
+    point = next(line for line in ax.lines if list(line.get_xdata()) == [0.8])
+    assert point.get_marker() == "o" and point.get_markersize() >= 6  # seen without any CI bar
+    texts_inside(fig)
+    bars = draw_capability_delta(summary).axes[0]
+    dots = [line for line in bars.lines if line.get_marker() == "o"]
+    assert dots and 0.8 in list(dots[0].get_ydata())  # the Δ dot marks a zero-width CI
+
+
+def test_long_labels_become_keys_spelled_out_under_the_plot() -> None:
+    keys = label_keys([LONG, "short"])
+    assert keys.shown == {LONG: "C1", "short": "C2"}
+    assert keys.lines == [f"C1  {LONG}", "C2  short"]
+    assert label_keys(["a", "b"]) == Keys({"a": "a", "b": "b"}, [])
+    fig = draw_capability_delta(sample_summary(2))
+    (legend_box,) = fig.findobj(Legend)
+    legend = [t.get_text() for t in legend_box.get_texts()]
+    assert legend == ["C1", "C2"]
+
+
+def test_padded_limits_contain_the_values_and_widen_a_single_point() -> None:
+    assert padded_limits([0.8, 0.8]) == pytest.approx((-0.064, 0.864))  # 0 included, 8% pad
+    lo, hi = padded_limits([5.0], include=())
+    assert lo < 5.0 < hi and hi - lo == pytest.approx(0.1 * 1.16)
+    assert padded_limits([float("nan")], include=()) == (-0.1, 0.1)
+    lo, hi = padded_limits([-3.0, 2.0], include=(0.0, 10.0))
+    assert lo < -3.0 and hi > 10.0
+
+
+def test_a_protocol_the_run_lacks_is_one_line_and_no_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = make_run(tmp_path)  # PAST only
+    assert main(["plot", str(run_dir), "--protocol", "stream"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().splitlines() == [
+        f"pastbench plot: {run_dir}: this run has no stream items: reward_per_window.png not drawn"
+    ]
+    assert not (run_dir / "plots").exists()
+
+
+def test_a_run_of_the_other_protocols_draws_their_figures_only(tmp_path: Path) -> None:
+    summary = sample_summary(2, protocols=("intervention", "plasticity", "stream"))
+    run = LoadedRun(path=tmp_path, run={}, records=[], summary=summary)
+    result = make_plots(run, tmp_path / "plots")
+    assert sorted(p.name for p in result.written) == [
+        "intervention_matrix.png",
+        "learning_curves.png",
+        "reward_per_window.png",
+    ]
+    assert list(result.absent) == ["past"]
+    assert result.absent["past"].startswith("this run has no PAST configs: capability_delta.png")
+    only = make_plots(run, tmp_path / "only", only="stream")
+    assert [p.name for p in only.written] == ["reward_per_window.png"] and not only.absent

@@ -108,7 +108,9 @@ def render(section: Mapping[str, Any]) -> str:
             for event, entry in sorted(events.items()):
                 for profile, cell in entry["profiles"].items():
                     rows.append(
-                        _row(f"{family.removeprefix('intervention.')}/{event}", entry["kind"], profile, cell)
+                        matrix_row(
+                            f"{family.removeprefix('intervention.')}/{event}", entry["kind"], profile, cell
+                        )
                     )
         table = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
         blocks.append(f"{config['label']}\n{table}")
@@ -132,7 +134,8 @@ def _settings(section: Mapping[str, Any]) -> str:
     return f"parameters: {'; '.join(params) or '—'} · γ judge: {judges}"
 
 
-def _row(event: str, kind: str | None, profile: str, cell: Mapping[str, Any]) -> list[str]:
+def matrix_row(event: str, kind: str | None, profile: str, cell: Mapping[str, Any]) -> list[str]:
+    """One row of the matrix, as text (the terminal table and the HTML report show the same)."""
     if not cell.get("n"):
         return [event, kind or "—", profile, "0", *(["—"] * 5)]
     sigma, kappa, rho = cell["sigma"], cell["kappa"], cell["rho"]

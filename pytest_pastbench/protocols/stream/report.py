@@ -77,6 +77,7 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
         configs.append(
             {
                 "label": f"{harness} · {agent}@{model}",
+                "windows": _window_means(measured),
                 "harness": harness,
                 "agent": agent,
                 "model": model,
@@ -101,10 +102,28 @@ def _pair(cell: dict[str, Any]) -> str:
     return f"{format_number(cell['hidden'], digits=1)} / {format_number(cell['fully'], digits=1)}"
 
 
-def render(section: dict[str, Any]) -> str:
+def _window_means(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Test reward per window (store frozen), averaged over trials per stream, then over the
+    streams that have that window, like the tiers; the reward-per-window figure draws it."""
+    per_stream: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        for window in record.get("windows") or []:
+            per_stream[window["window"]][f"{record['domain']}.{record['tier']}"].append(
+                window.get("test") or {}
+            )
+    means = []
+    for index, streams in sorted(per_stream.items()):
+        row: dict[str, Any] = {"window": index, "streams": len(streams)}
+        for case in ("hidden", "fully"):
+            row[case] = _mean(_mean(t.get(case) for t in tests) for tests in streams.values())
+        means.append(row)
+    return means
+
+
+def tables(section: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The section's tables as (title, headers, rows) of text: the terminal prints them, the HTML
+    report shows them."""
     configs = section.get("configs", [])
-    if not configs:
-        return "no stream items were measured"
     published = any("published" in config["overall"] for config in configs)
     tier_rows = []
     for config in configs:
@@ -168,18 +187,30 @@ def render(section: dict[str, Any]) -> str:
         "items",
         "blocked",
     ]
-
-    def table(rows: list[list[str]], headers: list[str]) -> str:
-        return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
-
-    return "\n\n".join(
-        [
+    return [
+        (
             "test reward by tier, % (H = hidden rules decide, F = fully specified; store frozen)",
-            table(tier_rows, tier_headers),
+            tier_headers,
+            tier_rows,
+        ),
+        (
             "test reward by stream, % (H / F"
             + ("; published in parentheses, --pastbench-stream-reference)" if published else ")"),
-            table(domain_rows, ["harness · agent@model", *domain_keys]),
+            ["harness · agent@model", *domain_keys],
+            domain_rows,
+        ),
+        (
             "learning from serving (hidden serving tickets; AULC, KA, forgetting in %)",
-            table(learning_rows, learning_headers),
-        ]
+            learning_headers,
+            learning_rows,
+        ),
+    ]
+
+
+def render(section: dict[str, Any]) -> str:
+    if not section.get("configs"):
+        return "no stream items were measured"
+    return "\n\n".join(
+        f"{title}\n{tabulate(rows, headers=headers, tablefmt='simple', disable_numparse=True)}"
+        for title, headers, rows in tables(section)
     )

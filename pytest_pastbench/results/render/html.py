@@ -1,6 +1,7 @@
 """One static, self-contained HTML page for a finished run (``pastbench html RUN``).
 
-The page holds the summary tables, every item's scores and a trace viewer. It loads nothing from
+The page has a section per protocol in the run (PAST, interventions, plasticity, streams), each
+with its summary tables, its figures, its items and a trace viewer for them. It loads nothing from
 the network (inline CSS and JS only, and a Content-Security-Policy that forbids any other source),
 so it can be archived as a CI artifact or mailed and still open years later.
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,12 @@ from pytest_pastbench.judge.base import describe_judge
 
 from ..item_record import ItemRecord
 from ..read import LoadedRun, load_run
-from ..run_folder import trace_path
+from ..run_folder import PROTOCOL_RESULTS_FILE, trace_path
+from .html_assets import CSS, JS
+from .html_kit import ci_cell, json_for_script
+from .html_kit import esc as _e
+from .html_protocols import SECTION_TABLES, TITLES
+from .plots import FIGURES, PAST, make_plots, protocols_in
 from .table import format_delta, format_number, format_violations
 
 REPORT_FILE = "report.html"
@@ -57,186 +62,13 @@ _SCOPE_HEADERS = (
 )
 _COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
 
-_CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;padding:1em 2em;
-  max-width:1500px;color:#1d1d1f;background:#fff}
-h1{font-size:1.5em;margin:.2em 0}h1 code{font-size:inherit}
-h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
-figure{display:inline-block;margin:0 1em 1em 0}figure img{max-width:100%;height:auto}
-table{border-collapse:collapse;margin:.4em 0 1em}th,td{border:1px solid #ddd;padding:3px 7px;
-  text-align:left;vertical-align:top}th{background:#f3f3f6;position:sticky;top:0}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-tr.agg td{font-weight:600;background:#fafafa}tr.blocked td{background:#fff1f0}
-.pos{color:#11632a}.neg{color:#a4161a}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;
-  font-size:12px}pre{white-space:pre-wrap;word-break:break-word;margin:.2em 0}
-button.open{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
-  background:none;border:none;color:#0645ad;cursor:pointer;text-align:left;padding:0}
-button.open:hover{text-decoration:underline}tr.current td{background:#fff8d6}
-#item-filter{width:30em;padding:3px 6px;margin:.3em 0}
-#trace-view{border:1px solid #ccc;border-radius:6px;padding:.6em 1em;min-height:3em;background:#fcfcfd}
-.ev{margin:.35em 0;padding:.3em .6em;border-left:4px solid #ccc;background:#fff}
-.ev.user{border-color:#3b82f6}.ev.assistant{border-color:#10b981}.ev.system{border-color:#9ca3af}
-.ev.tool{border-color:#f59e0b}.ev.tool.failed{border-color:#ef4444;background:#fff5f5}
-.ev.score{border-color:#8b5cf6}.ev.snapshot{border-color:#64748b}.sess{margin-top:1em;
-  font-weight:600}.muted{color:#666}.badge{display:inline-block;padding:0 5px;border-radius:4px;
-  font-size:11px;background:#eee;margin-left:4px}.badge.ok{background:#d1fae5}.badge.err{background:#fee2e2}
-.scroll{max-height:28em;overflow:auto}
-"""
-
-# The trace viewer. Only textContent / createTextNode touch run data, never innerHTML.
-_JS = r"""
-(function () {
-  "use strict";
-  var view = document.getElementById("trace-view");
-  var title = document.getElementById("trace-title");
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-  function show(value) {
-    return typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  }
-  function badge(ok) {
-    return el("span", "badge " + (ok ? "ok" : "err"), ok ? "ok" : "failed");
-  }
-  function entriesTable(entries) {
-    var cols = ["id", "kind", "name", "text", "tags", "entity", "scope", "expires", "superseded_by",
-                "deleted", "created_session", "updated_session"];
-    var table = el("table", "entries");
-    var head = el("tr");
-    cols.forEach(function (c) { head.appendChild(el("th", null, c)); });
-    table.appendChild(head);
-    (entries || []).forEach(function (entry) {
-      var row = el("tr");
-      cols.forEach(function (c) {
-        var v = entry[c];
-        row.appendChild(el("td", null, v === undefined || v === null ? "" : show(v)));
-      });
-      table.appendChild(row);
-    });
-    return table;
-  }
-  function renderEvent(ev) {
-    var box;
-    switch (ev.kind) {
-      case "item":
-        return el("div", "muted", "item " + ev.nodeid + " · arm " + ev.arm + " · trial " + ev.trial +
-                  " · model " + ev.model + " · agent " + ev.agent);
-      case "session":
-        return el("div", "sess", "session " + ev.session + " · " + ev.stage + " · now " + ev.now);
-      case "message":
-        box = el("div", "ev msg " + (ev.role || ""));
-        box.appendChild(el("strong", null, ev.role || "message"));
-        box.appendChild(el("pre", null, show(ev.content)));
-        return box;
-      case "tool_call":
-        box = el("div", "ev tool" + (ev.ok === false ? " failed" : ""));
-        box.appendChild(el("strong", null, "tool " + ev.name));
-        box.appendChild(badge(ev.ok !== false));
-        box.appendChild(el("div", "muted", "arguments"));
-        box.appendChild(el("pre", null, show(ev.arguments)));
-        if (ev.error) {
-          box.appendChild(el("div", "muted", "error"));
-          box.appendChild(el("pre", null, show(ev.error)));
-        }
-        box.appendChild(el("div", "muted", "result"));
-        box.appendChild(el("pre", null, show(ev.result)));
-        return box;
-      case "store_snapshot":
-        box = el("details", "ev snapshot");
-        box.appendChild(el("summary", null, "store snapshot " + (ev.phase || "") + " · " +
-                           (ev.entries || []).length + " entries"));
-        if ((ev.entries || []).length) {
-          var wrap = el("div", "scroll");
-          wrap.appendChild(entriesTable(ev.entries));
-          box.appendChild(wrap);
-        } else {
-          box.appendChild(el("div", "muted", "(empty store)"));
-        }
-        return box;
-      case "score":
-        box = el("div", "ev score");
-        box.appendChild(el("strong", null,
-                           "score s=" + ev.s + " c=" + ev.c + " r=" + ev.r + " σ=" + ev.sigma));
-        if (ev.reason) box.appendChild(el("div", null, "reason: " + ev.reason));
-        (ev.checks || []).forEach(function (check) {
-          var state = check.passed === null ? "unscored" : (check.passed ? "passed" : "FAILED");
-          box.appendChild(el("div", null, "check " + check.type + " (w " + check.weight + "): " + state +
-                             (check.detail ? " — " + check.detail : "")));
-        });
-        (ev.violations || []).forEach(function (v) { box.appendChild(el("div", "neg", "violation: " + v)); });
-        return box;
-      default:
-        box = el("div", "ev");
-        box.appendChild(el("pre", null, show(ev)));
-        return box;
-    }
-  }
-  function render(index) {
-    var data = document.getElementById("trace-" + index);
-    var row = document.getElementById("item-" + index);
-    if (!data || !row) return;
-    document.querySelectorAll("tr.current").forEach(function (r) { r.classList.remove("current"); });
-    row.classList.add("current");
-    title.textContent = row.getAttribute("data-nodeid");
-    view.textContent = "";
-    var events = JSON.parse(data.textContent);
-    if (events === null) {
-      view.appendChild(el("p", "muted", "No trace file for this item: " + data.getAttribute("data-path")));
-      return;
-    }
-    var frag = document.createDocumentFragment();
-    events.forEach(function (ev) { frag.appendChild(renderEvent(ev)); });
-    view.appendChild(frag);
-    view.setAttribute("data-shown", String(index));
-  }
-  function fromHash() {
-    var match = /^#item-(\d+)$/.exec(window.location.hash);
-    if (match) render(match[1]);
-  }
-  document.getElementById("items-table").addEventListener("click", function (event) {
-    var button = event.target.closest("button.open");
-    if (!button) return;
-    var index = button.getAttribute("data-index");
-    // A hash per item: the back button and shared links reopen the same trace.
-    if (window.location.hash !== "#item-" + index) window.location.hash = "item-" + index;
-    else render(index);
-    document.getElementById("trace-viewer").scrollIntoView();
-  });
-  window.addEventListener("hashchange", fromHash);
-  var filter = document.getElementById("item-filter");
-  filter.addEventListener("input", function () {
-    var needle = filter.value.toLowerCase();
-    document.querySelectorAll("#items-table tbody tr").forEach(function (row) {
-      row.hidden = needle !== "" && row.textContent.toLowerCase().indexOf(needle) < 0;
-    });
-  });
-  fromHash();
-})();
-"""
-
-
-def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
-
-
-def _json_for_script(value: Any) -> str:
-    """JSON that cannot end or alter a ``<script>`` element: ``<``, ``>``, ``&`` as \\u escapes.
-
-    These characters only occur inside JSON strings, where the escapes mean the same to JSON.parse.
-    """
-    text = json.dumps(value, ensure_ascii=False, sort_keys=False)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
 
 def _delta(entry: dict[str, Any]) -> str:
     delta = entry.get("delta")
-    text = format_delta(entry)
     number = isinstance(delta, int | float) and not isinstance(delta, bool)
-    cls = "pos" if number and delta > 0 else "neg" if number and delta < 0 else ""
-    return f'<td class="num {cls}">{_e(text)}</td>'
+    return ci_cell(
+        format_delta(entry), "pos" if number and delta > 0 else "neg" if number and delta < 0 else ""
+    )
 
 
 def _scope_cells(entry: dict[str, Any]) -> str:
@@ -247,7 +79,7 @@ def _scope_cells(entry: dict[str, Any]) -> str:
             f'<td class="num">{format_number(entry.get("s_off"))}</td>',
             _delta(entry),
             f'<td class="num">{format_number(entry.get("delta_c"), signed=True)}</td>',
-            f'<td class="num">{_e(format_delta(entry, "delta_causal"))}</td>',
+            ci_cell(format_delta(entry, "delta_causal")),
             f'<td class="num">{format_number(entry.get("mech"))}</td>',
             f'<td class="num">{_e(format_violations(entry, ("on", "off", "ablated")))}</td>',
             f'<td class="num">{_e(entry.get("infra_blocked", 0))}</td>',
@@ -287,7 +119,7 @@ def _summary_table(configs: list[dict[str, Any]]) -> str:
         mechanisms = ", ".join(config.get("mechanisms") or []) or "—"
         rows.append(
             "<tr>"
-            f"<td>{_e(config.get('label'))}</td><td>{_e(config.get('model'))}</td>"
+            f'<td class="label">{_e(config.get("label"))}</td><td>{_e(config.get("model"))}</td>'
             f"<td>{_e(config.get('agent'))}</td><td>{_e(mechanisms)}</td>"
             f"{_scope_cells(overall)}"
             f'<td class="num">{_e("—" if cost is None else f"{cost:.4f}")}</td>'
@@ -296,7 +128,10 @@ def _summary_table(configs: list[dict[str, Any]]) -> str:
         )
     if not rows:
         rows.append('<tr><td colspan="15" class="muted">this run has no configs</td></tr>')
-    return f'<table id="summary-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    return (
+        f'<div class="table-wrap"><table id="summary-table"><thead>{head}</thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def _config_table(config: dict[str, Any]) -> str:
@@ -308,7 +143,7 @@ def _config_table(config: dict[str, Any]) -> str:
     for fid, entry in families:
         comps = entry.get("mech_components") or {}
         rows.append(
-            f"<tr><td>{_e(fid)}</td><td>{_e(entry.get('capability'))}</td>{_scope_cells(entry)}"
+            f'<tr><td class="label">{_e(fid)}</td><td>{_e(entry.get("capability"))}</td>{_scope_cells(entry)}'
             + "".join(f'<td class="num">{format_number(comps.get(c))}</td>' for c in _COMPONENTS)
             + "</tr>"
         )
@@ -321,7 +156,8 @@ def _config_table(config: dict[str, Any]) -> str:
     rows.append(f'<tr class="agg"><td>[overall]</td><td>all</td>{_scope_cells(overall)}{blanks}</tr>')
     return (
         f"<details open><summary><strong>{_e(config.get('label'))}</strong></summary>"
-        f'<table class="scope-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<div class="table-wrap"><table class="scope-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
         "</details>"
     )
 
@@ -351,51 +187,118 @@ def _sorted_records(run: LoadedRun) -> list[ItemRecord]:
     return sorted(run.records, key=lambda r: (r.config_label, r.nodeid))
 
 
-def _items_table(records: list[ItemRecord]) -> str:
+def _protocol_records(run: LoadedRun) -> dict[str, list[dict[str, Any]]]:
+    """The other protocols' plain item records (``protocol_results.json``), by node id."""
+    path = run.path / PROTOCOL_RESULTS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RunLoadError(f"{path}: unreadable: {exc}") from None
+    protocols = document.get("protocols") if isinstance(document, dict) else None
+    return {
+        name: sorted((r for r in records if isinstance(r, dict)), key=lambda r: str(r.get("nodeid", "")))
+        for name, records in sorted((protocols or {}).items())
+    }
+
+
+def _item_row(index: int, nodeid: str, cells: str, blocked: bool) -> str:
+    row_class = ' class="blocked"' if blocked else ""
+    return (
+        f'<tr id="item-{index}" data-nodeid="{_e(nodeid)}"{row_class}><td class="num">{index}</td>'
+        f'<td><button class="open" type="button" data-index="{index}">{_e(nodeid)}</button></td>{cells}</tr>'
+    )
+
+
+def _items_table(protocol: str, head: str, rows: list[str]) -> str:
+    return (
+        f'<input class="item-filter" type="search" placeholder="filter items (nodeid, config, reason…)">'
+        '<p class="muted">Click a nodeid to show its trace below.</p>'
+        f'<div class="table-wrap"><table class="items-table" id="items-table-{protocol}">'
+        f"<thead>{head}</thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _past_items(records: list[ItemRecord], start: int) -> str:
     head = (
         "<tr><th>#</th><th>nodeid</th><th>config</th><th>arm</th><th>trial</th><th>model</th>"
         "<th>score</th><th>Mech</th><th>reasons</th><th>infra_blocked</th></tr>"
     )
     rows = []
-    for index, record in enumerate(records):
+    for index, record in enumerate(records, start):
         mech = record.mech.mech if record.mech else None
         lost = {x.reason: f" −{x.loss:.2f}" for x in record.losses}  # the points each reason cost
         reasons = "".join(f"<div>{_e(reason)}{lost.get(reason, '')}</div>" for reason in record.reasons)
-        row_class = ' class="blocked"' if record.infra_blocked else ""
-        rows.append(
-            f'<tr id="item-{index}" data-nodeid="{_e(record.nodeid)}"{row_class}>'
-            f'<td class="num">{index}</td>'
-            f'<td><button class="open" type="button" data-index="{index}">{_e(record.nodeid)}</button></td>'
-            f"<td>{_e(record.config_label)}</td><td>{_e(record.arm)}</td>"
+        cells = (
+            f'<td class="label">{_e(record.config_label)}</td><td>{_e(record.arm)}</td>'
             f'<td class="num">{record.trial}</td><td>{_e(record.model)}</td>'
             f'<td class="num">{format_number(record.score)}</td><td class="num">{format_number(mech)}</td>'
-            f"<td>{reasons}</td><td>{'yes' if record.infra_blocked else 'no'}</td></tr>"
+            f"<td>{reasons}</td><td>{'yes' if record.infra_blocked else 'no'}</td>"
         )
-    return f'<table id="items-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+        rows.append(_item_row(index, record.nodeid, cells, record.infra_blocked))
+    return _items_table(PAST, head, rows)
 
 
-def _trace_data(run: LoadedRun, records: list[ItemRecord]) -> str:
+def _protocol_items(protocol: str, records: list[dict[str, Any]], start: int) -> str:
+    """Items of a §8 protocol: what every record carries (its headline is the protocol's own)."""
+    head = (
+        "<tr><th>#</th><th>nodeid</th><th>config</th><th>trial</th><th>result</th><th>infra_blocked</th></tr>"
+    )
+    rows = []
+    for index, record in enumerate(records, start):
+        config = record.get("config_label") or f"{record.get('agent')}@{record.get('model')}"
+        blocked = bool(record.get("infra_blocked"))
+        result = record.get("reason") if blocked else record.get("headline")
+        cells = (
+            f'<td class="label">{_e(config)}</td><td class="num">{_e(record.get("trial"))}</td>'
+            f"<td>{_e(result)}</td><td>{'yes' if blocked else 'no'}</td>"
+        )
+        rows.append(_item_row(index, str(record.get("nodeid", "")), cells, blocked))
+    return _items_table(protocol, head, rows)
+
+
+def _trace_data(run: LoadedRun, nodeids: list[str]) -> str:
     blocks = []
-    for index, record in enumerate(records):
-        path = trace_path(run.path, record.nodeid)
+    for index, nodeid in enumerate(nodeids):
+        path = trace_path(run.path, nodeid)
         relative = path.relative_to(run.path).as_posix()
         blocks.append(
             f'<script type="application/json" id="trace-{index}" data-path="{_e(relative)}">'
-            f"{_json_for_script(_read_trace(path))}</script>"
+            f"{json_for_script(_read_trace(path))}</script>"
         )
     return f'<div id="trace-data" hidden>{"".join(blocks)}</div>'
 
 
-def _figures(run: LoadedRun) -> str:
-    """The report figures (``pastbench plot``), drawn now, and the PNGs the run already holds in
-    ``plots/`` (the protocols' own), embedded as data URIs so the page stays one file."""
+def _trace_viewer(protocol: str) -> str:
+    return (
+        f'<div class="trace-viewer" id="trace-viewer-{protocol}"><h3>Trace '
+        '<span class="trace-title muted"></span></h3>'
+        f'<div class="trace-view" id="trace-view-{protocol}"><p class="muted">Click an item above to show '
+        "its messages, tool calls and what was scored.</p></div></div>"
+    )
+
+
+def _figure(name: str, data: bytes, caption: str) -> str:
     import base64
+
+    return (
+        f'<figure><img alt="{_e(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+        f"<figcaption><code>{_e(name)}</code> {_e(caption)}</figcaption></figure>"
+    )
+
+
+def _figures(run: LoadedRun) -> dict[str, list[str]]:
+    """Figures by protocol: the report figures (``pastbench plot``), drawn now, and the PNGs the
+    run already holds in ``plots/`` (a protocol's own, e.g. ``plasticity_<family>.png``), embedded
+    as data URIs so the page stays one file. PNGs of no protocol in the run go under ``""``."""
     import tempfile
 
     from pytest_pastbench.errors import PlotError
 
-    from .plots import make_plots
-
+    captions = {spec.name: (spec.protocol, spec.caption) for spec in FIGURES}
+    present = protocols_in(run.summary if isinstance(run.summary, dict) else {})
     images: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as scratch:
         try:
@@ -405,21 +308,56 @@ def _figures(run: LoadedRun) -> str:
         images.update({path.name: path.read_bytes() for path in drawn})
     for path in sorted((run.path / "plots").glob("*.png")):
         images.setdefault(path.name, path.read_bytes())
-    if not images:
-        return '<p class="muted">no figures: the run has no Δ or Mech to draw</p>'
-    return "".join(
-        f'<figure><img alt="{_e(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
-        f"<figcaption>{_e(name)}</figcaption></figure>"
-        for name, data in sorted(images.items())
+    figures: dict[str, list[str]] = {}
+    for name, data in sorted(images.items()):
+        owner = next((p for p in sorted(present) if name.startswith(f"{p}_")), "")
+        protocol, caption = captions.get(name, (owner, "drawn by the protocol during the run"))
+        figures.setdefault(protocol if protocol in present else "", []).append(_figure(name, data, caption))
+    return figures
+
+
+def _past_tables(configs: list[dict[str, Any]]) -> str:
+    return (
+        '<p class="muted">Δ = S_on − S_off with a 95% paired-bootstrap CI over episodes; Mech = mechanism '
+        "evidence (on arm).</p>"
+        + _summary_table(configs)
+        + "<h3>Families and capabilities</h3>"
+        + ("".join(_config_table(c) for c in configs) or '<p class="muted">no configs</p>')
     )
 
 
 def render_html(run: LoadedRun) -> str:
     """The whole report page as one string (deterministic: the same run gives the same page)."""
+    summary = run.summary if isinstance(run.summary, dict) else {}
     configs = _configs(run)
+    present = sorted(protocols_in(summary), key=lambda p: (p != PAST, p))
     records = _sorted_records(run)
+    others = _protocol_records(run)
+    figures = _figures(run)
     run_id = (run.run or {}).get("id") or run.path.name
-    blocked = sum(1 for r in records if r.infra_blocked)
+    nodeids: list[str] = []
+    sections = []
+    for protocol in present:
+        if protocol == PAST:
+            tables, items = _past_tables(configs), _past_items(records, len(nodeids))
+            nodeids += [r.nodeid for r in records]
+        else:
+            section_records = others.get(protocol, [])
+            tables = SECTION_TABLES[protocol](summary["protocols"][protocol])
+            items = _protocol_items(protocol, section_records, len(nodeids))
+            nodeids += [str(r.get("nodeid", "")) for r in section_records]
+        shown = "".join(figures.get(protocol, []))
+        shown = f'<div class="figures">{shown}</div>' if shown else '<p class="muted">no figures</p>'
+        sections.append(
+            f'<section class="protocol" id="protocol-{protocol}"><h2>{_e(TITLES[protocol])}</h2>'
+            f"{tables}<h3>Figures</h3>{shown}<h3>Items</h3>{items}{_trace_viewer(protocol)}</section>"
+        )
+    if figures.get(""):
+        sections.append(f'<section id="other-figures"><h2>Other figures</h2>{"".join(figures[""])}</section>')
+    blocked = sum(1 for r in records if r.infra_blocked) + sum(
+        1 for rs in others.values() for r in rs if r.get("infra_blocked")
+    )
+    nav = "".join(f'<a href="#protocol-{p}">{_e(TITLES[p].split(":")[0])}</a>' for p in present)
     return "".join(
         [
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
@@ -427,27 +365,15 @@ def render_html(run: LoadedRun) -> str:
             # Defence in depth: even a string that slipped through escaping could load nothing.
             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
-            f"<title>pastbench run {_e(run_id)}</title><style>{_CSS}</style></head><body>",
+            f"<title>pastbench run {_e(run_id)}</title><style>{CSS}</style></head><body>",
             f"<h1>pastbench run <code>{_e(run_id)}</code></h1>",
-            f'<p class="muted">{len(configs)} config(s), {len(records)} item(s), {blocked} infra-blocked. '
-            "Δ = S_on − S_off with a 95% paired-bootstrap CI over episodes; Mech = mechanism evidence "
-            "(on arm).</p>",
+            f'<p class="muted">{len(configs)} PAST config(s), {len(nodeids)} item(s), '
+            f"{blocked} infra-blocked; protocols: {_e(', '.join(present) or 'none')}.</p>",
+            f"<nav>{nav}</nav>",
             _run_table(run),
-            '<h2 id="summary">Summary per config</h2>',
-            _summary_table(configs),
-            '<h2 id="figures">Figures</h2>',
-            _figures(run),
-            '<h2 id="scopes">Families and capabilities</h2>',
-            "".join(_config_table(c) for c in configs) or '<p class="muted">no configs</p>',
-            '<h2 id="items">Items</h2>',
-            '<input id="item-filter" type="search" placeholder="filter items (nodeid, arm, model, reason…)">',
-            '<p class="muted">Click a nodeid to show its trace.</p>',
-            _items_table(records),
-            '<section id="trace-viewer"><h2>Trace <span id="trace-title" class="muted"></span></h2>',
-            '<div id="trace-view"><p class="muted">Click an item above to show its messages, tool calls '
-            "and store snapshots.</p></div></section>",
-            _trace_data(run, records),
-            f"<script>{_JS}</script></body></html>\n",
+            "".join(sections) or '<p class="muted">this run has no results of any protocol</p>',
+            _trace_data(run, nodeids),
+            f"<script>{JS}</script></body></html>\n",
         ]
     )
 
@@ -468,6 +394,9 @@ def _cli(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else run.path / REPORT_FILE
     try:
         print(write_html(run, out))
+    except RunLoadError as exc:  # a damaged protocol_results.json
+        print(f"pastbench html: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"pastbench html: cannot write {out}: {exc}", file=sys.stderr)
         return 2

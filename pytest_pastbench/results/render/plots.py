@@ -1,16 +1,16 @@
 """Report figures of a finished run (``pastbench plot RUN``): PNGs drawn with matplotlib's Agg backend.
 
-Figures:
+Figures, each from its protocol's part of ``sequence_summary.json``:
 
-- ``capability_delta.png``: Δ per capability (and overall), one bar per config, 95% CI error bars.
-- ``frontier.png``: the attribution frontier, overall Δ (x) against Mech (y), one point per config.
-- ``ablation_heatmap.png``: capability × config heatmap of Δ, values written in the cells.
-- ``learning_curves.png``: only when the summary carries curve data (see ``learning_curves``);
-  otherwise it is skipped and the CLI says so, rather than drawing an empty chart.
+- PAST: ``capability_delta.png`` (Δ per capability and overall, one bar per config, 95% CI),
+  ``frontier.png`` (overall Δ against Mech, one point per config) and ``ablation_heatmap.png``
+  (capability × config heatmap of Δ);
+- plasticity ``learning_curves.png``, stream ``reward_per_window.png`` and intervention
+  ``intervention_matrix.png`` (see ``protocol_plots``).
 
-Every figure has a fixed size and is written without timestamps or software metadata, so the same
-run gives byte-identical files. matplotlib is imported inside the drawing functions: importing this
-module (``pastbench`` registers every subcommand at start) stays cheap.
+A protocol the run does not hold gets one line saying so and no PNG. Long labels become keys
+(C1, C2, …) spelled out under the plot; figures have a fixed width and no timestamps or software
+metadata, so the same run gives byte-identical files.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,50 +26,46 @@ from typing import TYPE_CHECKING, Any
 from pytest_pastbench.errors import PlotError, RunLoadError
 
 from ..read import LoadedRun, load_run
+from . import protocol_plots as pp
+from .figure_kit import DPI, PNG_METADATA, label_keys, legend_below, new_figure, num, padded_limits, save
 
 if TYPE_CHECKING:  # only for annotations; the real import is lazy
     from matplotlib.figure import Figure
 
-DPI = 100
-# Fixed sizes in inches (× DPI = pixels); tests and downstream reports rely on them.
-SIZES: dict[str, tuple[float, float]] = {
-    "capability_delta.png": (10.0, 6.0),
-    "frontier.png": (8.0, 6.0),
-    "ablation_heatmap.png": (10.0, 6.0),
-    "learning_curves.png": (10.0, 6.0),
-}
-# PNG text chunks: no "Software" (matplotlib version) so outputs compare equal across installs.
-PNG_METADATA: dict[str, Any] = {"Software": None}
+__all__ = ["DPI", "FIGURES", "PNG_METADATA", "PlotResult", "make_plots", "plot_run", "protocols_in"]
+
 OVERALL = "overall"
+PAST = "past"
+PROTOCOL_NAMES = (PAST, "intervention", "plasticity", "stream")
 
 
 @dataclass
 class PlotResult:
-    """What ``make_plots`` did: files written and figures skipped (file name -> why)."""
+    """What ``make_plots`` did: files written, figures skipped (file name -> why) and protocols the
+    run does not hold (protocol -> the one line that says so)."""
 
     written: list[Path] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    absent: dict[str, str] = field(default_factory=dict)
 
 
-def _configs(run: LoadedRun) -> list[dict[str, Any]]:
-    configs = run.summary.get("configs") if isinstance(run.summary, dict) else None
-    if not configs:
-        raise PlotError(f"{run.path}: the run summary has no configs, nothing to plot")
+def past_configs(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     # Sorted labels: the same run always draws the same picture, whatever order it was written in.
-    return sorted(configs, key=lambda c: str(c.get("label", "")))
+    return sorted(summary.get("configs") or [], key=lambda c: str(c.get("label", "")))
 
 
-def _num(value: Any) -> float:
-    """A summary number, or NaN for null/missing (matplotlib leaves NaN bars and points out)."""
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+def protocols_in(summary: Mapping[str, Any]) -> set[str]:
+    """The protocols with results in a summary (PAST: configs; the others: their section)."""
+    present = {PAST} if summary.get("configs") else set()
+    return present | {name for name in (summary.get("protocols") or {}) if name in PROTOCOL_NAMES}
 
 
-def _ci_err(entry: dict[str, Any]) -> tuple[float, float]:
-    """(below, above) error-bar lengths from ``delta_ci``; 0 when the CI is unknown."""
-    delta, ci = _num(entry.get("delta")), entry.get("delta_ci")
+def ci_err(entry: Mapping[str, Any], key: str = "delta") -> tuple[float, float]:
+    """(below, above) error-bar lengths from ``<key>_ci``; 0 when the CI is unknown."""
+    delta, ci = num(entry.get(key)), entry.get(f"{key}_ci")
     if math.isnan(delta) or not isinstance(ci, list | tuple) or len(ci) != 2:
         return 0.0, 0.0
-    lo, hi = _num(ci[0]), _num(ci[1])
+    lo, hi = num(ci[0]), num(ci[1])
     if math.isnan(lo) or math.isnan(hi):
         return 0.0, 0.0
     # Rounded summaries can put Δ a hair outside its CI; a negative error bar is an error in matplotlib.
@@ -79,141 +76,107 @@ def _capabilities(configs: list[dict[str, Any]]) -> list[str]:
     return sorted({cap for c in configs for cap in (c.get("capabilities") or {})})
 
 
-def learning_curves(config: dict[str, Any]) -> dict[str, list[tuple[float, float]]]:
-    """Curve data of one config: series name -> sorted (x, y) points.
-
-    The on/off protocol has no curves; protocols that do (streams: reward per window, plasticity:
-    score per checkpoint) put them in the config entry as
-    ``"learning_curves": {"<series>": [{"x": 0, "y": 0.31}, …]}`` (a bare list is one series).
-    Points with a missing coordinate are dropped; series with no points are left out.
-    """
-    raw = config.get("learning_curves")
-    if isinstance(raw, list):
-        raw = {"score": raw}
-    if not isinstance(raw, dict):
-        return {}
-    curves: dict[str, list[tuple[float, float]]] = {}
-    for name in sorted(raw, key=str):
-        points = []
-        for point in raw[name] if isinstance(raw[name], list) else []:
-            if isinstance(point, dict):
-                x, y = _num(point.get("x")), _num(point.get("y"))
-                if not (math.isnan(x) or math.isnan(y)):
-                    points.append((x, y))
-        if points:
-            curves[str(name)] = sorted(points)
-    return curves
+def _scope(config: Mapping[str, Any], scope: str) -> Mapping[str, Any]:
+    if scope == OVERALL:
+        return config.get("overall") or {}
+    return (config.get("capabilities") or {}).get(scope) or {}
 
 
-def _new_figure(name: str) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    # A bare Figure on an explicit Agg canvas: no pyplot global state, no GUI backend, thread-safe.
-    fig = Figure(figsize=SIZES[name], dpi=DPI, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
+def _labels(configs: list[dict[str, Any]]) -> list[str]:
+    return [str(c.get("label", "")) for c in configs]
 
 
-def _save(fig: Figure, out_dir: Path, name: str) -> Path:
-    path = out_dir / name
-    # No bbox_inches="tight": it would make the pixel size depend on the labels.
-    fig.savefig(path, dpi=DPI, format="png", metadata=PNG_METADATA)
-    return path
-
-
-def _capability_delta(configs: list[dict[str, Any]], out_dir: Path) -> Path:
-    name = "capability_delta.png"
+def draw_capability_delta(summary: Mapping[str, Any]) -> Figure:
+    configs = past_configs(summary)
     scopes = [*_capabilities(configs), OVERALL]
-    fig = _new_figure(name)
-    ax = fig.add_subplot()
-    width = 0.8 / len(configs)
+    keys = label_keys(_labels(configs))
+    fig, area = new_figure((10.0, 6.0), keys.lines)
+    ax = area.subplots()
+    width = min(0.8 / len(configs), 0.3)  # one config: a bar, not a wall
+    reach: list[float] = []
     for i, config in enumerate(configs):
-        entries = [
-            config.get("overall") or {} if s == OVERALL else (config.get("capabilities") or {}).get(s) or {}
-            for s in scopes
-        ]
-        xs = [j - 0.4 + width * (i + 0.5) for j in range(len(scopes))]
-        errs = [_ci_err(e) for e in entries]
-        ax.bar(
+        entries = [_scope(config, s) for s in scopes]
+        xs = [j + width * (i - (len(configs) - 1) / 2) for j in range(len(scopes))]
+        ys = [num(e.get("delta")) for e in entries]
+        errs = [ci_err(e) for e in entries]
+        reach += [y - lo for y, (lo, _) in zip(ys, errs, strict=True)]
+        reach += [y + hi for y, (_, hi) in zip(ys, errs, strict=True)]
+        colour = f"C{i % 10}"
+        ax.bar(xs, ys, width, label=keys.shown[str(config.get("label", ""))], color=colour)
+        # The CI as whiskers around a dot: a zero-width CI still shows where Δ is.
+        ax.errorbar(
             xs,
-            [_num(e.get("delta")) for e in entries],
-            width,
+            ys,
             yerr=[[lo for lo, _ in errs], [hi for _, hi in errs]],
+            fmt="o",
+            markersize=4,
+            color="black",
             capsize=3,
-            label=str(config.get("label", "")),
-            color=f"C{i % 10}",
+            linewidth=1,
         )
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(scopes)), scopes)
-    ax.set_ylabel("Δ = S_on − S_off (95% CI)")
+    ax.set_ylim(*padded_limits(reach))
+    ax.set_ylabel("Δ = S_on − S_off (dot and 95% CI)")
     ax.set_title("Self-improvement Δ per capability")
-    ax.legend(fontsize="small", loc="best")
+    handles, names = ax.get_legend_handles_labels()
+    legend_below(area, handles, names, 10.0)  # below: inside, it would cover bars
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, out_dir, name)
+    return fig
 
 
-def _frontier(configs: list[dict[str, Any]], out_dir: Path) -> Path:
-    name = "frontier.png"
-    fig = _new_figure(name)
-    ax = fig.add_subplot()
+def draw_frontier(summary: Mapping[str, Any]) -> Figure:
+    configs = past_configs(summary)
+    # Keys on the points always: a label next to a point is cut off at the axes' edge.
+    keys = label_keys(_labels(configs), always=True)
+    fig, area = new_figure((8.0, 6.0), keys.lines)
+    ax = area.subplots()
     xs: list[float] = []
+    ys: list[float] = []
     for i, config in enumerate(configs):
         overall = config.get("overall") or {}
-        x, y = _num(overall.get("delta")), _num(overall.get("mech"))
+        x, y = num(overall.get("delta")), num(overall.get("mech"))
         if math.isnan(x) or math.isnan(y):
             continue
-        lo, hi = _ci_err(overall)
+        lo, hi = ci_err(overall)
         xs += [x - lo, x + hi]
-        ax.errorbar([x], [y], xerr=[[lo], [hi]], fmt="o", markersize=8, capsize=3, color=f"C{i % 10}")
-        ax.annotate(str(config.get("label", "")), (x, y), xytext=(6, 6), textcoords="offset points")
-    # Symmetric around Δ = 0 so "helps" and "hurts" read the same on every run.
-    reach = max([abs(v) for v in xs] + [0.1]) * 1.25
-    ax.set_xlim(-reach, reach)
-    ax.set_ylim(-0.05, 1.1)
+        ys.append(y)
+        ax.errorbar([x], [y], xerr=[[lo], [hi]], fmt="o", markersize=8, capsize=4, color=f"C{i % 10}")
+        ax.annotate(
+            keys.shown[str(config.get("label", ""))], (x, y), xytext=(7, 7), textcoords="offset points"
+        )
+    # Δ = 0 stays in view (the line between "helps" and "hurts"); Mech lives in [0, 1].
+    ax.set_xlim(*padded_limits(xs, pad=0.15))
+    ax.set_ylim(*padded_limits(ys, include=(0.0, 1.0), pad=0.08))
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.set_xlabel("Δ = S_on − S_off (overall, 95% CI)")
     ax.set_ylabel("Mech (mechanism evidence)")
     ax.set_title("Attribution frontier: Δ vs Mech per config")
     ax.grid(alpha=0.3)
-    return _save(fig, out_dir, name)
+    return fig
 
 
-def _heatmap(configs: list[dict[str, Any]], out_dir: Path) -> Path:
+def draw_ablation_heatmap(summary: Mapping[str, Any]) -> Figure:
     import numpy as np
+    from matplotlib import colormaps
 
-    name = "ablation_heatmap.png"
+    configs = past_configs(summary)
     caps = [*_capabilities(configs), OVERALL]
-    labels = [str(c.get("label", "")) for c in configs]
-    values = np.array(
-        [
-            [
-                _num(
-                    (
-                        (c.get("overall") or {})
-                        if cap == OVERALL
-                        else (c.get("capabilities") or {}).get(cap) or {}
-                    ).get("delta")
-                )
-                for c in configs
-            ]
-            for cap in caps
-        ]
-    )
+    labels = _labels(configs)
+    keys = label_keys(labels, always=len(labels) > 4)
+    values = np.array([[num(_scope(c, cap).get("delta")) for c in configs] for cap in caps])
     finite = values[np.isfinite(values)]
     # Diverging colours centred on 0; a floor on the range keeps an all-zero run from looking saturated.
     reach = max(float(np.abs(finite).max()) if finite.size else 0.0, 0.05)
-    fig = _new_figure(name)
-    ax = fig.add_subplot()
-    from matplotlib import colormaps
-
+    fig, area = new_figure((10.0, 6.0), keys.lines)
+    ax = area.subplots()
     # Grey for a capability a config did not run (NaN), not a colour that reads as a Δ.
     cmap = colormaps["RdBu"].with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-reach, vmax=reach, aspect="auto")
-    fig.colorbar(image, ax=ax, label="Δ")
-    rotate = len(labels) > 2  # long config labels side by side would overlap
-    align = "right" if rotate else "center"
-    ax.set_xticks(range(len(labels)), labels, rotation=30 if rotate else 0, ha=align)
+    area.colorbar(image, ax=ax, label="Δ")
+    shown = [keys.shown[label] for label in labels]
+    rotate = len(labels) > 2 and not keys.lines  # full labels side by side would overlap
+    ax.set_xticks(range(len(labels)), shown, rotation=30 if rotate else 0, ha="right" if rotate else "center")
     ax.set_yticks(range(len(caps)), caps)
     cells = len(caps) * len(labels)
     fontsize = 10 if cells <= 40 else 7 if cells <= 120 else 5
@@ -235,61 +198,113 @@ def _heatmap(configs: list[dict[str, Any]], out_dir: Path) -> Path:
         if cap == OVERALL and row > 0:
             ax.axhline(row - 0.5, color="black", linewidth=1.0)
     ax.set_title("Δ per capability × config")
-    return _save(fig, out_dir, name)
+    return fig
 
 
-def _learning_curves(configs: list[dict[str, Any]], out_dir: Path) -> Path:
-    name = "learning_curves.png"
-    fig = _new_figure(name)
-    ax = fig.add_subplot()
-    styles = ["-", "--", ":", "-."]
-    for i, config in enumerate(configs):
-        for j, (series, points) in enumerate(learning_curves(config).items()):
-            ax.plot(
-                [x for x, _ in points],
-                [y for _, y in points],
-                marker="o",
-                linestyle=styles[j % len(styles)],
-                color=f"C{i % 10}",
-                label=f"{config.get('label', '')}: {series}",
-            )
-    ax.set_xlabel("checkpoint / window")
-    ax.set_ylabel("score")
-    ax.set_title("Learning curves")
-    ax.legend(fontsize="small", loc="best")
-    ax.grid(alpha=0.3)
-    return _save(fig, out_dir, name)
+def _has_delta(summary: Mapping[str, Any]) -> str | None:
+    if any(not math.isnan(num((c.get("overall") or {}).get("delta"))) for c in past_configs(summary)):
+        return None
+    return "no config has a Δ (a Δ needs both arms: --pastbench-persistence=both)"
 
 
-def make_plots(run: LoadedRun, out_dir: Path) -> PlotResult:
-    """Draw every figure the run has data for into ``out_dir``; say which ones were skipped and why."""
+def _has_point(summary: Mapping[str, Any]) -> str | None:
+    for config in past_configs(summary):
+        overall = config.get("overall") or {}
+        if not (math.isnan(num(overall.get("delta"))) or math.isnan(num(overall.get("mech")))):
+            return None
+    return "no config has both an overall Δ and a Mech"
+
+
+def _needs(found: Callable[[Mapping[str, Any]], Any], why: str) -> Callable[[Mapping[str, Any]], str | None]:
+    return lambda summary: None if found(summary) else why
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    name: str
+    protocol: str
+    caption: str
+    why_not: Callable[[Mapping[str, Any]], str | None]  # None: drawable (its protocol is in the run)
+    draw: Callable[[Mapping[str, Any]], Figure]
+
+
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec(
+        "capability_delta.png",
+        PAST,
+        "Δ per capability and overall, one bar per config; the dot and whiskers are Δ and its 95% CI.",
+        _has_delta,
+        draw_capability_delta,
+    ),
+    FigureSpec(
+        "ablation_heatmap.png",
+        PAST,
+        "Δ per capability × config (blue helps, red hurts, grey: not run).",
+        _has_delta,
+        draw_ablation_heatmap,
+    ),
+    FigureSpec(
+        "frontier.png",
+        PAST,
+        "Overall Δ (with its 95% CI) against Mech, one point per config.",
+        _has_point,
+        draw_frontier,
+    ),
+    FigureSpec(
+        "intervention_matrix.png",
+        "intervention",
+        pp.INTERVENTION_CAPTION,
+        _needs(pp.intervention_configs, "no intervention config has a measured cell"),
+        pp.draw_intervention_matrix,
+    ),
+    FigureSpec(
+        "learning_curves.png",
+        "plasticity",
+        "Held-out ID (solid) and OOD (dashed) score per checkpoint, one colour per lineage; "
+        "lineages with the same scores draw over each other (the table lists each).",
+        _needs(pp.plasticity_families, "no plasticity lineage finished"),
+        pp.draw_learning_curves,
+    ),
+    FigureSpec(
+        "reward_per_window.png",
+        "stream",
+        "Test reward per window with the store frozen, mean over streams: hidden-rule (H) and "
+        "fully specified (F) tickets, one line per config.",
+        _needs(pp.stream_configs, "no stream config has per-window rewards"),
+        pp.draw_reward_per_window,
+    ),
+)
+
+
+def absent_line(protocol: str) -> str:
+    names = ", ".join(spec.name for spec in FIGURES if spec.protocol == protocol)
+    what = "PAST configs" if protocol == PAST else f"{protocol} items"
+    return f"this run has no {what}: {names} not drawn"
+
+
+def make_plots(run: LoadedRun, out_dir: Path, only: str | None = None) -> PlotResult:
+    """Draw every figure the run has data for into ``out_dir``; say which ones were skipped and why.
+
+    ``only`` limits it to one protocol. Raises ``PlotError`` (before writing anything) when the
+    run holds none of the protocols asked for."""
     import matplotlib.style
 
-    configs = _configs(run)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    result = PlotResult()
+    summary = run.summary if isinstance(run.summary, dict) else {}
+    wanted = [only] if only else list(PROTOCOL_NAMES)
+    present = protocols_in(summary)
+    result = PlotResult(absent={p: absent_line(p) for p in wanted if p not in present})
+    if not set(wanted) & present:
+        raise PlotError(f"{run.path}: " + "; ".join(result.absent.values()))
     # The "default" style ignores the user's matplotlibrc, so every machine draws the same pixels.
     with matplotlib.style.context("default"):
-        has_delta = any(not math.isnan(_num((c.get("overall") or {}).get("delta"))) for c in configs)
-        if has_delta:
-            result.written.append(_capability_delta(configs, out_dir))
-            result.written.append(_heatmap(configs, out_dir))
-        else:
-            why = "no config has a Δ (a Δ needs both arms: --pastbench-persistence=both)"
-            result.skipped["capability_delta.png"] = why
-            result.skipped["ablation_heatmap.png"] = why
-        has_point = any(
-            not math.isnan(_num(o.get("delta"))) and not math.isnan(_num(o.get("mech")))
-            for o in ((c.get("overall") or {}) for c in configs)
-        )
-        if has_point:
-            result.written.append(_frontier(configs, out_dir))
-        else:
-            result.skipped["frontier.png"] = "no config has both an overall Δ and a Mech"
-        if any(learning_curves(c) for c in configs):
-            result.written.append(_learning_curves(configs, out_dir))
-        else:
-            result.skipped["learning_curves.png"] = "no learning-curve data in this run's summary"
+        for spec in FIGURES:
+            if spec.protocol not in wanted or spec.protocol not in present:
+                continue
+            why = spec.why_not(summary)
+            if why:
+                result.skipped[spec.name] = why
+                continue
+            result.written.append(save(spec.draw(summary), out_dir / spec.name))
     return result
 
 
@@ -302,7 +317,7 @@ def _cli(args: argparse.Namespace) -> int:
     try:
         run = load_run(args.run)
         out_dir = Path(args.output) if args.output else run.path / "plots"
-        result = make_plots(run, out_dir)
+        result = make_plots(run, out_dir, args.protocol)
     except (RunLoadError, PlotError) as exc:
         print(f"pastbench plot: {exc}", file=sys.stderr)
         return 2
@@ -310,6 +325,8 @@ def _cli(args: argparse.Namespace) -> int:
         print(path)
     for name, why in result.skipped.items():
         print(f"skipped {name}: {why}")
+    for line in result.absent.values():
+        print(line)
     return 0
 
 
@@ -317,4 +334,9 @@ def register_cli(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("plot", help="draw the report figures (PNG) of a run")
     parser.add_argument("run", help="a run folder (reports/<run id>)")
     parser.add_argument("-o", "--output", metavar="OUTDIR", help="folder for the PNGs (default: RUN/plots)")
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOL_NAMES,
+        help="only this protocol's figures (default: every protocol in the run)",
+    )
     parser.set_defaults(func=_cli)

@@ -51,3 +51,27 @@ def test_render_prints_the_tier_stream_and_learning_tables() -> None:
     assert "—" in row  # L1 and L3 were not run: shown as missing, not as zero
     assert "35.5 / 88.2" in text or "35.5 / 88.3" in text
     assert render({"configs": []}) == "no stream items were measured"
+
+
+def test_windows_average_over_trials_per_stream_then_over_streams() -> None:
+    def windowed(domain: str, trial: int, hidden: list[float]) -> dict:
+        rows = [
+            {
+                "window": w,
+                "serving": {"hidden": 0.0, "fully": 0.0, "n": 1},
+                "test": {"hidden": h, "fully": 100.0, "n": 1},
+            }
+            for w, h in enumerate(hidden)
+        ]
+        return {**record("own", domain, "L1", 0.0, 100.0, trial=trial), "windows": rows}
+
+    records = [
+        windowed("retail", 0, [0.0, 40.0]),
+        windowed("retail", 1, [20.0, 60.0]),
+        windowed("banking", 0, [30.0]),  # a shorter stream counts in the windows it has
+    ]
+    (own,) = summarize(records, seed=0)["configs"]
+    assert own["windows"] == [
+        {"window": 0, "streams": 2, "hidden": 20.0, "fully": 100.0},  # (10 + 30) / 2
+        {"window": 1, "streams": 1, "hidden": 50.0, "fully": 100.0},
+    ]
