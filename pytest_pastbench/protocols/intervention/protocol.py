@@ -15,7 +15,7 @@ from typing import Any
 
 from ..base import GateMetric, ProtocolBase, tool_names
 from .collect import collect, load_intervention_family
-from .report import render, summarize
+from .report import ABLATION, render, summarize
 from .schema import FORMAT
 
 __all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
@@ -51,6 +51,7 @@ class InterventionProtocol(ProtocolBase):
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
     options = ()  # its profiles are a fixture's parameters (pastbench_profile), not an option
     gate_metric_names = frozenset({"rho", "gamma", "sigma_ratio", "kappa", "alpha_l"})
+    ablation = ABLATION
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)

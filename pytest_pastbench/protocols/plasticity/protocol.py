@@ -24,7 +24,7 @@ from pytest_pastbench.plugin.collection import item_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ..base import GateMetric, ProtocolBase, ProtocolFile, ProtocolItem, tool_names
-from .report import render, summarize, write_files
+from .report import ABLATION, render, summarize, write_files
 from .schema import FORMAT_TAG, PlasticityFamily
 
 __all__ = [
@@ -56,9 +56,15 @@ def describe(path: Path) -> str:
 def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     family = load_plasticity_family(parent.path)
     options = pastbench_run(parent.config).options
-    for model, trial, arm, suffix in item_variants(options):
+    for model, trial, arm, mechanisms, suffix in item_variants(options):
         yield PlasticityItem.from_parent(
-            parent, name=f"lineage[{suffix}]", model=model, trial=trial, family=family, arm=arm
+            parent,
+            name=f"lineage[{suffix}]",
+            model=model,
+            trial=trial,
+            family=family,
+            arm=arm,
+            mechanisms=mechanisms,
         )
 
 
@@ -87,7 +93,7 @@ class PlasticityItem(ProtocolItem):
             result = run_lineage(
                 self.family,
                 self.arm,
-                session.agent(),
+                self.agent(),
                 session.client(self.model, self.trial),
                 root,
                 budgets,
@@ -161,6 +167,7 @@ class PlasticityProtocol(ProtocolBase):
     markers = {"plasticity": "protocol: plasticity checkpoints"}
     options = ("plasticity-checkpoints", "persistence")
     gate_metric_names = frozenset({"id_end", "ood_end"})
+    ablation = ABLATION
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)

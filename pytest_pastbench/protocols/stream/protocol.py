@@ -8,7 +8,7 @@ from typing import Any
 
 from ..base import GateMetric, ProtocolBase, tool_names
 from .collect import collect
-from .report import render, summarize
+from .report import ABLATION, render, summarize
 from .schema import load_stream
 
 __all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
@@ -59,6 +59,7 @@ class StreamProtocol(ProtocolBase):
     markers = {"stream": "protocol: evolving-environment streams"}
     options = ("stream-scale",)
     gate_metric_names = frozenset(_OVERALL_METRICS)
+    ablation = ABLATION
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)

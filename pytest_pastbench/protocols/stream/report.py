@@ -13,6 +13,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_pastbench.core.stats import mean
+from pytest_pastbench.results.ablation import AblationSpec
 from pytest_pastbench.results.render.table import format_number
 
 from .schema import HARNESSES
@@ -27,6 +28,15 @@ DIAGNOSTICS = (
     "forgetting",
     "tokens_per_task",
     "cost_per_task",
+)
+
+
+# --pastbench-ablation: test reward on hidden-rule tickets (store frozen), per harness.
+ABLATION = AblationSpec(
+    score="test H %",
+    item_score=lambda record: record["metrics"]["hidden"],
+    group=lambda record: record["harness"],
+    group_name="harness",
 )
 
 
