@@ -36,10 +36,12 @@ class AblationSpec:
     ``item_score``: an item's headline number (None: not scored). ``pooled``: the protocol's own
     figure over a row's items, with its CI when it has one (default: the mean of the item
     scores, no CI). ``group``: rows are per group × set (e.g. a stream's harness, a lineage's arm).
+    ``tokens``: the model tokens an item spent (what the mechanisms cost).
     """
 
     score: str
     item_score: Callable[[Mapping[str, Any]], float | None]
+    tokens: Callable[[Mapping[str, Any]], float | None]
     higher_is_better: bool = True
     group: Callable[[Mapping[str, Any]], str] = _no_group
     group_name: str = ""
@@ -80,6 +82,7 @@ def ablation_rows(spec: AblationSpec, records: list[Mapping[str, Any]], seed: in
                 if mechanisms and len(pairs) >= 2
                 else None,
                 "n_pairs": len(pairs),
+                "tokens_per_item": _rounded(mean(t for r in items if (t := spec.tokens(r)) is not None)),
                 **_use(items, mechanisms),
             }
         )
@@ -148,6 +151,7 @@ def render_ablation(spec_score: str, rows: list[Mapping[str, Any]], group_name: 
         "n",
         spec_score,
         "Δ vs none [95% CI]",
+        "tokens/item",
         "acted in (sessions)",
         "note",
     ]
@@ -164,6 +168,7 @@ def render_ablation(spec_score: str, rows: list[Mapping[str, Any]], group_name: 
                 str(row["n"]),
                 score,
                 _delta(row),
+                format_number(row.get("tokens_per_item"), digits=0),
                 _acted(row),
                 notes(row),
             ]

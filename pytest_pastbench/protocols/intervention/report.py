@@ -38,6 +38,7 @@ def _pooled_rho(records: list[Mapping[str, Any]]) -> tuple[float | None, tuple[f
 ABLATION = AblationSpec(
     score="ρ [95% CI]",
     item_score=lambda record: record["rho"]["rho"],
+    tokens=lambda record: record["prompt_tokens"] + record["completion_tokens"],
     higher_is_better=False,
     pooled=_pooled_rho,
 )

@@ -19,6 +19,7 @@ PLOTS_DIR = "plots"
 ABLATION = AblationSpec(
     score="ID at last checkpoint",
     item_score=lambda record: record["checkpoints"][-1]["scores"]["id"],
+    tokens=lambda record: record["learning_usage"]["tokens"] + record["eval_usage"]["tokens"],
     group=lambda record: record["arm"],
     group_name="arm",
 )

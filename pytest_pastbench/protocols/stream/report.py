@@ -31,10 +31,16 @@ DIAGNOSTICS = (
 )
 
 
+def _item_tokens(record: dict[str, Any]) -> float | None:
+    per_task = record["metrics"]["tokens_per_task"]
+    return None if per_task is None else per_task * record["counts"]["tasks"]
+
+
 # --pastbench-ablation: test reward on hidden-rule tickets (store frozen), per harness.
 ABLATION = AblationSpec(
     score="test H %",
     item_score=lambda record: record["metrics"]["hidden"],
+    tokens=_item_tokens,
     group=lambda record: record["harness"],
     group_name="harness",
 )
