@@ -126,6 +126,20 @@ def test_a_frozen_store_and_a_read_only_inventory_say_why_e2_and_e5_cannot_apply
     assert "memory_write" not in names and boxes["inventory"].memory.spec("memory_write") is None
 
 
+def test_e3_offers_skills_for_a_request_longer_than_a_store_query(tmp_path: Path) -> None:
+    # A plasticity reflection prompt runs to thousands of characters; the store refuses such a
+    # query, so the runtime searches with the request's first words instead of failing the item.
+    inventory = Inventory(tmp_path / "inventory")
+    inventory.store.write_skill("shipping charge", ["weigh the parcel", "apply the tariff"], ["shipping"])
+    box = ArtifactToolBox(inventory, reflection=True)
+    turn = ["Reflection on the shipping charge episodes. " + "Episode feedback follows. " * 200]
+    trace = TraceRecorder()
+    model = ScriptedModel([answer("ok"), answer("ok")])
+    run_session(HermesAgent(mechanisms=["E3", "E4"]), model, box, turn, trace=trace)
+    actions = [(e["mechanism"], e["action"]) for e in mechanism_events(trace)]
+    assert actions == [("E3", "injected"), ("E4", "sent_back")]
+
+
 # -- the tables through pytest --------------------------------------------------------------------
 
 TINY_STREAM = {

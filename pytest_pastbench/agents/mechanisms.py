@@ -18,7 +18,7 @@ reference model) can tell them from the user's words.
 The mechanisms know nothing of protocols: they act on what a session's tool box declares (its
 memory tools, whether its store is writable and kept for later sessions, which of its tools are
 irreversible). A switched-on mechanism that cannot act on a tool box is left off for the session
-with a ``cannot_apply`` event that says why (``cannot_apply``); ``mechanism_use`` tallies an
+with a ``cannot_apply`` event that says why (``cannot_apply()``); ``mechanism_use`` tallies an
 item's events for the ablation tables.
 """
 
@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..core.store import MAX_QUERY_CHARS
 from ..core.tools import STORE_READS, STORE_TOOLS
 from ..errors import MechanismError
 
@@ -93,6 +94,7 @@ def cannot_apply(name: str, tools: SessionToolBox) -> str | None:
     memory = tools.memory
     if memory is None:
         return "the session offers no memory or skill tools"
+    # A tool box written before ``irreversible`` was part of the interface declares none.
     if name == "E1" and not getattr(tools, "irreversible", None):
         return "no tool of the session is declared irreversible"
     if name in ("E2", "E5") and not memory.writable:
@@ -155,7 +157,7 @@ class MechanismRuntime:
         """Put the skills that match the session's first request in front of the model."""
         if "E3" not in self.enabled or not self.ctx.user_turns:
             return
-        query = self.ctx.user_turns[0]
+        query = _store_query(self.ctx.user_turns[0])
         hits = self.store.search(query, kind="skill", limit=_OFFERED_SKILLS, min_overlap=2)
         if not hits:
             return
@@ -173,7 +175,7 @@ class MechanismRuntime:
         if "E1" not in self.enabled or name not in self.irreversible or name in self._planned:
             return None
         self._planned.add(name)
-        query = " ".join([self.turn, name.replace("_", " "), _argument_text(raw_arguments)])
+        query = _store_query(" ".join([self.turn, name.replace("_", " "), _argument_text(raw_arguments)]))
         clock = self.memory.read_clock()
         found = self.store.search(query, live_at=clock)
         found_skills = self.store.search(query, kind="skill", limit=2)
@@ -269,6 +271,14 @@ def mechanism_use(events: Iterable[dict[str, Any]], sessions: int) -> dict[str, 
         "acted": {name: len(acted.get(name, ())) for name in sorted(MECHANISMS)},
         "cannot_apply": {name: {"sessions": blocked[name], "why": why[name]} for name in sorted(blocked)},
     }
+
+
+def _store_query(text: str) -> str:
+    """``text`` as a store query: a long request (a plasticity reflection prompt) is cut at a word
+    boundary below the store's query limit, which refuses longer ones."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
 
 
 def _argument_text(raw: Any) -> str:
