@@ -126,6 +126,25 @@ def test_a_frozen_store_and_a_read_only_inventory_say_why_e2_and_e5_cannot_apply
     assert "memory_write" not in names and boxes["inventory"].memory.spec("memory_write") is None
 
 
+def test_e4_counts_the_inventory_s_own_reads_as_a_look_at_what_is_kept(tmp_path: Path) -> None:
+    inventory = Inventory(tmp_path / "inventory")
+    inventory.store.write_memory("Shipping charge: 3.5 + 0.8 per kg + 0.05 per km.")
+    turn = ["What shipping charge applies to a 3 kg parcel sent 100 km?"]
+    sent_back = {}
+    for first in ("tool_list", None):
+        script = [call(first), answer("8.9"), answer("8.9")] if first else [answer("8.9"), answer("8.9")]
+        trace = TraceRecorder()
+        run_session(
+            HermesAgent(mechanisms=["E4"]),
+            ScriptedModel(script),
+            ArtifactToolBox(inventory),
+            turn,
+            trace=trace,
+        )
+        sent_back[first] = [e["action"] for e in mechanism_events(trace)]
+    assert sent_back == {"tool_list": [], None: ["sent_back"]}
+
+
 def test_e3_offers_skills_for_a_request_longer_than_a_store_query(tmp_path: Path) -> None:
     # A plasticity reflection prompt runs to thousands of characters; the store refuses such a
     # query, so the runtime searches with the request's first words instead of failing the item.

@@ -213,7 +213,7 @@ class MechanismRuntime:
         """The runtime note that returns ``draft`` for retrieval, or None to accept it."""
         if "E4" not in self.enabled or self._gated or self._shown_memory:
             return None
-        if any(c.ok and c.name in STORE_READS for c in self.ctx.tools.calls):
+        if any(c.ok and c.name in self.memory.reads for c in self.ctx.tools.calls):
             return None
         related = self.store.matching_ids(" ".join(self.asked), live_at=self.memory.read_clock())
         if not related:

@@ -262,7 +262,9 @@ class MemoryTools:
     apply): ``writable`` False offers the read tools only (the session sees the store frozen);
     ``persists`` False: what the session writes is discarded when it ends, so no later session
     sees it. ``on_shown`` hears of entries the runtime put in front of the agent (E1, E3), so a
-    protocol that counts which stored entries were used counts those too."""
+    protocol that counts which stored entries were used counts those too. ``reads``: the tool
+    names that read what the session keeps (the memory and skill reads, and a protocol's own
+    artifact reads): E4 accepts a draft that followed one."""
 
     def __init__(
         self,
@@ -272,8 +274,10 @@ class MemoryTools:
         writable: bool = True,
         persists: bool = True,
         on_shown: Callable[[list[StoreEntry]], None] | None = None,
+        reads: frozenset[str] = STORE_READS,
     ) -> None:
         self.store = store
+        self.reads = reads
         self.clock = clock
         self.writable = writable
         self.persists = persists

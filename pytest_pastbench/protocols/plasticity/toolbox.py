@@ -29,6 +29,7 @@ from pytest_pastbench.core.tools import (
 from ...errors import EditRejected, ToolError
 from .artifacts import Inventory, run_tool
 
+_ARTIFACT_READS = frozenset({"tool_list", "tool_read", "tool_run"})  # saved tools are kept artifacts too
 ARTIFACT_TOOLS: tuple[ToolSpec, ...] = (
     *(spec for spec in STORE_TOOLS if spec.name in STORE_READS),
     ToolSpec("tool_list", "List your saved executable Python tools (name and description)."),
@@ -94,7 +95,9 @@ class ArtifactToolBox:
         store = inventory.store
         # What Hermes' mechanisms act on: the inventory's notes and skills, read-only in every
         # session (only reflection's checked proposals change it); entries they show count as used.
-        self.memory = MemoryTools(store, writable=False, on_shown=self._entries)
+        self.memory = MemoryTools(
+            store, writable=False, on_shown=self._entries, reads=STORE_READS | _ARTIFACT_READS
+        )
         self._specs = {s.name: s for s in (*ARTIFACT_TOOLS, *(REFLECTION_TOOLS if reflection else ()))}
         self._handlers: dict[str, Callable[..., Any]] = {
             "memory_search": lambda query: self._entries(store.search(query)),
