@@ -21,7 +21,7 @@ from pytest_pastbench.protocols.intervention.schema import Service
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
 from pytest_pastbench.protocols.stream.harness import StoreTools
-from tests.protocols.intervention.samples import TINY
+from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 from tests.protocols.plasticity.helpers import SMALL_TEXT_FAMILY, write_family
 from tests.test_agent import ScriptedModel, answer, call
 
@@ -67,6 +67,18 @@ def test_e1_holds_a_call_the_intervention_box_declares_irreversible(tmp_path: Pa
     assert [(e["mechanism"], e["action"], e.get("tool")) for e in mechanism_events(trace)] == [
         ("E1", "held", "share_report")
     ]
+
+
+def test_the_offline_intervention_policy_re_issues_a_held_call(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.write_memory("Team reports are shared on Fridays, after the review.")
+    box = DomainToolBox(store, DomainService(SHARE_SERVICE))
+    trace = TraceRecorder()
+    turn = ["Share the report with title=q3 and audience=team."]
+    run_session(HermesAgent(mechanisms=["E1"]), InterventionPolicyClient("recall"), box, turn, trace=trace)
+    assert [(e["mechanism"], e["action"]) for e in mechanism_events(trace)] == [("E1", "held")]
+    shares = [c for c in box.calls if c.name == "share_report"]
+    assert len(shares) == 1 and shares[0].ok and shares[0].arguments == {"title": "q3", "audience": "team"}
 
 
 def test_e1_cannot_apply_where_nothing_is_irreversible(tmp_path: Path) -> None:
