@@ -49,7 +49,7 @@ class InterventionProtocol(ProtocolBase):
     name = "intervention"
     format_tag = FORMAT
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
-    options = ()  # its profiles are a fixture's parameters (pastbench_profile), not an option
+    options = ("mechanisms", "ablation")  # its profiles are a fixture's parameters, not an option
     gate_metric_names = frozenset({"rho", "gamma", "sigma_ratio", "kappa", "alpha_l"})
     ablation = ABLATION
 

@@ -165,7 +165,7 @@ class PlasticityProtocol(ProtocolBase):
     name = "plasticity"
     format_tag = FORMAT_TAG
     markers = {"plasticity": "protocol: plasticity checkpoints"}
-    options = ("plasticity-checkpoints", "persistence")
+    options = ("plasticity-checkpoints", "persistence", "mechanisms", "ablation")
     gate_metric_names = frozenset({"id_end", "ood_end"})
     ablation = ABLATION
 

@@ -57,7 +57,7 @@ class StreamProtocol(ProtocolBase):
     name = "stream"
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
-    options = ("stream-scale",)
+    options = ("stream-scale", "mechanisms", "ablation")
     gate_metric_names = frozenset(_OVERALL_METRICS)
     ablation = ABLATION
 
