@@ -12,7 +12,7 @@ import pytest
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import MemoryTools, SessionToolBox, ToolBox
+from pytest_pastbench.core.tools import SessionToolBox, ToolBox
 from pytest_pastbench.core.trace import TraceRecorder
 from pytest_pastbench.core.world import World
 from pytest_pastbench.protocols.intervention.domain import SESSION_CLOCK, DomainService, DomainToolBox
@@ -73,27 +73,35 @@ def test_a_session_without_a_store_runs_and_records_no_store(tmp_path: Path) -> 
     assert run.tool_calls[0].ok is False and "unknown tool" in (run.tool_calls[0].error or "")
 
 
-class OfferedMemory(StoreTools):
-    """A protocol's store-tool box that offers its memory tools to the mechanisms."""
-
-    @property
-    def memory(self) -> MemoryTools | None:  # type: ignore[override]
-        return self._store_tools
-
-
-def test_mechanisms_act_on_any_box_that_offers_its_memory_tools(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s")
-    store.write_skill("rotate tls cert", ["drain the gateway", "swap the cert", "undrain"], ["tls", "cert"])
+@pytest.mark.parametrize("name", ["past", "intervention", "stream", "plasticity"])
+def test_mechanisms_act_on_every_protocol_box(tmp_path: Path, name: str) -> None:
+    box = boxes(tmp_path)[name]
+    box.store.write_skill(
+        "rotate tls cert", ["drain the gateway", "swap the cert", "undrain"], ["tls", "cert"]
+    )
+    trace = TraceRecorder()
     turn = ["Rotate the tls cert on the gateway."]
-    for box, offered in ((OfferedMemory(store), True), (StoreTools(store), False)):
-        trace = TraceRecorder()
-        run_session(HermesAgent(mechanisms=["E3"]), ScriptedModel([answer("ok")]), box, turn, trace=trace)
-        mechanism = [(e["mechanism"], e["action"]) for e in trace.events if e["kind"] == "mechanism"]
-        assert mechanism == ([("E3", "injected")] if offered else [("runtime", "unavailable")])
+    run_session(HermesAgent(mechanisms=["E3"]), ScriptedModel([answer("ok")]), box, turn, trace=trace)
+    mechanism = [(e["mechanism"], e["action"]) for e in trace.events if e["kind"] == "mechanism"]
+    assert mechanism == [("E3", "injected")]
+
+
+def test_a_box_without_memory_tools_says_why_no_mechanism_applies() -> None:
+    trace = TraceRecorder()
+    run_session(
+        HermesAgent(mechanisms=["E1", "E3"]),
+        ScriptedModel([answer("ok")]),
+        StoreTools(None),
+        ["hi"],
+        trace=trace,
+    )
+    events = [(e["mechanism"], e["action"], e["why"]) for e in trace.events if e["kind"] == "mechanism"]
+    why = "the session offers no memory or skill tools"
+    assert events == [("E1", "cannot_apply", why), ("E3", "cannot_apply", why)]
 
 
 def test_e2_switches_the_memory_tools_a_box_offers(tmp_path: Path) -> None:
-    box = OfferedMemory(Store(tmp_path / "s"))
+    box = StoreTools(Store(tmp_path / "s"))
     model = ScriptedModel([answer("ok")])
     run_session(HermesAgent(mechanisms=["E2"]), model, box, ["hi"])
     assert box.memory is not None and box.memory.render

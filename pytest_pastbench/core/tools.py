@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -175,6 +175,13 @@ WORLD_TOOLS: tuple[ToolSpec, ...] = (
 )
 
 ALL_TOOLS = {spec.name: spec for spec in (*STORE_TOOLS, *WORLD_TOOLS)}
+STORE_READS = frozenset({"memory_search", "memory_read", "skill_search", "skill_read"})
+
+
+def irreversible_names(specs: Iterable[ToolSpec]) -> frozenset[str]:
+    """The names of the specs declared irreversible (what a tool box reports as ``irreversible``)."""
+    return frozenset(spec.name for spec in specs if spec.irreversible)
+
 
 # E2 (render): structured entries. The same tools with the fields that say what an entry is about,
 # where it applies, until when it holds and what replaced it; reads then hide dead entries.
@@ -220,6 +227,9 @@ class SessionToolBox(Protocol):
     what an agent (Hermes or an external program) calls, and what it records."""
 
     calls: list[ToolCall]  # every call of the session, in order, refused ones included
+    # Names of the offered tools whose effect cannot be undone (E1 plan holds them once); the
+    # tool box declares them, from its tool specs (``ToolSpec.irreversible``) or its family file.
+    irreversible: frozenset[str]
 
     @property
     def store(self) -> Store | None:
@@ -247,11 +257,31 @@ class SessionToolBox(Protocol):
 class MemoryTools:
     """The memory_* and skill_* tools over one store: handlers, their specs and E2 (render).
 
-    ``clock`` is the session's time, used by E2 reads to hide expired entries."""
+    ``clock`` is the session's time, used by E2 reads to hide expired entries. The protocol says
+    what the session may do with its store (Hermes' mechanisms read it to know which of them can
+    apply): ``writable`` False offers the read tools only (the session sees the store frozen);
+    ``persists`` False: what the session writes is discarded when it ends, so no later session
+    sees it. ``on_shown`` hears of entries the runtime put in front of the agent (E1, E3), so a
+    protocol that counts which stored entries were used counts those too. ``reads``: the tool
+    names that read what the session keeps (the memory and skill reads, and a protocol's own
+    artifact reads): E4 accepts a draft that followed one."""
 
-    def __init__(self, store: Store, clock: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: str | None = None,
+        *,
+        writable: bool = True,
+        persists: bool = True,
+        on_shown: Callable[[list[StoreEntry]], None] | None = None,
+        reads: frozenset[str] = STORE_READS,
+    ) -> None:
         self.store = store
+        self.reads = reads
         self.clock = clock
+        self.writable = writable
+        self.persists = persists
+        self.on_shown = on_shown
         # E2 (render): the agent switches it on for its session; off, the tools are the base ones.
         self.render = False
         self.handlers: dict[str, Callable[..., Any]] = {
@@ -266,7 +296,10 @@ class MemoryTools:
         }
 
     def spec(self, name: str) -> ToolSpec | None:
-        """The spec of a store tool (the E2 one with render on), None for any other name."""
+        """The spec of an offered store tool (the E2 one with render on), None for any other name
+        (a write tool of a read-only store included)."""
+        if not self.writable and name not in STORE_READS:
+            return None
         return (RENDER_TOOLS.get(name) if self.render else None) or _STORE_SPECS.get(name)
 
     def specs(self) -> list[ToolSpec]:
@@ -277,8 +310,17 @@ class MemoryTools:
         return self.handlers[validated(self.spec(name), name, arguments).name](**arguments)
 
     def read_clock(self) -> str | None:
-        """The session clock when reads hide dead entries (E2), else None (base: only deletes)."""
-        return self.clock if self.render else None
+        """The session clock when reads hide dead entries (E2), else None (base: only deletes).
+        Without a clock E2 still hides superseded entries; expiry cannot be judged ("": no
+        expiry date lies before it)."""
+        if not self.render:
+            return None
+        return self.clock if self.clock is not None else ""
+
+    def shown(self, entries: list[StoreEntry]) -> None:
+        """The runtime put ``entries`` in front of the agent (E1 held a call with them, E3 offered them)."""
+        if self.on_shown is not None and entries:
+            self.on_shown(entries)
 
     def entry_view(self, entry: StoreEntry) -> dict[str, Any]:
         view = _memory_view(entry)
@@ -323,6 +365,7 @@ class ToolBox:
     over the session's world (implements ``SessionToolBox``)."""
 
     specs = _SpecList()
+    irreversible = irreversible_names(WORLD_TOOLS)
 
     def __init__(self, store: Store, world: World) -> None:
         self.store = store

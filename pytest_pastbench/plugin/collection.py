@@ -32,12 +32,13 @@ def under_families(path: Path, config: pytest.Config) -> bool:
     return any(resolved == root or root in resolved.parents for root in chosen)
 
 
-def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, str]]:
-    """(model, trial, arm, id suffix) of each item of one lineage, in collection order:
-    ``on-t0``, with the model appended when the run compares several."""
-    for model, trial, suffix in model_trials(options):
+def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, list[str] | None, str]]:
+    """(model, trial, arm, mechanism set, id suffix) of each item of one lineage, in collection
+    order: ``on-t0``, with the model appended when the run compares several and the mechanism
+    set's label when it runs several (``config_variants``)."""
+    for model, trial, mechanisms, parts in config_variants(options):
         for arm in options.arms:
-            yield model, trial, arm, "-".join([arm, *suffix])
+            yield model, trial, arm, mechanisms, "-".join([arm, *parts])
 
 
 def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
@@ -47,6 +48,19 @@ def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
     for model in options.models:
         for trial in range(options.trials):
             yield model, trial, [f"t{trial}"] + ([model] if multi_model else [])
+
+
+def config_variants(options: Any) -> Iterator[tuple[str, int, list[str] | None, list[str]]]:
+    """``model_trials`` × the run's mechanism sets (--pastbench-mechanisms / --pastbench-ablation):
+    (model, trial, mechanisms, id parts). ``mechanisms`` None: the agent's own set; the set's
+    label (``base``, ``E1``, ``all``) joins the id parts only when the run has several."""
+    from ..agents.mechanisms import mechanism_set_label
+
+    sets: list[list[str] | None] = list(options.mechanism_sets or [None])
+    for model, trial, parts in model_trials(options):
+        for mechanisms in sets:
+            label = [mechanism_set_label(mechanisms or [])] if len(sets) > 1 else []
+            yield model, trial, mechanisms, [*parts, *label]
 
 
 def with_parsable_nodeid(kwargs: dict[str, Any]) -> dict[str, Any]:

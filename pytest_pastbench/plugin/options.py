@@ -211,7 +211,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "ablation",
         "run the mechanism ablation: base, each of E1..E5 alone and all five, one config each, "
-        "and print the ablation table",
+        "and print each protocol's ablation table",
         kind=bool,
         default=False,
         field="",

@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import pytest
 
@@ -24,6 +24,9 @@ from ..errors import FamilyFileError, ItemInfraError
 from ..plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..plugin.run_handle import pastbench_run
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
+
+if TYPE_CHECKING:
+    from ..results.ablation import AblationSpec
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,8 @@ class ProtocolBase:
     markers: ClassVar[Mapping[str, str]] = {}
     options: ClassVar[Sequence[str]] = ()
     gate_metric_names: ClassVar[frozenset[str]] = frozenset()
+    # The mechanism ablation's score (--pastbench-ablation); None: the protocol prints none.
+    ablation: ClassVar[AblationSpec | None] = None
     # Per-shard or per-machine fields of a record: two shards may differ in them.
     volatile_record_fields: ClassVar[tuple[str, ...]] = ("dataset_hash", "wall_s")
 
@@ -217,7 +222,14 @@ class ProtocolBase:
 
     def add_to_summary(self, summary: dict[str, Any], records: list[Any], seed: int) -> None:
         if records:
-            summary.setdefault("protocols", {})[self.name] = self.summarize(records, seed)
+            section = self.summarize(records, seed)
+            if self.ablation is not None:
+                from ..results.ablation import ablation_rows
+
+                rows = ablation_rows(self.ablation, records, seed)
+                if rows:
+                    section["ablation"] = {"score": self.ablation.score, "rows": rows}
+            summary.setdefault("protocols", {})[self.name] = section
 
     def add_to_results(
         self,
@@ -245,6 +257,13 @@ class ProtocolBase:
         if section is not None:
             terminal.section(f"pastbench: {self.name}")
             terminal.write_line(self.render_section(section))
+        ablation = (section or {}).get("ablation")
+        if ablation and self.ablation is not None:
+            from ..results.ablation import render_ablation
+
+            terminal.section(f"pastbench: {self.name} mechanism ablation")
+            rows = ablation["rows"]
+            terminal.write_line(render_ablation(ablation["score"], rows, self.ablation.group_name))
 
     def render_section(self, section: dict[str, Any]) -> str:
         raise NotImplementedError
@@ -323,11 +342,14 @@ class ProtocolItem(OneLineItem):
     one_line_errors: tuple[type[BaseException], ...] = (ItemInfraError,)
     protocol: str = ""
 
-    def __init__(self, *, model: str, trial: int = 0, **kwargs: Any) -> None:
+    def __init__(
+        self, *, model: str, trial: int = 0, mechanisms: list[str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**with_parsable_nodeid(kwargs))
         assert isinstance(self.parent, ProtocolFile)
         self.model = model
         self.trial = trial
+        self.mechanisms = mechanisms  # None: the agent's own set (see ``agent``)
         self.family_id = self.parent.family_id
         self.file_hash = self.parent.file_hash
         self.record: dict[str, Any] | None = None
@@ -336,10 +358,19 @@ class ProtocolItem(OneLineItem):
         self.add_keywords()
 
     def add_keywords(self) -> None:
-        """Markers and ``-k`` keywords of the item: its protocol, family and file stem."""
+        """Markers and ``-k`` keywords of the item: its protocol, family and file stem (and its
+        mechanism set's label, when the run picks sets)."""
         self.add_marker(self.protocol)
         for keyword in (self.protocol, self.family_id, self.parent.path.stem):
             self.extra_keyword_matches.add(keyword)
+        if self.mechanisms is not None:
+            from ..agents.mechanisms import mechanism_set_label
+
+            self.extra_keyword_matches.add(mechanism_set_label(self.mechanisms))
+
+    def agent(self) -> Any:
+        """The agent this item runs: the run's agent with the item's mechanism set."""
+        return pastbench_run(self.config).agent_for(self.mechanisms)
 
     # -- what a protocol implements ------------------------------------------------------------
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -378,17 +409,22 @@ class ProtocolItem(OneLineItem):
     def base_record(self) -> dict[str, Any]:
         """The fields every protocol record carries (resume, merge and reports read them)."""
         session = pastbench_run(self.config)
-        return {
+        record = {
             "nodeid": self.nodeid,
             "protocol": self.protocol,
             "family": self.family_id,
             "episode": self.name.partition("[")[0],
             "model": self.model,
-            "agent": session.agent_label(),
+            # With a mechanism set picked by the run, the agent's label names it (``hermes[E1]``,
+            # as PAST's config labels do), so every summary keeps the sets apart.
+            "agent": session.agent_label() + _set_suffix(self.mechanisms),
             "trial": self.trial,
             "infra_blocked": False,
             "reason": None,
         }
+        if self.mechanisms is not None:
+            record["mechanisms"] = list(self.mechanisms)
+        return record
 
     def full_record(self) -> dict[str, Any]:
         """The record that travels: the measured one, or a blocked one with its reason."""
@@ -407,6 +443,10 @@ class ProtocolItem(OneLineItem):
             "family_hash": self.file_hash,
         }
         return redact(payload, self.secrets())
+
+
+def _set_suffix(mechanisms: list[str] | None) -> str:
+    return f"[{','.join(mechanisms)}]" if mechanisms else ""
 
 
 def protocol_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:

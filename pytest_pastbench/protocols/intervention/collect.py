@@ -1,5 +1,5 @@
-"""Collection: an intervention family yields one item per event × profile × model × trial,
-``families/interventions/analytics.yaml::correlation_method[power-t0]``."""
+"""Collection: an intervention family yields one item per event × profile × model × trial (×
+mechanism set), ``families/interventions/analytics.yaml::correlation_method[power-t0]``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.core.family_files import load_family_model
-from pytest_pastbench.plugin.collection import model_trials
+from pytest_pastbench.plugin.collection import config_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ..base import ProtocolFile, ProtocolItem
@@ -47,7 +47,7 @@ class InterventionItem(ProtocolItem):
                 ItemPlan(
                     self.family, self.event, self.profile, options.intervention_m, options.intervention_tau
                 ),
-                session.agent(),
+                self.agent(),
                 session.client(self.model, self.trial),
                 store_root,
                 budgets,
@@ -65,7 +65,7 @@ class InterventionItem(ProtocolItem):
             "event": self.event.id,
             "event_kind": self.event.kind,
             "profile": self.profile,
-            "config_label": pastbench_run(self.config).config_label(self.model),
+            "config_label": pastbench_run(self.config).config_label(self.model, self.mechanisms),
             "family_version": self.family.version,
         }
 
@@ -80,12 +80,13 @@ def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     options = pastbench_run(parent.config).options
     for event in family.events:
         for profile in family.profiles:
-            for model, trial, suffix in model_trials(options):
+            for model, trial, mechanisms, parts in config_variants(options):
                 yield InterventionItem.from_parent(
                     parent,
-                    name=f"{event.id}[{'-'.join([profile, *suffix])}]",
+                    name=f"{event.id}[{'-'.join([profile, *parts])}]",
                     model=model,
                     trial=trial,
+                    mechanisms=mechanisms,
                     family=family,
                     event=event,
                     profile=profile,

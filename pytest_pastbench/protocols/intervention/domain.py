@@ -47,6 +47,11 @@ class DomainService:
     def tag(self) -> str:
         return f"{self.name} {self.version}"
 
+    @property
+    def irreversible(self) -> frozenset[str]:
+        """The tools whose version in force is declared ``irreversible`` (and not removed)."""
+        return frozenset(n for n, t in self.tools.items() if t.irreversible and not t.removed)
+
     def specs(self) -> list[dict[str, Any]]:
         specs = [_openai_spec(name, tool, self.tag) for name, tool in sorted(self.tools.items())]
         info = ToolVersion(description="The domain service's current version and its changelog.")
@@ -81,32 +86,39 @@ class DomainService:
 
 
 class DomainToolBox:
-    """Store tools plus the domain service's tools (implements ``tools.SessionToolBox``)."""
+    """Store tools plus the domain service's tools (implements ``tools.SessionToolBox``); the
+    store is the item's, kept from session to session (the user state)."""
 
-    # Hermes' mechanisms are not offered the store tools here yet: interventions run the base agent.
-    memory = None
     clock = SESSION_CLOCK
 
     def __init__(self, store: Store, service: DomainService) -> None:
-        self._store_tools = MemoryTools(store, clock=self.clock)
+        self.memory = MemoryTools(store, clock=self.clock)
         self.service = service
         self.store = store
         self.calls: list[ToolCall] = []
 
+    @property
+    def irreversible(self) -> frozenset[str]:
+        return self.service.irreversible
+
     def specs(self) -> list[dict[str, Any]]:
-        return [spec.to_openai() for spec in self._store_tools.specs()] + self.service.specs()
+        return [spec.to_openai() for spec in self.memory.specs()] + self.service.specs()
 
     def call(self, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolCall:
         label = printable_name(name)
         record = record_call(
-            len(self.calls), name, raw_arguments, lambda arguments: self._run(label, arguments)
+            len(self.calls),
+            name,
+            raw_arguments,
+            lambda arguments: self._run(label, arguments),
+            irreversible=label in self.irreversible,
         )
         self.calls.append(record)
         return record
 
     def _run(self, name: str, arguments: dict[str, Any]) -> Any:
-        if self._store_tools.spec(name) is not None:
-            return self._store_tools.run(name, arguments)
+        if self.memory.spec(name) is not None:
+            return self.memory.run(name, arguments)
         return self.service.call(name, arguments)
 
     def snapshot(self) -> dict[str, list[dict[str, Any]]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pastbench.agents.base import Agent, Budgets
+from pytest_pastbench.agents.mechanisms import mechanism_use
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.store import Store
@@ -200,6 +201,7 @@ def run_intervention(
     runner.trace.add("propagation", graph=graph.as_json(), **propagation)
 
     record = _record(plan, pre, post, z, fallbacks, dependents, propagation, runner)
+    record["mechanism_use"] = mechanism_use(runner.trace.events, len(runner.runs))
     record["wall_s"] = round(time.monotonic() - started, 4)
     return record, runner.trace.events
 

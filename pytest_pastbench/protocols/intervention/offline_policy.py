@@ -34,7 +34,9 @@ from ..past.offline_policy import (
     Policy,
     Replay,
     current_turn,
+    is_held,
     note_entries,
+    runtime_reply,
     store_statements,
 )
 from .domain import SERVICE_INFO_TOOL
@@ -54,6 +56,9 @@ def decide_intervention(policy: Policy, messages: list[dict[str, Any]], tools: l
     """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``."""
     turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
+    reply = runtime_reply(turn)
+    if reply is not None:
+        return {"content": reply}
     specs = _specs(tools)
     replay = Replay(done, set(specs))
     try:
@@ -125,6 +130,8 @@ def _plan(policy: Policy, user_text: str, replay: Replay, specs: dict[str, dict[
             trouble = (tool, "a required value is missing; tell me which one to use")
             break
         result = replay.call(tool, args)
+        if is_held(result):
+            result = replay.call(tool, args)  # E1 showed what is stored; the plan stands
         if policy.curates and (_failed(result) or _warnings(result)):
             # Trusted until it fails (or is only half applied): rebuild from the schema, once.
             rebuilt = _arguments(domain[tool], template, user_args, literal=False)

@@ -16,7 +16,7 @@ from typing import Any
 from ...core.stats import stratified_mean
 from ..base import GateMetric, ProtocolBase, known_units, tool_names
 from .collect import collect, load_intervention_family
-from .report import render, summarize
+from .report import ABLATION, render, summarize
 from .schema import FORMAT
 
 __all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
@@ -51,8 +51,9 @@ class InterventionProtocol(ProtocolBase):
     format_tag = FORMAT
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
     # Its profiles are a fixture's parameters (pastbench_profile), not an option.
-    options = ("intervention-m", "intervention-tau", "judge-model")
+    options = ("intervention-m", "intervention-tau", "judge-model", "mechanisms", "ablation")
     gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
+    ablation = ABLATION
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)

@@ -10,6 +10,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_pastbench.core.stats import mean
+from pytest_pastbench.results.ablation import AblationSpec
 from pytest_pastbench.results.render.table import format_number
 
 from . import metrics
@@ -25,6 +26,22 @@ HEADERS = (
     "σ pre→post (ratio)",
     "κ (τ) [in/out]",
     "ρ [95% CI] (k/n)",
+)
+
+
+def _pooled_rho(records: list[Mapping[str, Any]]) -> tuple[float | None, tuple[float, float] | None]:
+    rho = metrics.rho_from_counts(sum(r["rho"]["k"] for r in records), sum(r["rho"]["n"] for r in records))
+    return rho["rho"], tuple(rho["ci"]) if rho["ci"] else None
+
+
+# --pastbench-ablation: ρ, regressions of the profile's suite after the event (lower is better),
+# pooled over a set's items with its Wilson CI.
+ABLATION = AblationSpec(
+    score="ρ [95% CI]",
+    item_score=lambda record: record["rho"]["rho"],
+    tokens=lambda record: record["prompt_tokens"] + record["completion_tokens"],
+    higher_is_better=False,
+    pooled=_pooled_rho,
 )
 
 

@@ -84,6 +84,9 @@ class ToolVersion(_Strict):
     policy: list[PolicyRule] = Field(default_factory=list)
     returns: dict[str, Any] = Field(default_factory=dict, description="result; '{arg}' is filled in")
     removed: str | None = Field(default=None, description="the tool is gone: every call fails with this")
+    irreversible: bool = Field(
+        default=False, description="a call cannot be undone (Hermes' E1 plan looks it up in memory first)"
+    )
 
 
 class ToolOkCheck(_Strict):

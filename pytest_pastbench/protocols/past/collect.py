@@ -75,9 +75,8 @@ class EpisodeItem(ProtocolItem):
         self.family = family
         self.episode = episode
         self.arm = arm
-        self.mechanisms = mechanisms  # None: the agent's own set
         self.outcome: ItemOutcome | None = None
-        super().__init__(**kwargs)
+        super().__init__(mechanisms=mechanisms, **kwargs)  # None: the agent's own set
 
     def add_keywords(self) -> None:
         family, arm = self.family, self.arm

@@ -188,6 +188,15 @@ def decide(policy: Policy, messages: list[dict[str, Any]], tools: Any) -> dict[s
     return {"content": answer}
 
 
+def runtime_reply(turn: Turn) -> str | None:
+    """The reply of a policy that does nothing more for Hermes' E4 and E5 (the stream,
+    intervention and plasticity policies): a sent-back draft stands as it was, a close pass
+    writes nothing. None: an ordinary turn."""
+    if turn.closing:
+        return "DONE"
+    return turn.draft if turn.gated else None
+
+
 def _is_runtime(message: dict[str, Any]) -> bool:
     return str(message.get("content") or "").startswith(RUNTIME_PREFIX)
 
@@ -313,7 +322,7 @@ def _act(
             result = replay.call("deploys_create", args)
             shown = _held_texts(result) if policy.uses_store else []
             prohibitions = [t for t in shown if PROHIBITION_CUES.search(t)]
-            if _held(result) and not prohibitions:
+            if is_held(result) and not prohibitions:
                 result = replay.call("deploys_create", args)  # E1: checked, still fits
             if not prohibitions:
                 notes.append(f"Deployed {service} {version.group(0)}: {json.dumps(result)}")
@@ -321,7 +330,7 @@ def _act(
             notes.append("I did not deploy, because: " + prohibitions[0])
     if TICKET_REQUEST.search(user_text) and replay.has("tickets_create"):
         result = replay.call("tickets_create", _ticket(user_text, context))
-        if _held(result):
+        if is_held(result):
             # E1: re-plan the ticket with the stored notes it was held with.
             shown = _held_texts(result) if policy.uses_store else []
             result = replay.call("tickets_create", _ticket(user_text, "\n".join([*shown, context])))
@@ -338,13 +347,13 @@ def _ticket(user_text: str, context: str) -> dict[str, Any]:
     return args
 
 
-def _held(result: Any) -> bool:
+def is_held(result: Any) -> bool:
     """Was the call held by E1 (not run yet, stored notes shown)?"""
     return isinstance(result, dict) and result.get("held") == E1_HELD
 
 
 def _held_texts(result: Any) -> list[str]:
-    if not _held(result):
+    if not is_held(result):
         return []
     return [e["text"] for e in note_entries(result.get("notes")) + note_entries(result.get("skills"))]
 

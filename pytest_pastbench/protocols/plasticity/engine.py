@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pastbench.agents.base import Agent, Budgets
+from pytest_pastbench.agents.mechanisms import mechanism_use
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.trace import TraceRecorder
@@ -260,6 +261,7 @@ def run_lineage(
         "inventory_final": inventory.texts(),
         "learning_usage": learning.as_json(),
         "eval_usage": evaluation.as_json(),
+        "mechanism_use": mechanism_use(trace.events, session_index),
         "wall_s": round(time.monotonic() - started, 3),
     }
     return LineageResult(record, trace.events)

@@ -23,7 +23,7 @@ from typing import Any
 
 from pytest_pastbench.core.text import content_words
 
-from ..past.offline_policy import Emit, Policy, Replay, current_turn
+from ..past.offline_policy import Emit, Policy, Replay, current_turn, runtime_reply
 
 RULE = re.compile(
     r"Rule \((?P<topic>[^)]+)\): answer = (?P<expr>.+?), with (?P<inputs>[a-z0-9_, ]+) given in this order"
@@ -155,6 +155,9 @@ def handles(tool_names: set[str]) -> bool:
 def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
     turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
+    reply = runtime_reply(turn)
+    if reply is not None:
+        return {"content": reply}
     replay = Replay(done, tool_names)
     try:
         if "propose_tool" in tool_names:

@@ -25,7 +25,7 @@ from pytest_pastbench.plugin.collection import item_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ..base import GateMetric, ProtocolBase, ProtocolFile, ProtocolItem, known_units, tool_names
-from .report import render, summarize, write_files
+from .report import ABLATION, render, summarize, write_files
 from .schema import FORMAT_TAG, PlasticityFamily
 
 __all__ = [
@@ -57,9 +57,15 @@ def describe(path: Path) -> str:
 def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     family = load_plasticity_family(parent.path)
     options = pastbench_run(parent.config).options
-    for model, trial, arm, suffix in item_variants(options):
+    for model, trial, arm, mechanisms, suffix in item_variants(options):
         yield PlasticityItem.from_parent(
-            parent, name=f"lineage[{suffix}]", model=model, trial=trial, family=family, arm=arm
+            parent,
+            name=f"lineage[{suffix}]",
+            model=model,
+            trial=trial,
+            family=family,
+            arm=arm,
+            mechanisms=mechanisms,
         )
 
 
@@ -88,7 +94,7 @@ class PlasticityItem(ProtocolItem):
             result = run_lineage(
                 self.family,
                 self.arm,
-                session.agent(),
+                self.agent(),
                 session.client(self.model, self.trial),
                 root,
                 budgets,
@@ -160,8 +166,9 @@ class PlasticityProtocol(ProtocolBase):
     name = "plasticity"
     format_tag = FORMAT_TAG
     markers = {"plasticity": "protocol: plasticity checkpoints"}
-    options = ("plasticity-checkpoints", "persistence")
+    options = ("plasticity-checkpoints", "persistence", "mechanisms", "ablation")
     gate_metric_names = frozenset({"id_end", "ood_end", "p_sat"})
+    ablation = ABLATION
 
     # The module's functions are the protocol's (its items, summary section and table).
     items = staticmethod(collect)

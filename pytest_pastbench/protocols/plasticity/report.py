@@ -7,11 +7,22 @@ from typing import Any
 
 from tabulate import tabulate
 
+from pytest_pastbench.results.ablation import AblationSpec
 from pytest_pastbench.results.render.table import format_number
 
 from .metrics import lineage_metrics
 
 PLOTS_DIR = "plots"
+
+
+# --pastbench-ablation: held-out ID score at the lineage's last checkpoint, per arm.
+ABLATION = AblationSpec(
+    score="ID at last checkpoint",
+    item_score=lambda record: record["checkpoints"][-1]["scores"]["id"],
+    tokens=lambda record: record["learning_usage"]["tokens"] + record["eval_usage"]["tokens"],
+    group=lambda record: record["arm"],
+    group_name="arm",
+)
 
 
 def lineage_label(record: dict[str, Any]) -> str:

@@ -16,14 +16,22 @@ from typing import Any
 
 from pytest_pastbench.core.records import ToolCall
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import STORE_TOOLS, ToolSpec, param_spec, record_call, validated
+from pytest_pastbench.core.tools import (
+    STORE_READS,
+    STORE_TOOLS,
+    MemoryTools,
+    ToolSpec,
+    param_spec,
+    record_call,
+    validated,
+)
 
 from ...errors import EditRejected, ToolError
 from .artifacts import Inventory, run_tool
 
-_READ_ONLY_STORE = ("memory_search", "memory_read", "skill_search", "skill_read")
+_ARTIFACT_READS = frozenset({"tool_list", "tool_read", "tool_run"})  # saved tools are kept artifacts too
 ARTIFACT_TOOLS: tuple[ToolSpec, ...] = (
-    *(spec for spec in STORE_TOOLS if spec.name in _READ_ONLY_STORE),
+    *(spec for spec in STORE_TOOLS if spec.name in STORE_READS),
     ToolSpec("tool_list", "List your saved executable Python tools (name and description)."),
     ToolSpec(
         "tool_read", "Read the code of one of your saved tools.", {"name": param_spec("string", "tool name")}
@@ -73,10 +81,9 @@ REFLECTION_TOOLS: tuple[ToolSpec, ...] = (
 class ArtifactToolBox:
     """The tools of one plasticity session, bound to the lineage's inventory."""
 
-    # The inventory's own read-only views and proposals, not the store tools Hermes' mechanisms act
-    # on: plasticity runs the base agent.
-    memory = None
     clock = None
+    # Proposals are checked before they persist and none acts on a world: nothing is irreversible.
+    irreversible: frozenset[str] = frozenset()
 
     def __init__(self, inventory: Inventory, reflection: bool = False, max_edits: int = 8) -> None:
         self.inventory = inventory
@@ -86,6 +93,11 @@ class ArtifactToolBox:
         self.calls: list[ToolCall] = []
         self.used: list[str] = []  # artifact ids, in the order they were first used
         store = inventory.store
+        # What Hermes' mechanisms act on: the inventory's notes and skills, read-only in every
+        # session (only reflection's checked proposals change it); entries they show count as used.
+        self.memory = MemoryTools(
+            store, writable=False, on_shown=self._entries, reads=STORE_READS | _ARTIFACT_READS
+        )
         self._specs = {s.name: s for s in (*ARTIFACT_TOOLS, *(REFLECTION_TOOLS if reflection else ()))}
         self._handlers: dict[str, Callable[..., Any]] = {
             "memory_search": lambda query: self._entries(store.search(query)),

@@ -1,4 +1,4 @@
-"""Collection of stream families: one item per stream × harness × model × trial."""
+"""Collection of stream families: one item per stream × harness × model × trial × mechanism set."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.plugin.collection import model_trials
+from pytest_pastbench.agents.mechanisms import mechanism_use
+from pytest_pastbench.plugin.collection import config_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ..base import ProtocolFile, ProtocolItem
@@ -36,7 +37,7 @@ class StreamItem(ProtocolItem):
             self.stream,
             windows,
             self.harness,
-            session.agent(),
+            self.agent(),
             session.client(self.model, self.trial),
             budgets,
         )
@@ -51,6 +52,7 @@ class StreamItem(ProtocolItem):
             "counts": dataset_counts(windows),
             **result,
             "activation": dict(sorted(self.stream.family.activation.items())),
+            "mechanism_use": mechanism_use(run.trace, run.sessions),
         }
         return record, run.trace
 
@@ -66,12 +68,13 @@ def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     stream = load_stream(parent.path)
     options = pastbench_run(parent.config).options
     for harness in stream.family.harnesses:
-        for model, trial, suffix in model_trials(options):
+        for model, trial, mechanisms, parts in config_variants(options):
             yield StreamItem.from_parent(
                 parent,
-                name=f"{harness}[{'-'.join(suffix)}]",
+                name=f"{harness}[{'-'.join(parts)}]",
                 stream=stream,
                 harness=harness,
                 model=model,
                 trial=trial,
+                mechanisms=mechanisms,
             )

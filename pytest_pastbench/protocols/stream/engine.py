@@ -47,6 +47,7 @@ class TicketResult:
 class StreamRun:
     tickets: list[TicketResult] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
+    sessions: int = 0
 
 
 def run_stream(
@@ -114,7 +115,7 @@ class _StreamRunner:
     def _test(self, task: Task) -> None:
         store = self.frozen.open() if self.store is not None else None
         try:
-            reply = self._session(self._message(task), store, task.phase)
+            reply = self._session(self._message(task), store, task.phase, persists=False)
         finally:
             if store is not None:
                 self.frozen.discard()
@@ -124,18 +125,24 @@ class _StreamRunner:
             task, reply, answer, score, reply.prompt_tokens + reply.completion_tokens, reply.cost_usd
         )
 
-    def _session(self, message: str, store: Store | None, stage: str) -> SessionRecord:
+    def _session(
+        self, message: str, store: Store | None, stage: str, *, persists: bool = True
+    ) -> SessionRecord:
+        trace = TraceRecorder()  # per-message traces of thousands of tickets stay out of the run
         run = run_session(
             self.agent,
             self.model,
-            StoreTools(store),
+            StoreTools(store, persists=persists),
             [message],
             index=self.sessions,
             stage=stage,
             budgets=self.budgets,
-            trace=TraceRecorder(),  # per-message traces of thousands of tickets stay out of the run
+            trace=trace,
         )
+        # What Hermes' mechanisms did does go in: the ablation reads it.
+        self.result.trace.extend(e for e in trace.events if e["kind"] == "mechanism")
         self.sessions += 1
+        self.result.sessions = self.sessions
         return run
 
     def _record(

@@ -24,16 +24,21 @@ RAG_TOP_K = 5
 
 class StoreTools:
     """The memory and skill tools only (a stream has no notes, tickets or deploys to touch), or
-    no tool at all without a store; implements ``tools.SessionToolBox``."""
+    no tool at all without a store; implements ``tools.SessionToolBox``. ``persists`` False: the
+    session's writes are discarded (a test ticket's frozen store)."""
 
-    # Hermes' mechanisms are not offered the store tools here yet: streams run the base agent.
-    memory = None
     clock = None
+    irreversible: frozenset[str] = frozenset()  # memory tools only: nothing the agent does is final
 
-    def __init__(self, store: Store | None) -> None:
+    def __init__(self, store: Store | None, *, persists: bool = True) -> None:
         self.store = store
-        self._store_tools = MemoryTools(store) if store is not None else None
+        self._store_tools = MemoryTools(store, persists=persists) if store is not None else None
         self.calls: list[ToolCall] = []
+
+    @property
+    def memory(self) -> MemoryTools | None:
+        """The memory tools Hermes' mechanisms act on (None without a store)."""
+        return self._store_tools
 
     def specs(self) -> list[dict[str, Any]]:
         return [spec.to_openai() for spec in self._store_tools.specs()] if self._store_tools else []

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from ..past.offline_policy import Emit, Policy, Replay, current_turn, note_entries
+from ..past.offline_policy import Emit, Policy, Replay, current_turn, note_entries, runtime_reply
 from .rules import Clause, Facts, Rule, decide, parse_rule
 from .tickets import (
     DOCUMENTED_HEADER,
@@ -80,15 +80,17 @@ class Ticket:
 
 
 def is_stream_conversation(messages: list[dict[str, Any]]) -> bool:
-    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    content = str((last_user or {}).get("content") or "")
-    return content.startswith((TICKET_MARKER, FEEDBACK_MARKER))
+    # The user's own turn, not a runtime note of Hermes' mechanisms (E4, E5) that followed it.
+    return current_turn(messages).user_text.startswith((TICKET_MARKER, FEEDBACK_MARKER))
 
 
 def decide_stream(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
     """The next assistant message on a stream ticket or feedback (same shape as policies.decide)."""
     turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
+    reply = runtime_reply(turn)
+    if reply is not None:
+        return {"content": reply}
     replay = Replay(done, tool_names)
     try:
         if user_text.startswith(FEEDBACK_MARKER):

@@ -11,7 +11,7 @@ import pytest
 from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
 from ..detect import FAMILY_SUFFIXES
 from .collect import collect
-from .report import render, summarize
+from .report import ABLATION, render, summarize
 from .schema import load_stream
 
 __all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
@@ -58,8 +58,9 @@ class StreamProtocol(ProtocolBase):
     name = "stream"
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
-    options = ("stream-scale", "stream-reference")
+    options = ("stream-scale", "stream-reference", "mechanisms", "ablation")
     gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
+    ablation = ABLATION
 
     # The module's functions are the protocol's (its summary section and table).
     summarize = staticmethod(summarize)

@@ -13,6 +13,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_pastbench.core.stats import mean
+from pytest_pastbench.results.ablation import AblationSpec
 from pytest_pastbench.results.render.table import format_number
 
 from .schema import HARNESSES
@@ -28,6 +29,21 @@ DIAGNOSTICS = (
     "forgetting",
     "tokens_per_task",
     "cost_per_task",
+)
+
+
+def _item_tokens(record: dict[str, Any]) -> float | None:
+    per_task = record["metrics"]["tokens_per_task"]
+    return None if per_task is None else per_task * record["counts"]["tasks"]
+
+
+# --pastbench-ablation: test reward on hidden-rule tickets (store frozen), per harness.
+ABLATION = AblationSpec(
+    score="test H %",
+    item_score=lambda record: record["metrics"]["hidden"],
+    tokens=_item_tokens,
+    group=lambda record: record["harness"],
+    group_name="harness",
 )
 
 

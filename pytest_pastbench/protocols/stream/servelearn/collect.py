@@ -21,7 +21,7 @@ import pytest
 
 from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.judge.llm import REFERENCE_JUDGE
-from pytest_pastbench.plugin.collection import model_trials
+from pytest_pastbench.plugin.collection import config_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ...base import ProtocolFile, ProtocolItem
@@ -97,14 +97,15 @@ def scenario_items(parent: ProtocolFile) -> Iterator[pytest.Item]:
         raise FamilyFileError(str(scenario))
     options = pastbench_run(parent.config).options
     for harness in HARNESSES:
-        for model, trial, suffix in model_trials(options):
+        for model, trial, mechanisms, parts in config_variants(options):
             yield ServeLearnItem.from_parent(
                 parent,
-                name=f"{harness}[{'-'.join(suffix)}]",
+                name=f"{harness}[{'-'.join(parts)}]",
                 scenario=scenario,
                 harness=harness,
                 model=model,
                 trial=trial,
+                mechanisms=mechanisms,
             )
 
 
@@ -124,7 +125,7 @@ class ServeLearnItem(ProtocolItem):
         with store_folder(self.harness == "own") as store_root:
             tasks = SessionTasks(
                 self.scenario,
-                session.agent(),
+                self.agent(),
                 session.client(self.model, self.trial),
                 session.budgets(),
                 checklist,
