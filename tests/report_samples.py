@@ -56,9 +56,9 @@ def _cell(i: int, j: int) -> dict[str, Any]:
         "alpha_l": float(1 + (i + j) % 5),
         "m": 2,
         "T": 4,
-        "gamma": {"gamma": (i % 3) / 2, "n": 1},
+        "gamma": {"gamma": (i % 3) / 2, "k": i % 3, "n": 2, "ci": [0.1, 0.9], "judge_errors": 0},
         "sigma": {"s_pre": 1.0, "s_post": 0.5, "ratio": 0.5 if j else None},
-        "kappa": {"kappa": 1.0, "included": ["a"], "excluded": []},
+        "kappa": {"kappa": 1.0, "tau": 0.5, "included": ["a"], "excluded": []},
         "rho": {"rho": j / 4, "k": j, "n": 4, "ci": [0.0, 0.6]},
         "broken": [],
     }

@@ -56,7 +56,10 @@ def _summary(pytester: pytest.Pytester, run_id: str) -> dict[str, Any]:
 
 
 def test_a_token_budget_blocks_the_rest_with_its_reason_and_says_so(pytester: pytest.Pytester) -> None:
-    result = run(pytester, *SLICE, "--pastbench-max-tokens=100000", "--pastbench-run-id=t")
+    # One item at a time: with K in flight, a loaded machine can start all ten before any ends.
+    result = run(
+        pytester, *SLICE, "--pastbench-concurrency=1", "--pastbench-max-tokens=100000", "--pastbench-run-id=t"
+    )
     counts = outcomes(result)
     assert 0 < counts["errors"] < 10
     result.stdout.fnmatch_lines(
@@ -64,7 +67,13 @@ def test_a_token_budget_blocks_the_rest_with_its_reason_and_says_so(pytester: py
     )
     budget = _summary(pytester, "t")["run"]["budget"]
     assert budget["spent_tokens"] >= 100000 and budget["left_undone"] == counts["errors"]
-    resumed = run(pytester, "--pastbench-resume=t", *SLICE, "--pastbench-max-tokens=10000000")
+    resumed = run(
+        pytester,
+        "--pastbench-resume=t",
+        *SLICE,
+        "--pastbench-concurrency=1",
+        "--pastbench-max-tokens=10000000",
+    )
     assert "errors" not in outcomes(resumed)
     assert _summary(pytester, "t")["run"]["budget"]["left_undone"] == 0
 

@@ -166,18 +166,20 @@ def matrix_row(event: str, kind: str | None, profile: str, cell: Mapping[str, An
         f"{alpha} ({cell['m']},{cell['T']})",
         _proportion(cell["gamma"], "gamma"),
         f"{format_number(sigma['s_pre'])}→{format_number(sigma['s_post'])} ({ratio})",
-        f"{format_number(kappa['kappa'])} ({kappa['tau']:g}) "
+        f"{format_number(kappa['kappa'])}" + (f" ({kappa['tau']:g})" if "tau" in kappa else "") + " "
         f"[{len(kappa['included'])}/{len(kappa['excluded'])}]",
         _proportion(rho, "rho"),
     ]
 
 
 def _proportion(value: Mapping[str, Any], key: str) -> str:
-    """``0.50 [0.09, 0.91] (1/2)``: a rate with its Wilson interval and its counts."""
+    """``0.50 [0.09, 0.91] (1/2)``: a rate with its Wilson interval and its counts (a summary
+    written before γ had counts shows the rate alone)."""
     interval = value.get("ci")
     ci = f" [{format_number(interval[0])}, {format_number(interval[1])}]" if interval else ""
-    rate = "N/A" if value[key] is None else format_number(value[key])
-    return f"{rate}{ci} ({value['k']}/{value['n']})"
+    rate = "N/A" if value.get(key) is None else format_number(value[key])
+    counts = f" ({value['k']}/{value['n']})" if "k" in value and "n" in value else ""
+    return f"{rate}{ci}{counts}"
 
 
 DEFINITIONS = {
