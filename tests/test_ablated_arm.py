@@ -33,6 +33,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_all_runs_three_arms_and_reports_delta_causal(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess(
         "families", "-v", "--pastbench-persistence=all", "--pastbench-run-id=all", "--junitxml=junit.xml"
@@ -73,6 +74,7 @@ def test_ablated_alone_and_a_bad_choice(project: pytest.Pytester) -> None:
     bad.stderr.fnmatch_lines(["*choose one of both, on, off, ablated, all*"])
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_shards_of_an_all_run_merge_into_it_and_resume_keeps_every_arm(project: pytest.Pytester) -> None:
     common = ["families", "-q", "--pastbench-persistence=all"]
     assert project.runpytest_subprocess(*common, "--pastbench-run-id=full").ret == 0

@@ -28,6 +28,7 @@ def comparison(root: Path, run_id: str) -> dict[str, Any]:
     return json.loads((root / "reports" / run_id / "sequence_comparison.json").read_text())
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_ablation_runs_seven_configs_and_prints_the_table(pytester: pytest.Pytester) -> None:
     write_families(pytester.path)
     result = pytester.runpytest_subprocess(

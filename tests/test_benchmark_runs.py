@@ -63,6 +63,7 @@ def without_run_times(data: dict) -> dict:
     return {**data, "run": run}
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     # Two episodes of each sample family (16 episodes, 96 items) separate the three models. In update
     # both base models answer the stale note beside its correction (asserting the superseded value:
@@ -93,6 +94,7 @@ def test_offline_baselines_separate(pytester: pytest.Pytester) -> None:
     assert recall["overall"]["mech_components"]["pr"] > curator["overall"]["mech_components"]["pr"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_xdist_and_a_single_process_give_the_same_summary(pytester: pytest.Pytester) -> None:
     common = [
         *builtin_sample("memory", "update", episodes=("ep01", "ep02")),

@@ -55,6 +55,7 @@ def _summary(pytester: pytest.Pytester, run_id: str) -> dict[str, Any]:
     return json.loads((pytester.path / "reports" / run_id / "sequence_summary.json").read_text())
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_token_budget_blocks_the_rest_with_its_reason_and_says_so(pytester: pytest.Pytester) -> None:
     # One item at a time: with K in flight, a loaded machine can start all ten before any ends.
     result = run(
@@ -78,6 +79,7 @@ def test_a_token_budget_blocks_the_rest_with_its_reason_and_says_so(pytester: py
     assert _summary(pytester, "t")["run"]["budget"]["left_undone"] == 0
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_token_budget_holds_across_xdist_workers(pytester: pytest.Pytester) -> None:
     result = run(pytester, *SLICE, "-n", "2", "--pastbench-max-tokens=50000", "--pastbench-run-id=x")
     # all 10 items start at once (2 workers x 8); none can finish on 50,000 tokens

@@ -89,6 +89,7 @@ def test_an_unwritable_step_summary_does_not_raise(
     assert "cannot append to GITHUB_STEP_SUMMARY" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_run_under_xdist_appends_one_table_to_the_step_summary(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

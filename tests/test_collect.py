@@ -39,6 +39,7 @@ def test_an_item_s_work_is_its_user_turns_and_the_control_arm_runs_only_the_eval
     assert work == {"ep01[off-t0]": 2, "ep01[on-t0]": 6}
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_xdist_workers_run_the_longest_items_first(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         "import json, os\n"
@@ -120,6 +121,7 @@ def _collected(result: pytest.RunResult) -> list[str]:
     return [line for line in result.stdout.lines if "::" in line]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_lf_and_ff_rerun_the_failed_items_with_their_control_arms(pytester: pytest.Pytester) -> None:
     """The README's promise: with a threshold, ``--lf`` reruns the failed episodes (on item and its
     control item, so the rerun has a Δ) and nothing else, under ``-n`` too; ``--ff`` runs them first."""

@@ -87,6 +87,7 @@ def _junit_cases(path: Path) -> list[tuple[str, str]]:
     return [(c.get("name") or "", ",".join(sorted(child.tag for child in c))) for c in cases]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_summaries_reports_order_and_junit_are_identical_at_k_1_and_k_16(pytester: pytest.Pytester) -> None:
     results = {}
     for k in (1, 16):
@@ -100,6 +101,7 @@ def test_summaries_reports_order_and_junit_are_identical_at_k_1_and_k_16(pyteste
     assert _junit_cases(pytester.path / "k1.xml") == _junit_cases(pytester.path / "k16.xml")
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_xdist_workers_with_k_in_flight_give_the_same_summary(pytester: pytest.Pytester) -> None:
     one = run(pytester, *SLICE, "--pastbench-concurrency=1", "--pastbench-run-id=a")
     many = run(pytester, *SLICE, "-n", "2", "--pastbench-concurrency=8", "--pastbench-run-id=b")
@@ -107,6 +109,7 @@ def test_xdist_workers_with_k_in_flight_give_the_same_summary(pytester: pytest.P
     assert _run_files(pytester, "a") == _run_files(pytester, "b")
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_exitfirst_stops_new_work_with_k_in_flight(pytester: pytest.Pytester) -> None:
     result = run(
         pytester, *SLICE, SLOW_MODEL, "-x", "--pastbench-concurrency=4",

@@ -302,6 +302,7 @@ def test_cli_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str
 PLUS = "hermes-plus[E1,E2,E3,E4,E5]"
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:

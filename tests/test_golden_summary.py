@@ -38,6 +38,7 @@ def comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return {**summary, "run": run}
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_offline_summary_matches_the_golden_file(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
         *(str(families_dir() / name) for name in FAMILY_FILES),

@@ -68,6 +68,7 @@ def test_an_item_s_losses_are_its_eval_sessions_over_their_number_largest_first(
     assert describe_losses(losses, limit=1) == "budget:wall_time −0.50 (+1 more)"
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_low_score_names_its_losses_in_v_the_failure_the_record_and_the_html(
     pytester: pytest.Pytester,
 ) -> None:

@@ -33,6 +33,7 @@ def readme_lines(start: str) -> list[list[str]]:
     return [shlex.split(line, comments=True) for line in command_lines(start)]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_three_shards_merge_into_the_unsharded_run(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -287,6 +288,7 @@ def test_cli_merge_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "memory.prefs" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_shards_of_a_plasticity_run_merge_with_their_protocol_records(pytester: pytest.Pytester) -> None:
     from tests.protocols.plasticity.helpers import SMALL_TEXT_FAMILY, write_family
 

@@ -146,6 +146,7 @@ def test_pass_threshold_fails_low_on_items_only(pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*score 0.* < pass threshold 0.5*"])
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 @pytest.mark.parametrize(
     ("workers", "where"), [("0", "args"), ("2", "args"), ("0", "option"), ("2", "option")]
 )
@@ -327,6 +328,7 @@ def test_workers_use_the_gateway_and_never_import_litellm(pytester: pytest.Pytes
     assert calls["calls"] > 0 and calls["cached"] == 0
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_cached_rerun_makes_no_model_call_and_replay_fails_on_a_miss(pytester: pytest.Pytester) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY)
     first = run(pytester, "families", "-n", "2", "--pastbench-cache=rw", "--pastbench-run-id=c1")
@@ -344,6 +346,7 @@ def test_a_cached_rerun_makes_no_model_call_and_replay_fails_on_a_miss(pytester:
     miss.stdout.fnmatch_lines(["*infra_blocked: no cached response*replay mode*"])
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_progress_letters_do_not_read_as_pytest_outcomes_and_have_a_legend(pytester: pytest.Pytester) -> None:
     make_project(pytester, tiny_prefs=GOOD_MEMORY)
     result = run(pytester, "families")

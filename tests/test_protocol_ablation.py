@@ -256,6 +256,7 @@ WITH_SKILL = """    skills:
 """
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_the_intervention_ablation_table(pytester: pytest.Pytester) -> None:
     folder = pytester.path / "families" / "interventions"
     folder.mkdir(parents=True)
@@ -278,6 +279,7 @@ def test_the_intervention_ablation_table(pytester: pytest.Pytester) -> None:
     assert rows[3]["mechanisms"] == ["E3"] and rows[3]["acted"]["E3"] > 0
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_the_plasticity_ablation_table(pytester: pytest.Pytester) -> None:
     family = {**SMALL_TEXT_FAMILY, "checkpoints": 1, "splits": {"train": 2, "id": 2, "ood": 1}}
     write_family(pytester.path / "families" / "plasticity", family)

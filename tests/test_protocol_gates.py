@@ -81,6 +81,7 @@ def _plasticity(pytester: pytest.Pytester) -> None:
     ],
     ids=["stream", "intervention", "plasticity"],
 )  # fmt: skip
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_weakened_agent_fails_the_protocol_gate_and_the_unweakened_passes(
     pytester: pytest.Pytester, make_family, gate: str, failed: str, passed: str
 ) -> None:

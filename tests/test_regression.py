@@ -47,6 +47,7 @@ COMMON = [
 ]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_compare_fail_stops_a_regression_and_passes_an_equal_rerun(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(WEAKENED_AGENT)
     saved = pytester.runpytest_subprocess(*COMMON, "--pastbench-save=main")

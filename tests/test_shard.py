@@ -91,6 +91,7 @@ def collected(result: pytest.RunResult) -> list[str]:
     return [line for line in result.stdout.lines if "::" in line]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_builtin_shards_partition_all_models_trials_and_arms(pytester: pytest.Pytester) -> None:
     common = [
         *builtin_sample(),
@@ -116,6 +117,7 @@ def test_builtin_shards_partition_all_models_trials_and_arms(pytester: pytest.Py
     assert len(owner) == 32 and all(len(s) == 1 for s in owner.values())
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_shard_under_xdist_runs_just_its_episodes(pytester: pytest.Pytester) -> None:
     for name, text in {"tiny_prefs": GOOD_MEMORY, "tiny_corrections": GOOD_UPDATE}.items():
         capability = "update" if "corrections" in name else "memory"

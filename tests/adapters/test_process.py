@@ -177,6 +177,7 @@ sys.exit(3)
     assert next(e for e in events if e["kind"] == "tool_call")["arguments"] == {"text": "key [REDACTED]"}
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_wall_clock_budget_kills_the_whole_process_group(tmp_path: Path) -> None:
     marker = f"pastbench-orphan-{os.getpid()}-{tmp_path.name}"  # names the child on the host
     body = f"""

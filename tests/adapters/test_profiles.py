@@ -86,6 +86,7 @@ def test_engine_discovery_order(monkeypatch: pytest.MonkeyPatch) -> None:
     assert engine_candidates(None) == ["tcp://127.0.0.1:2375"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.Pytester) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
     pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid

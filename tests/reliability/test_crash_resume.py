@@ -55,6 +55,7 @@ def check_item_files(items: Path) -> list[Path]:
     return finished
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_killed_run_keeps_its_items_and_resume_completes_it(pytester: pytest.Pytester) -> None:
     log = pytester.path / "crash.log"
     items = pytester.path / "reports" / "crash" / "items"
@@ -119,6 +120,7 @@ def make_project(pytester: pytest.Pytester) -> None:
     path.write_text(GOOD_MEMORY)
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_resume_refuses_other_options_or_changed_families(pytester: pytest.Pytester) -> None:
     make_project(pytester)
     first = pytester.runpytest_subprocess("families", "--pastbench-run-id=r")
@@ -147,6 +149,7 @@ def test_resume_refuses_other_options_or_changed_families(pytester: pytest.Pytes
     assert len(list((pytester.path / "reports" / "r" / "items").glob("*.json"))) == 2
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_corrupt_and_blocked_items_run_again(pytester: pytest.Pytester) -> None:
     make_project(pytester)
     first = pytester.runpytest_subprocess("families", "--pastbench-run-id=r")
@@ -182,6 +185,7 @@ def test_corrupt_and_blocked_items_run_again(pytester: pytest.Pytester) -> None:
     assert comparable(summary_of(run_dir)) == comparable(before)
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pytest.Pytester) -> None:
     make_project(pytester)
     assert pytester.runpytest_subprocess("families", "--pastbench-run-id=r").ret == 0

@@ -240,6 +240,7 @@ def run_files(pytester: pytest.Pytester, run_id: str) -> tuple[dict[str, Any], d
     )
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_provider_that_always_fails_blocks_every_item(pytester: pytest.Pytester, workers: str) -> None:
     with FaultServer(then="500", max_seconds=50) as server:
@@ -412,6 +413,7 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
     assert summary["run"]["rate_limits"]["openai"]["rate_limited"] == 12
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
     pytester: pytest.Pytester,
 ) -> None:

@@ -170,6 +170,7 @@ BROKEN_FAMILIES = {
 }
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_broken_families_beside_a_valid_one_do_not_stop_the_run(pytester: pytest.Pytester) -> None:
     folder = pytester.path / "families" / "memory"
     folder.mkdir(parents=True)

@@ -322,6 +322,7 @@ def _squashed(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 @pytest.mark.parametrize("agent", ["hermes", "reshaping_agent:make"])
 def test_a_reshaped_declared_secret_appears_in_no_file_of_the_run(
     pytester: pytest.Pytester, agent: str

@@ -214,6 +214,7 @@ def test_a_litellm_judge_on_a_local_server_grades_the_field(project: pytest.Pyte
     assert summary["protocols"]["intervention"]["judges"] == [f"local-judge (prompt {load_prompt().hash})"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_judge_outage_blocks_the_item_with_its_reason(project: pytest.Pytester) -> None:
     with FaultServer(then="500", max_seconds=300) as server:
         aliases = alias_file(project.path / "aliases.yaml", server)

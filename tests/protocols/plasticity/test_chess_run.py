@@ -59,6 +59,7 @@ def _episodes(pytester: pytest.Pytester, family: str, arm: str) -> list[dict]:
     return [e for e in events if e["kind"] == "episode"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_short_chess_run_scores_what_reflection_learned_and_traces_each_end(
     pytester: pytest.Pytester,
 ) -> None:

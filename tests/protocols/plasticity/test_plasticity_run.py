@@ -25,6 +25,7 @@ def _section(pytester: pytest.Pytester, run_id: str) -> dict:
     return summary["protocols"]["plasticity"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_five_checkpoints_rise_with_artifacts_and_stay_flat_without_reflection(
     project: pytest.Pytester,
 ) -> None:

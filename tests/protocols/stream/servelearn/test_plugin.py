@@ -46,6 +46,7 @@ def run(pytester: pytest.Pytester, server: FaultServer, download: Path, *options
     )  # fmt: skip
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_download_runs_as_stream_items_and_reports(pytester: pytest.Pytester) -> None:
     with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
         # a copy: the fixtures sit in this project's tests/, whose conftest must not be collected

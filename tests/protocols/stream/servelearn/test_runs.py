@@ -50,6 +50,7 @@ def stream(pytester: pytest.Pytester, run_id: str) -> list[dict[str, Any]]:
     return summary(pytester, run_id)["protocols"]["stream"]["configs"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_resume_measures_only_the_items_an_interrupted_run_had_not_finished(
     pytester: pytest.Pytester, download: Path
 ) -> None:
@@ -65,6 +66,7 @@ def test_resume_measures_only_the_items_an_interrupted_run_had_not_finished(
     assert stream(pytester, "r") == whole
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_two_shards_merge_into_the_unsharded_summary(pytester: pytest.Pytester, download: Path) -> None:
     results = runs(
         pytester,
@@ -81,6 +83,7 @@ def test_two_shards_merge_into_the_unsharded_summary(pytester: pytest.Pytester, 
     assert [c["harness"] for c in stream(pytester, "merged")] == ["blind", "oracle", "own", "rag"]
 
 
+@pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_stream_gate_trips_on_a_servelearn_regression(pytester: pytest.Pytester, download: Path) -> None:
     (saved,) = runs(pytester, download, PITCH, ["--pastbench-run-id=base", "--pastbench-save=good"])
     assert saved.ret == 0, saved.stdout.str()
