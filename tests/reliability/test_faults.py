@@ -308,8 +308,20 @@ def _at_once(service: ModelService, model: str, n: int) -> list[Any]:
 
 
 def test_a_burst_of_429s_halves_the_limit_once_and_successes_raise_it_back(alias: AliasMaker) -> None:
-    # Four places, eight callers: the four requests first on the wire all answer 429.
+    # Four places, eight callers: the four requests first on the wire all answer 429, once all
+    # four are in flight (a loaded machine may otherwise start a caller only after the first
+    # decrease, and its 429 would rightly be a second burst).
+    in_flight = threading.Barrier(4)
     with FaultServer(["429"] * 4, then="ok_text") as server:
+        scripted = server._next
+
+        def held(body: dict[str, Any], authorization: str) -> tuple[Any, bool]:
+            fault, last = scripted(body, authorization)  # under the server's lock
+            if fault.kind == "429":
+                in_flight.wait(10)  # outside it
+            return fault, last
+
+        server._next = held  # type: ignore[method-assign]
         service = ModelService(max_connections=4, retry=FAST)
         replies = _at_once(service, alias(server), 8)
     assert len(replies) == 8 and all(r.content == "All done." for r in replies)
