@@ -126,3 +126,15 @@ def test_a_cost_budget_on_an_unpriced_model_is_a_usage_error(pytester: pytest.Py
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "no price known for openai/no-such-model-xyz; set input_cost_per_token" in result.stderr.str()
     assert "--pastbench-max-tokens" in result.stderr.str()
+
+
+@pytest.mark.parametrize(
+    "model", ["openai/gpt-4o-mini", "gpt-5.4", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-6"]
+)
+def test_models_litellm_prices_under_any_of_their_names_can_be_budgeted(model: str) -> None:
+    """litellm's model information resolves provider prefixes and its own name mapping; the exact
+    string need not be a key of the price table (issue 30: these four were refused)."""
+    from pytest_pastbench.models.budget import unpriced_models
+
+    assert unpriced_models([model]) == []
+    assert unpriced_models([model, "openai/no-such-model-xyz"]) == ["openai/no-such-model-xyz"]

@@ -131,6 +131,16 @@ OFFLINE_AGENTS = ["blind", "curator", "recall"]
         ),
         ("nosuchprovider/x", "nosuchprovider/x: litellm has no provider 'nosuchprovider'; see *"),
         ("opnai/gpt-4o", "opnai/gpt-4o: litellm has no provider 'opnai' (did you mean openai?); see *"),
+        # A near miss of a listed model is a typo, with or without its provider (issue 30): not
+        # "needs ANTHROPIC_API_KEY", and not a failure in every item once a key is set.
+        (
+            "claude-sonet-4-6",
+            "claude-sonet-4-6: litellm lists no model 'claude-sonet-4-6' (did you mean claude-sonnet-4-6?)",
+        ),
+        (
+            "anthropic/claude-sonet-4-6",
+            "anthropic/claude-sonet-4-6: litellm lists no model * (did you mean claude-sonnet-4-6?)",
+        ),
     ],
 )
 def test_a_model_that_can_never_answer_is_named_with_the_closest_valid_name(model: str, problem: str) -> None:
@@ -139,7 +149,17 @@ def test_a_model_that_can_never_answer_is_named_with_the_closest_valid_name(mode
 
 
 @pytest.mark.parametrize(
-    "model", ["pastbench/recall", "pastbench/blind?latency_ms=5", "glm-5.1", "openai/gpt-4o", "gpt-4o"]
+    "model",
+    [
+        "pastbench/recall",
+        "pastbench/blind?latency_ms=5",
+        "glm-5.1",
+        "openai/gpt-4o",
+        "gpt-4o",
+        "anthropic/claude-sonnet-4-5",
+        # Close to no listed name: a model litellm does not list yet still runs.
+        "openai/acme-reasoner-7",
+    ],
 )
 def test_models_that_can_answer_have_no_problem(model: str) -> None:
     assert model_problem(model, OFFLINE_AGENTS) is None

@@ -113,3 +113,57 @@ def test_e2_switches_the_memory_tools_a_box_offers(tmp_path: Path) -> None:
             "parameters"
         ]["properties"]
     )
+
+
+class BareFactoryAgent:
+    """A Python factory agent as a user writes one from the docs' minimum: it calls the model and
+    the tool box directly and never calls ``result.add_usage``, ``ctx.run_tool`` or ``ctx.trace``."""
+
+    name = "bare"
+    mechanisms: list[str] = []
+
+    def run_session(self, ctx: Any) -> Any:
+        from pytest_pastbench import AgentResult
+
+        messages = [{"role": "user", "content": t} for t in ctx.user_turns]
+        while True:
+            reply = ctx.model.complete(messages, ctx.tools.specs())
+            if not reply.tool_calls:
+                return AgentResult(answer=reply.content or "")
+            messages.append(reply.as_message())
+            for tool_call in reply.tool_calls:
+                done = ctx.tools.call(tool_call["name"], tool_call["arguments"])
+                messages.append(
+                    {"role": "tool", "tool_call_id": tool_call["id"], "content": str(done.result)}
+                )
+
+
+def test_the_harness_records_usage_turns_calls_and_answer_of_an_agent_that_records_nothing(
+    tmp_path: Path,
+) -> None:
+    """Issue 30: such an agent's items showed 0 tokens and an empty trace, though every call
+    passed through the harness's client and tool box."""
+    box = boxes(tmp_path)["past"]
+    model = ScriptedModel([call("memory_search", query="tea"), call("notes_list"), answer("green tea")])
+    trace = TraceRecorder()
+    run = run_session(BareFactoryAgent(), model, box, ["Which tea do I like?"], index=1, trace=trace)
+    assert run.answer == "green tea"
+    assert run.model_calls == 3 and run.prompt_tokens > 0 and run.completion_tokens > 0
+    assert run.cost_usd is not None and run.cost_usd > 0
+    kinds = [(e["kind"], e.get("role") or e.get("name")) for e in trace.events if e["kind"] != "session"]
+    assert kinds == [
+        ("message", "user"),
+        ("tool_call", "memory_search"),
+        ("tool_call", "notes_list"),
+        ("message", "assistant"),
+    ]
+
+
+def test_an_agent_that_records_its_own_usage_and_trace_is_not_counted_twice(tmp_path: Path) -> None:
+    box = boxes(tmp_path)["past"]
+    model = ScriptedModel([call("memory_search", query="tea"), answer("done")])
+    trace = TraceRecorder()
+    run = run_session(HermesAgent(), model, box, ["Do I like tea?"], index=0, trace=trace)
+    assert run.model_calls == 2
+    assert sum(1 for e in trace.events if e["kind"] == "tool_call") == 1
+    assert sum(1 for e in trace.events if e["kind"] == "message" and e["role"] == "assistant") == 1

@@ -39,6 +39,7 @@ SCOPE_KEYS = {
     "sigma_violations",
     "ci_unit",
     "n_clusters",
+    "n_unpaired",
     "trials",
 }
 COMPONENTS = {"wp", "ra", "uc", "rh", "pr"}
@@ -155,9 +156,12 @@ def test_family_aggregates_by_hand(summary: dict[str, Any]) -> None:
     fam = summary["configs"][0]["families"][UPD]
     # episode on scores: ep01 (0.8 + 0.6) / 2 = 0.7, ep02 0.5 (blocked trial left out),
     # ep03 0.9; off: ep01 0.2, ep02 0.5.
-    # s_on = (0.7 + 0.5 + 0.9) / 3 = 0.7; s_off = (0.2 + 0.5) / 2 = 0.35
-    # Δ over paired episodes ep01, ep02: ((0.7 − 0.2) + (0.5 − 0.5)) / 2 = 0.25
-    assert fam["s_on"] == 0.7 and fam["s_off"] == 0.35 and fam["delta"] == 0.25
+    # S_on, S_off and Δ over the episodes both arms measured (ep01, ep02), so Δ = S_on − S_off
+    # (issue 30: an interrupted run's means over different episodes than its pairs broke it):
+    # s_on = (0.7 + 0.5) / 2 = 0.6; s_off = (0.2 + 0.5) / 2 = 0.35; Δ = 0.25; ep03 is unpaired.
+    assert fam["s_on"] == 0.6 and fam["s_off"] == 0.35 and fam["delta"] == 0.25
+    assert fam["n_unpaired"] == 1
+    assert fam["delta"] == round(fam["s_on"] - fam["s_off"], 4)
     lo, hi = fam["delta_ci"]
     assert 0.0 <= lo <= 0.25 <= hi <= 0.5  # resampled means of diffs {0.5, 0}
     # mech: ep01 (0.6 + 0.4) / 2 = 0.5, ep02 1.0, ep03 0.2 → 1.7 / 3 = 0.5667
@@ -187,9 +191,11 @@ def test_capability_and_overall_are_means_over_families(
 ) -> None:
     config = summary["configs"][0]
     update, overall = config["capabilities"]["update"], config["overall"]
-    # update: Δ = mean of defined family Δ = 0.25; s_on = (0.7 + 0.4) / 2 = 0.55
+    # update: Δ = mean of defined family Δ = 0.25; S_on and S_off over the families with a Δ
+    # (update.second has no off arm): 0.6 and 0.35, so Δ = S_on − S_off here too
     # mech = (0.5667 + 0.5) / 2 = 0.5333 (unrounded 1.7/3 and 0.5)
-    assert update["delta"] == 0.25 and update["s_on"] == 0.55
+    assert update["delta"] == 0.25 and update["s_on"] == 0.6 and update["s_off"] == 0.35
+    assert update["n_unpaired"] == 2  # update.fact_correction ep03, update.second ep01
     assert update["mech"] == 0.5333
     assert update["n_episodes"] == 4 and update["infra_blocked"] == 1
     # overall Δ = (0.25 [update.fact_correction] + 0.5 [memory.recall]) / 2 = 0.375

@@ -8,13 +8,36 @@ intervention domain's, the stream harness's, the plasticity inventory's) and cal
 
 from __future__ import annotations
 
+import json
 import time
+from typing import Any
 
-from ..core.records import SessionRecord
-from ..core.tools import SessionToolBox
+from ..core.records import SessionRecord, ToolCall
+from ..core.tools import SessionToolBox, result_text
 from ..core.trace import TraceRecorder
-from ..models.client import ModelClient
-from .base import Agent, Budgets, SessionContext
+from ..models.client import ModelClient, ModelReply
+from .base import Agent, AgentResult, Budgets, SessionContext
+
+
+class MeteredModel:
+    """The session's model client as the agent gets it: every call through it is counted here,
+    so tokens and cost reach the report whether or not the agent calls ``result.add_usage``
+    (a Python factory agent written from the docs did not, and its items showed 0 tokens)."""
+
+    def __init__(self, model: ModelClient) -> None:
+        self.metered = model  # the run's client (external agents reach its gateway through it)
+        self.model = model.model
+        self.usage = AgentResult(answer="")
+
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
+    ) -> ModelReply:
+        reply = self.metered.complete(messages, tools, **params)
+        self.usage.add_usage(reply)
+        return reply
+
+    def __getattr__(self, name: str) -> Any:  # the rest of a client (a judge's, a gateway's) as is
+        return getattr(self.metered, name)
 
 
 def run_session(
@@ -37,17 +60,23 @@ def run_session(
     clock = tools.clock
     trace.add("session", session=index, stage=stage, **({"now": clock} if clock is not None else {}))
     started = time.monotonic()
+    first_event = len(trace.events)
+    metered = MeteredModel(model)
     result = agent.run_session(
         SessionContext(
             user_turns=user_turns,
             tools=tools,
-            model=model,
+            model=metered,
             budgets=budgets or Budgets(),
             trace=trace,
             session_index=index,
             stage=stage,
         )
     )
+    _trace_what_the_agent_did_not(trace, first_event, index, user_turns, tools.calls, result.answer)
+    # Calls through the harness's client are counted by it; an external program's come from the
+    # gateway, through the agent's own result.
+    usage = metered.usage if metered.usage.model_calls else result
     return SessionRecord(
         index=index,
         stage=stage,
@@ -59,9 +88,32 @@ def run_session(
         world_after=tools.snapshot(),
         budget_exceeded=result.budget_exceeded,
         agent_error=result.error,
-        model_calls=result.model_calls,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        cost_usd=result.cost_usd,
+        model_calls=usage.model_calls,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        cost_usd=usage.cost_usd,
         wall_s=round(time.monotonic() - started, 4),
     )
+
+
+def _trace_what_the_agent_did_not(
+    trace: TraceRecorder, first: int, index: int, user_turns: list[str], calls: list[ToolCall], answer: str
+) -> None:
+    """The harness saw the session's turns, tool calls and answer; an agent that traced none of
+    them itself (it called ``ctx.tools.call``, not ``ctx.run_tool``) still gets a full trace."""
+    events = trace.events[first:]
+    traced_calls = sum(1 for e in events if e.get("kind") == "tool_call")
+    if not any(e.get("kind") == "message" for e in events):
+        for turn in user_turns:
+            trace.add("message", session=index, role="user", content=turn)
+    for call in calls[traced_calls:] if traced_calls < len(calls) else []:
+        trace.add(
+            "tool_call",
+            session=index,
+            name=call.name,
+            arguments=call.arguments,
+            ok=call.ok,
+            result=json.loads(result_text(call)),
+        )
+    if not any(e.get("kind") == "message" and e.get("role") == "assistant" for e in events):
+        trace.add("message", session=index, role="assistant", content=answer)

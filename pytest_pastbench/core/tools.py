@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import StoreError, ToolError, WorldError
+from ..errors import InfraError, StoreError, ToolError, WorldError
 from .records import StoreEntry, ToolCall
 from .store import Store
 from .world import World
@@ -440,6 +440,8 @@ def record_call(
     except (ToolError, StoreError, WorldError, *refusals) as exc:
         record.ok = False
         record.error = refusal_text(exc)
+    except InfraError:
+        raise  # the harness could not do its part (a sandbox backstop): infra_blocked, never a score
     except Exception as exc:  # noqa: BLE001
         # The message says it was the harness, so a bug stays visible in the trace instead of
         # passing as 'ok' or crashing the session.

@@ -45,17 +45,16 @@ class RunBudget:
 
 
 def unpriced_models(models: list[str]) -> list[str]:
-    """The models whose calls have no known price (``--pastbench-max-cost`` could not count them)."""
-    from .client import OFFLINE_PREFIX, resolve_model
+    """The models whose calls have no known price (``--pastbench-max-cost`` could not count them):
+    neither the alias file nor litellm's model information prices them."""
+    from .client import OFFLINE_PREFIX, litellm_price, resolve_model
 
     unpriced = []
     for model in models:
         alias = resolve_model(model)
-        if model.startswith(OFFLINE_PREFIX) or alias.prices:
+        if model.startswith(OFFLINE_PREFIX) or alias.model.startswith(OFFLINE_PREFIX) or alias.prices:
             continue
-        from .client import import_litellm
-
-        if alias.model not in import_litellm().model_cost:
+        if litellm_price(alias.model) is None:
             unpriced.append(model)
     return unpriced
 

@@ -180,12 +180,15 @@ def model_problem(model: str, offline_names: list[str]) -> str | None:
     litellm = import_litellm()
     provider, sep, _ = alias.model.partition("/")
     if sep and provider in litellm.provider_list:
-        return None
+        typo = _misspelt(litellm, alias.model)
+        return f"{model}: litellm lists no model {alias.model!r} (did you mean {typo}?)" if typo else None
     try:
         litellm.get_llm_provider(alias.model)
-        return None  # a bare model name litellm knows (gpt-4o -> openai)
     except Exception:
         pass
+    else:  # a bare model name litellm routes (gpt-4o -> openai), unless it is a near miss
+        typo = _misspelt(litellm, alias.model)
+        return f"{model}: litellm lists no model {alias.model!r} (did you mean {typo}?)" if typo else None
     if sep:
         return (
             f"{model}: litellm has no provider {provider!r}"
@@ -198,6 +201,48 @@ def model_problem(model: str, offline_names: list[str]) -> str | None:
         + did_you_mean(model, aliases)
         + f"; aliases: {', '.join(aliases)}"
     )
+
+
+def _listed_names(litellm: Any) -> dict[str, str]:
+    """Every model name litellm's price map lists, bare and with its provider prefix -> its key."""
+    names: dict[str, str] = {}
+    for key in litellm.model_cost:
+        names.setdefault(key, key)
+        names.setdefault(key.partition("/")[2] or key, key)
+    return names
+
+
+def _misspelt(litellm: Any, model: str) -> str | None:
+    """A listed model name ``model`` is one typo away from, when ``model`` itself is not listed.
+
+    litellm answers ``get_model_info`` for any name of a known family ("claude-sonet-4-6" gets a
+    made-up entry without a price), and the provider accepts the request only to fail it at run
+    time in every item; a near miss of a listed name is almost always a typo. A new model litellm
+    does not list yet, and close to none it does, passes."""
+    from difflib import get_close_matches
+
+    listed = _listed_names(litellm)
+    bare = model.partition("/")[2] if "/" in model else model
+    if model in listed or bare in listed:
+        return None
+    close = get_close_matches(bare, [n for n in listed if "/" not in n], n=1, cutoff=0.9)
+    return close[0] if close else None
+
+
+def litellm_price(model: str) -> dict[str, float] | None:
+    """The per-token prices litellm knows for ``model`` (provider prefixes and litellm's own name
+    mapping included: "openai/gpt-4o-mini" is priced as "gpt-4o-mini"), or None when it lists none
+    or lists the model at $0 (a budget could never be spent on it)."""
+    litellm = import_litellm()
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:
+        return None
+    prices = {
+        "input_cost_per_token": float(info.get("input_cost_per_token") or 0.0),
+        "output_cost_per_token": float(info.get("output_cost_per_token") or 0.0),
+    }
+    return prices if any(prices.values()) else None
 
 
 def missing_keys(model: str) -> list[str]:

@@ -64,6 +64,9 @@ def run_block(
         # Two values would mean items of two selections in one run (a resume across a change).
         selection = selections[0] if len(selections) == 1 else None
         block["shard"] = {"k": k, "n": n, "selection": selection}
+    partial = run.partial()
+    if partial:
+        block["partial"] = partial  # readers (baselines, gates, merge) see the run did not finish
     rate_limits = run.models.rate_limits()
     if rate_limits:
         block["rate_limits"] = rate_limits
@@ -139,3 +142,12 @@ def render(run: PastbenchRun, terminal: Any) -> None:
         from .regression import add_gate_verdict
 
         add_gate_verdict(terminal, regression.results)
+    partial = summary.get("run", {}).get("partial")
+    if partial:
+        # Last, where a person looks after Ctrl-C: what is missing and the one command to finish.
+        terminal.write_line(
+            f"pastbench: PARTIAL run ({partial['reason']}: {partial['finished']} of {partial['expected']} "
+            f"items have a result); finish it with: {run.resume_command()}",
+            yellow=True,
+            bold=True,
+        )

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ..protocols.detect import family_format
-from .collection import parametrizes, rerun_control_arms, under_families
+from .collection import INVALID_FAMILY_NAME, parametrizes, rerun_control_arms, under_families
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -113,6 +113,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if finished:
             config.hook.pytest_deselected(items=finished)
             items[:] = kept
+    if not hasattr(config, "workerinput"):
+        from ..protocols.base import ProtocolItem
+
+        pastbench.expect([i.nodeid for i in items if isinstance(i, ProtocolItem)])
     if not config.option.collectonly:
         # After sharding and resume, which keep the collection order. In every process that runs
         # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
@@ -184,7 +188,9 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """The gateway serves before the first item runs; without a pastbench option it starts only
     here, when workers collected benchmark items (inert otherwise)."""
     pastbench = node.config.stash.get(RUN_KEY, None)
-    if pastbench is not None and any(".yaml::" in i or ".yml::" in i for i in ids):
+    benchmark = [i for i in ids if (".yaml::" in i or ".yml::" in i) and not i.endswith(INVALID_FAMILY_NAME)]
+    if pastbench is not None and benchmark:
+        pastbench.expect(benchmark)  # every worker collects the same items
         pastbench.models.ensure_gateway()
 
 
@@ -248,12 +254,13 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     pastbench = session.config.stash.get(RUN_KEY, None)
     if pastbench is None or pastbench.is_worker:
         return
     from .finish import publish
 
+    pastbench.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop)
     pastbench.finish()
     publish(pastbench, session)
 

@@ -94,7 +94,14 @@ class RegressionCheck:
                 self.lines += [line for line in dict.fromkeys(printed) if line and line not in comparison]
             # An unevaluable gate (a scope missing from the run) fails the session too.
             self.failed = bool(self.gates) and gate_exit_code(self.results) != 0
-        if self.save_name:
+        partial = summary.get("run", {}).get("partial")
+        if self.save_name and partial:
+            # A baseline from part of a run gates later runs on the wrong families and means.
+            self.lines.append(
+                f"baseline {self.save_name!r} NOT saved: the run is partial ({partial['finished']} of "
+                f"{partial['expected']} items); resume it to the end, then save"
+            )
+        elif self.save_name:
             path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []), gate_metrics)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
 

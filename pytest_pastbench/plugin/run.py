@@ -58,6 +58,10 @@ class PastbenchRun:
         # the finished node ids every process deselects at collection.
         self.resumed: set[str] = set()
         self.finished_nodeids: frozenset[str] = frozenset()
+        # What this invocation set out to measure, and whether pytest stopped before the end
+        # (Ctrl-C, -x): a run that did not finish is partial (no baseline, a resume line).
+        self.expected: set[str] = set()
+        self.interrupted = False
         # --pastbench-shard: shard.selection_hash of what was selected before sharding; it
         # travels with each payload because under xdist only the workers collect.
         self.selection: str | None = None
@@ -198,6 +202,29 @@ class PastbenchRun:
                 self._item_write_failed = True
                 message = f"pastbench: cannot write finished items ({exc}); a crash now loses them"
                 warnings.warn(pytest.PytestWarning(message), stacklevel=1)
+
+    def expect(self, nodeids: list[str]) -> None:
+        """The benchmark items this invocation collected (after -k/-m, shards and resume)."""
+        self.expected.update(nodeids)
+
+    def partial(self) -> dict[str, Any] | None:
+        """Why the run is incomplete and how much of it finished, or None when it is whole."""
+        missing = self.expected - set(self.payloads)
+        if not (self.interrupted or missing):
+            return None
+        total = len(self.expected | set(self.payloads))
+        return {
+            "reason": "interrupted" if self.interrupted else "items without a result",
+            "finished": total - len(missing),
+            "expected": total,
+        }
+
+    def resume_command(self) -> str:
+        """The command that finishes this run: the same arguments, resuming this run id."""
+        import shlex
+
+        args = [a for a in self.config.invocation_params.args if not str(a).startswith("--pastbench-resume")]
+        return shlex.join(["pytest", *map(str, args), f"--pastbench-resume={self.run_id}"])
 
     def ensure_run_dir(self) -> Path:
         """Make this run's folder and its ``run.json`` once, before the first item file."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -198,3 +199,54 @@ def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pyt
             "*4 deselected, nothing left to run in reports/r in *",
         ]
     )
+
+
+@pytest.mark.slow  # three whole pytest runs
+def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_whole_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """Issue 30: Ctrl-C in the middle of a run that saves a baseline. The interrupted run marks
+    itself partial, saves no baseline, and its last line is the command that finishes it; that
+    command's summary is the summary of a run that was never interrupted."""
+    log = pytester.path / "interrupted.log"
+    items = pytester.path / "reports" / "intr" / "items"
+    args = [*BUILTIN, "--pastbench-run-id=intr", "--pastbench-save=intp", "-n", "2"]
+    with log.open("w") as out:
+        proc = pytester.popen(
+            [sys.executable, "-m", "pytest", *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 120
+        while len(list(items.glob("*.json"))) < 6:
+            assert proc.poll() is None, f"the run ended before the interrupt:\n{log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"no items written:\n{log.read_text()[-3000:]}"
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends: the whole group
+        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED
+    output = log.read_text()
+    run_dir = items.parent
+    summary = summary_of(run_dir)
+    partial = summary["run"]["partial"]
+    assert partial["reason"] == "interrupted" and partial["expected"] == BUILTIN_ITEMS
+    assert 6 <= partial["finished"] < BUILTIN_ITEMS
+    assert "baseline 'intp' NOT saved: the run is partial" in output
+    assert not list((pytester.path / ".pastbench" / "baselines").glob("intp*"))
+    last = [line for line in output.splitlines() if line.startswith("pastbench: PARTIAL run")]
+    assert last, output[-3000:]
+    command = last[-1].split("finish it with: ", 1)[1]
+    assert command.endswith("--pastbench-resume=intr") and "--pastbench-save=intp" in command
+    for config in summary["configs"]:  # Δ = S_on − S_off even on the episodes that finished
+        for entry in config["families"].values():
+            if entry["delta"] is not None:
+                assert entry["delta"] == pytest.approx(entry["s_on"] - entry["s_off"], abs=1e-9)
+
+    resumed = pytester.runpytest_subprocess(*shlex.split(command)[1:])
+    assert resumed.ret == 0, resumed.stdout.str()[-3000:] + resumed.stderr.str()[-2000:]
+    assert "PARTIAL" not in resumed.stdout.str()
+    resumed.stdout.fnmatch_lines(["saved baseline 'intp'*"])
+    whole = pytester.runpytest_subprocess(*BUILTIN, "--pastbench-run-id=whole", "-n", "2")
+    assert whole.ret == 0, whole.stdout.str()[-3000:]
+    reports = pytester.path / "reports"
+    assert comparable(summary_of(reports / "intr")) == comparable(summary_of(reports / "whole"))

@@ -130,10 +130,15 @@ def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[
                 components[name].append(value)
     grouped = all(r.group for r in records)
     k = int(run.get("trials") or 1)
+    # S_on and S_off over the episodes both arms measured, so Δ = S_on − S_off holds; an episode
+    # one arm lacks (an interrupted run, a blocked item) is counted, not averaged into one side.
+    paired = bool(pairs)
+    unpaired = sum(1 for e in by_episode.values() if _unpaired(e))
     entry = {
         "capability": records[0].capability,
-        "s_on": mean(scores["on"]),
-        "s_off": mean(scores["off"]),
+        "s_on": mean(a for a, _ in pairs) if paired else mean(scores["on"]),
+        "s_off": mean(b for _, b in pairs) if paired else mean(scores["off"]),
+        "n_unpaired": unpaired,
         "delta": mean(a - b for a, b in pairs),
         "delta_ci": _ci({"f": pairs}, seed, {"f": labels}),
         "delta_c": mean(a - b for a, b in c_pairs),
@@ -150,6 +155,11 @@ def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[
         "trials": _trials(by_episode, arms, k, _pass_threshold(run)) if k > 1 else None,
     }
     return entry, {"delta": (pairs, labels), "delta_causal": (causal, causal_labels)}
+
+
+def _unpaired(items: list[ItemRecord]) -> bool:
+    """An episode measured on one of the on/off arms only (left out of S_on, S_off and Δ)."""
+    return (_arm_score(items, "on") is None) != (_arm_score(items, "off") is None)
 
 
 def _violations(records: list[ItemRecord], arm: str) -> int:
@@ -188,9 +198,11 @@ def _scope(
         for arm, n in f["sigma_violations"].items():
             violations[arm] = violations.get(arm, 0) + n
     trials = [f["trials"] for f in fams if f["trials"]]
+    # Like a family's: S_on and S_off over the families with a Δ, so the scope's Δ = S_on − S_off.
+    paired = [f for f in fams if f["delta"] is not None] or list(fams)
     return {
-        "s_on": _known_mean([f["s_on"] for f in fams]),
-        "s_off": _known_mean([f["s_off"] for f in fams]),
+        "s_on": _known_mean([f["s_on"] for f in paired]),
+        "s_off": _known_mean([f["s_off"] for f in paired]),
         "delta": _known_mean([f["delta"] for f in fams]),
         "delta_ci": ci("delta"),
         "delta_c": _known_mean([f["delta_c"] for f in fams]),
@@ -200,6 +212,7 @@ def _scope(
         "sigma_violations": violations,
         "ci_unit": _ci_unit([f["ci_unit"] for f in fams]),
         "n_clusters": sum(f["n_clusters"] for f in fams),
+        "n_unpaired": sum(f.get("n_unpaired", 0) for f in fams),
         "mech": _known_mean([f["mech"] for f in fams]),
         "n_episodes": len({(r.family, r.episode) for r in records}),
         **_costs(records),

@@ -44,7 +44,14 @@ MAX_NOTE_CHARS = 4_000
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    timeout_s: float = 5.0
+    """What an agent-written tool may use. The bound that decides a tool's fate is CPU time, which
+    is the same on a quiet and on a loaded machine; a wall-clock limit would reject a tool on a
+    busy CI runner that passes on a quiet one, so the score would move with the load (issue 30).
+    The wall clock is only a backstop against a tool that waits without computing; when it fires
+    the item is infra_blocked with that reason, never scored."""
+
+    cpu_s: int = 5
+    wall_backstop_s: float = 120.0
     memory_mb: int = 768
     max_procs: int = 16
 
@@ -133,7 +140,8 @@ def run_tool(tool: ToolArtifact, task: str, limits: SandboxLimits) -> ToolRun:
                 # installation's site-packages are put back on sys.path by the runner.
                 [sys.executable, "-I", "-S", "-c", RUNNER],
                 folder,
-                timeout_s=limits.timeout_s,
+                timeout_s=limits.wall_backstop_s,
+                cpu_s=limits.cpu_s,
                 memory_mb=limits.memory_mb,
                 max_procs=limits.max_procs,
                 stdin=json.dumps({"input": task, "site": _site_packages()}).encode(),
@@ -142,7 +150,12 @@ def run_tool(tool: ToolArtifact, task: str, limits: SandboxLimits) -> ToolRun:
         except SandboxUnavailable as exc:
             raise InfraError(f"cannot run executable artifacts: {exc}") from None
     if result.killed_reason == "timeout":
-        return ToolRun(False, error=f"timeout: still running after {limits.timeout_s:g} s (killed)")
+        raise InfraError(
+            f"sandbox wall-clock backstop: a tool was still running after {limits.wall_backstop_s:g} s "
+            f"without reaching its {limits.cpu_s} s CPU limit (killed; the machine may be overloaded)"
+        )
+    if result.killed_reason == "cpu limit":
+        return ToolRun(False, error=f"cpu limit: used more than {limits.cpu_s} s of CPU time (killed)")
     if result.killed_reason:
         return ToolRun(False, error=f"killed: {result.killed_reason}")
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]

@@ -100,6 +100,12 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
         )
         notes.append(f"pass^{trials['k']} (score ≥ {trials['threshold']:.2f}): {pass_k}.")
         notes.append(f"Per-episode spread over trials (max − min): {spread}.")
+    unpaired = overall.get("n_unpaired")
+    if unpaired and overall.get("delta") is not None:
+        notes.append(
+            f"{unpaired} episode(s) measured on one arm only are left out of S_on, S_off and Δ "
+            "(each is the mean over the episodes both arms measured)."
+        )
     if overall.get("rubric_fallback"):
         notes.append(FALLBACK_NOTE)
     return notes

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.core.sandbox import check_sandbox
-from pytest_pastbench.errors import EditRejected, SandboxUnavailable
+from pytest_pastbench.errors import EditRejected, InfraError, SandboxUnavailable
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory, SandboxLimits
 
 pytestmark = pytest.mark.reliability
@@ -22,7 +22,7 @@ def inventory(tmp_path: Path) -> Inventory:
         check_sandbox()
     except SandboxUnavailable as exc:  # fail, never skip: the protocol cannot run without it
         pytest.fail(f"the sandbox is unavailable: {exc}", pytrace=False)
-    return Inventory(tmp_path / "inventory", SandboxLimits(timeout_s=2.0))
+    return Inventory(tmp_path / "inventory", SandboxLimits(cpu_s=1))
 
 
 def propose(inventory: Inventory, code: str, expected: str | None = None) -> str:
@@ -39,7 +39,7 @@ def test_a_tool_that_runs_and_matches_its_example_is_kept(inventory: Inventory) 
 @pytest.mark.parametrize(
     ("code", "reason"),
     [
-        ("def run(task):\n    while True:\n        pass\n", "timeout: still running after 2 s"),
+        ("def run(task):\n    while True:\n        pass\n", "cpu limit: used more than 1 s of CPU time"),
         ("def run(task):\n    return open('/etc/passwd').read()\n", "reads outside its folder: /etc/passwd"),
         (
             "import socket\ndef run(task):\n    socket.create_connection(('127.0.0.1', 9))\n",
@@ -61,6 +61,17 @@ def test_a_misbehaving_tool_is_rejected_with_the_reason(inventory: Inventory, co
     assert reason in str(caught.value)
     assert inventory.tools() == []  # nothing persisted
     assert inventory.rejected == [{"kind": "tool", "name": "probe", "reason": str(caught.value)}]
+
+
+def test_a_tool_is_bounded_by_cpu_time_and_a_wall_clock_backstop_blocks_the_item(tmp_path: Path) -> None:
+    """CPU time decides a tool's fate (the same on a loaded runner); the wall clock only stops a
+    tool that waits without computing, and then the harness says so: infra, never a rejection
+    (issue 30: a 5 s wall-clock limit rejected a good tool on a busy machine)."""
+    check_sandbox()
+    waiting = Inventory(tmp_path / "wait", SandboxLimits(cpu_s=5, wall_backstop_s=1.0))
+    with pytest.raises(InfraError, match="wall-clock backstop: .* still running after 1 s"):
+        propose(waiting, "import time\ndef run(task):\n    time.sleep(30)\n    return '3'\n")
+    assert waiting.tools() == [] and waiting.rejected == []  # neither kept nor held against the agent
 
 
 def test_a_tool_cannot_read_a_host_file_next_to_the_inventory(inventory: Inventory, tmp_path: Path) -> None:
