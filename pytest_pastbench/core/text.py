@@ -2,13 +2,23 @@
 
 One definition of "a word" keeps lexical search and the reference policies consistent: a query
 the policy builds finds exactly what the store would rank.
+
+``search_terms`` is what store and archive search index and match: content words, case folded,
+split at inner punctuation and reduced to their Snowball English stem, so "batteries" finds
+"battery", "ticketed" finds "ticket" and "Ines Marchetti" finds "@ines.marchetti", as a person
+searching would expect. ``stem`` is public so the grader's normaliser (protocols/past/matching.py
+``tokens``) can map its tokens to the same stems.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+import snowballstemmer
 
 STOPWORDS = frozenset(
     """
@@ -38,6 +48,67 @@ def content_words(text: str) -> list[str]:
     for word in words(text):
         if word not in STOPWORDS and word not in seen:
             seen[word] = None
+    return list(seen)
+
+
+# A compound's parts: "@ines.marchetti" -> "ines", "marchetti"; "OPS-1234" -> "ops", "1234".
+_PART_SPLIT = re.compile(r"[@._\-/]+")
+# The Snowball English stemmer (the "Porter2" algorithm, snowballstem.org), the standard stemmer
+# of lexical search. Its Python objects keep the word being stemmed as state, so one lock
+# serialises them across the threads that run items concurrently.
+_STEMMER = snowballstemmer.stemmer("english")
+_STEM_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word ("batteries" -> "batteri", "ticketed" ->
+    "ticket"); a word with a digit or a symbol (an id, a version, a handle) is returned as it is.
+
+    Cached: the store re-tokenises every query on every call, and a session's vocabulary is small.
+    """
+    if not word.isalpha():
+        return word
+    with _STEM_LOCK:
+        return _STEMMER.stemWord(word)
+
+
+def term_groups(text: str) -> list[tuple[str, ...]]:
+    """The search terms of each content word of ``text``, one group per word (first occurrence order).
+
+    A plain word is one stemmed term. A compound ("OPS-1234", "@ines.marchetti", "follow-ups")
+    is kept whole, so an exact id match weighs most, and its parts (stemmed, stopwords and
+    one-letter parts dropped) are terms too, so "ines marchetti" or "ops 1234" finds it.
+    Groups let a caller count how many query *words* matched (``min_overlap``), not terms.
+    """
+    return list(_term_groups(text))
+
+
+@lru_cache(maxsize=16384)
+def _term_groups(text: str) -> tuple[tuple[str, ...], ...]:
+    groups: list[tuple[str, ...]] = []
+    for word in content_words(text):
+        terms = [stem(word)]
+        if not word.isalnum():
+            for part in _PART_SPLIT.split(word):
+                if len(part) > 1 and part not in STOPWORDS and stem(part) not in terms:
+                    terms.append(stem(part))
+        groups.append(tuple(terms))
+    return tuple(groups)
+
+
+def matched_words(groups: Iterable[tuple[str, ...]], indexed: frozenset[str]) -> int:
+    """How many query words (``term_groups`` of a query) have a term in ``indexed``."""
+    return sum(1 for group in groups if not indexed.isdisjoint(group))
+
+
+def search_terms(text: str) -> list[str]:
+    """The terms store and archive search match on: stemmed content words and compound parts,
+    without repeats, in first occurrence order (see ``term_groups``)."""
+    seen: dict[str, None] = {}
+    for group in _term_groups(text):
+        for term in group:
+            seen.setdefault(term, None)
     return list(seen)
 
 
