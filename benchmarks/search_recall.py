@@ -9,11 +9,12 @@ top-k hits of at least one eval prompt of its episode state every one of its ``m
 together (the grader's matching: normalised, token-bounded). Recall is found facts / all facts,
 pooled over the episodes of a capability.
 
-Tokenisers compared (the store's ``term_groups``):
-- plain words: lower-cased content words, matched exactly (main before issue 28);
+Search terms compared (the store's ``term_groups`` and ``term_counts``):
+- plain words: lower-cased content words, matched exactly, each query word once (main before
+  issue 28);
 - stems: each content word reduced to its Snowball English stem;
-- stems + parts: stems, and a compound's parts as terms too ("OPS-1234" is also "ops", "1234")
-  — what the store uses now.
+- stems + parts: stems, and a compound's parts as terms too ("OPS-1234" is also "ops", "1234"),
+  a query's repeated words weighing more — what the store uses now.
 
     python benchmarks/search_recall.py          # k = 5 (the store's default limit)
     python benchmarks/search_recall.py 3
@@ -24,7 +25,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,12 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.core.store import Store  # noqa: E402
-from pytest_pastbench.core.text import content_words, sentences, stem, term_groups  # noqa: E402
+from pytest_pastbench.core.text import content_words, sentences, stem, term_counts, term_groups  # noqa: E402
 from pytest_pastbench.protocols.past.matching import asserts_all  # noqa: E402
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode  # noqa: E402
 from tests.adversarial.harness import past_families  # noqa: E402
 
 Groups = Callable[[str], list[tuple[str, ...]]]
+Counts = Callable[[str], Counter[str]]
 
 
 def plain_words(text: str) -> list[tuple[str, ...]]:
@@ -46,22 +48,29 @@ def plain_words(text: str) -> list[tuple[str, ...]]:
 
 
 def stems_only(text: str) -> list[tuple[str, ...]]:
-    return [(stem(w),) for w in content_words(text)]
+    return list(dict.fromkeys((stem(w),) for w in content_words(text)))
 
 
-TOKENISERS: dict[str, Groups] = {
-    "plain words (before)": plain_words,
-    "stems": stems_only,
-    "stems + parts (after)": term_groups,
+def once(groups: Groups) -> Counts:
+    """Each query term weighs 1 (main before issue 28)."""
+    return lambda text: Counter(t for group in groups(text) for t in group)
+
+
+TOKENISERS: dict[str, tuple[Groups, Counts]] = {
+    "plain words (before)": (plain_words, once(plain_words)),
+    "stems": (stems_only, once(stems_only)),
+    "stems + parts (after)": (term_groups, term_counts),
 }
 
 
-def found_facts(episode: Episode, groups: Groups, root: Path, k: int) -> tuple[int, int, float, int]:
+def found_facts(
+    episode: Episode, terms: tuple[Groups, Counts], root: Path, k: int
+) -> tuple[int, int, float, int]:
     """(key facts found in the top-k hits of some eval prompt, key facts, seconds spent searching,
     searches) of one episode."""
 
     class _Store(Store):
-        term_groups = staticmethod(groups)
+        term_groups, term_counts = staticmethod(terms[0]), staticmethod(terms[1])
 
     store = _Store(root)
     for session in episode.sessions:
@@ -85,11 +94,11 @@ def main(k: int) -> int:
     # the stems come from an lru_cache). Printed, never asserted: it depends on the machine.
     search_ms: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="pastbench-recall-") as tmp:
-        for t, (name, groups) in enumerate(TOKENISERS.items()):
+        for t, (name, terms) in enumerate(TOKENISERS.items()):
             spent, searches = 0.0, 0
             for n, family in enumerate(families):
                 for m, episode in enumerate(family.episodes):
-                    found, facts, seconds, calls = found_facts(episode, groups, Path(tmp) / f"{t}-{n}-{m}", k)
+                    found, facts, seconds, calls = found_facts(episode, terms, Path(tmp) / f"{t}-{n}-{m}", k)
                     totals[name][family.capability][0] += found
                     totals[name][family.capability][1] += facts
                     spent, searches = spent + seconds, searches + calls

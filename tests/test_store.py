@@ -110,3 +110,13 @@ def test_min_overlap_counts_query_words_not_terms(tmp_path: Path) -> None:
     assert store.matching_ids("OPS-1234 pallets", min_overlap=2) == []
     assert store.matching_ids("OPS-1234 closing", min_overlap=2) == [entry.id]
     assert store.search("OPS-1234 pallets", min_overlap=2) == []
+
+
+def test_a_word_the_query_repeats_weighs_more(tmp_path: Path) -> None:
+    # E1 asks with the request plus the held call's arguments: the request's words appear twice,
+    # a listed note's words once, and the note about the request must come first.
+    store = Store(tmp_path)
+    store.write_memory("Payroll incidents go to HR-SYS")
+    falcon = store.write_memory("Falcon warehouse incidents go to OPS-FALCON")
+    assert store.search("falcon payroll")[0].id != falcon.id  # a tie: the older entry first
+    assert store.search("falcon payroll falcon")[0].id == falcon.id

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import StoreError
 from .records import StoreAccess, StoreEntry
-from .text import idf_overlap_score, matched_words, term_groups
+from .text import idf_overlap_score, matched_words, term_counts, term_groups
 
 SEARCH_LIMIT = 5
 MAX_ENTRY_CHARS = 20_000
@@ -48,11 +48,13 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 class Store:
     """Directory-backed memory and skills of one item.
 
-    Search matches ``text.term_groups``: stemmed content words and compound parts (the
-    class attribute, so benchmarks/search_recall.py can compare it with plain words).
+    Search matches ``text.term_groups`` (stemmed content words and compound parts), a query's
+    terms weighted by ``text.term_counts``. Class attributes, so benchmarks/search_recall.py
+    can compare them with plain words.
     """
 
     term_groups = staticmethod(term_groups)
+    term_counts = staticmethod(term_counts)
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -294,11 +296,12 @@ class Store:
         # (a term no entry holds is never scored), instead of a pass over the pool per term.
         overlaps = [(entry, terms & self._tokens[entry.id]) for entry in pool]
         frequency = Counter(t for _, overlap in overlaps for t in overlap)
+        weights = self.term_counts(query)
         scored = []
         for entry, overlap in overlaps:
             # A non-empty overlap is one matched word; count words only when more are required.
             if overlap and (min_overlap <= 1 or matched_words(groups, overlap) >= min_overlap):
-                score = idf_overlap_score(overlap, len(pool), frequency)
+                score = idf_overlap_score(overlap, len(pool), frequency, weights)
                 scored.append((-score, _entry_order(entry), entry))
         return [entry for _, _, entry in sorted(scored)]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
@@ -86,20 +87,42 @@ def term_groups(text: str) -> list[tuple[str, ...]]:
 
 @lru_cache(maxsize=16384)
 def _term_groups(text: str) -> tuple[tuple[str, ...], ...]:
-    groups: list[tuple[str, ...]] = []
+    groups: dict[str, tuple[str, ...]] = {}
     for word in content_words(text):
-        terms = [stem(word)]
-        if not word.isalnum():
-            for part in _PART_SPLIT.split(word):
-                if len(part) > 1 and part not in STOPWORDS and stem(part) not in terms:
-                    terms.append(stem(part))
-        groups.append(tuple(terms))
-    return tuple(groups)
+        # "battery ... batteries" is one query word, not two.
+        groups.setdefault(stem(word), _word_terms(word))
+    return tuple(groups.values())
+
+
+@lru_cache(maxsize=65536)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The terms of one lower-case word: its stem, then a compound's parts' stems."""
+    terms = [stem(word)]
+    if not word.isalnum():
+        for part in _PART_SPLIT.split(word):
+            if len(part) > 1 and part not in STOPWORDS and stem(part) not in terms:
+                terms.append(stem(part))
+    return tuple(terms)
 
 
 def matched_words(groups: Iterable[tuple[str, ...]], indexed: frozenset[str]) -> int:
     """How many query words (``term_groups`` of a query) have a term in ``indexed``."""
     return sum(1 for group in groups if not indexed.isdisjoint(group))
+
+
+def term_counts(text: str) -> Counter[str]:
+    """How often each search term occurs in ``text`` (the query's term weights).
+
+    A word the query repeats weighs more, as in the vector-space model and BM25's query-term
+    factor: E1 asks with the request plus the held call's arguments, so the request's words
+    (in both) outweigh a body that lists every stored note once.
+    """
+    return Counter(_term_counts(text))
+
+
+@lru_cache(maxsize=16384)
+def _term_counts(text: str) -> tuple[str, ...]:
+    return tuple(t for word in words(text) if word not in STOPWORDS for t in _word_terms(word))
 
 
 def search_terms(text: str) -> list[str]:
@@ -131,11 +154,19 @@ def normalise(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def idf_overlap_score(overlap: Iterable[str], doc_count: int, frequency: Mapping[str, int]) -> float:
-    """Idf-weighted score of the words a document shares with a query (store and archive search).
+def idf_overlap_score(
+    overlap: Iterable[str],
+    doc_count: int,
+    frequency: Mapping[str, int],
+    weights: Mapping[str, int] | None = None,
+) -> float:
+    """Idf-weighted score of the words a document shares with a query (store and archive search),
+    each times its ``weights`` (the query's ``term_counts``; 1 when absent).
 
     ``math.fsum`` is exactly rounded, so the score does not depend on the order of ``overlap``
     (a set, whose order follows the per-process hash seed): equal scores stay equal, ties keep
     their stable order, and the same run sends the same requests (a cache replay finds them).
     """
-    return math.fsum(math.log(1 + doc_count / frequency[t]) for t in overlap)
+    return math.fsum(
+        (weights.get(t, 1) if weights else 1) * math.log(1 + doc_count / frequency[t]) for t in overlap
+    )

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import WorldError
 from ..protocols.past import schema
-from .text import idf_overlap_score, search_terms
+from .text import idf_overlap_score, search_terms, term_counts
 
 ARCHIVE_SEARCH_LIMIT = 5
 
@@ -65,7 +65,7 @@ class World:
             overlap = terms & doc_words
             if overlap:
                 df = {t: sum(1 for w in self._archive_words if t in w) for t in overlap}
-                score = idf_overlap_score(overlap, n, df)
+                score = idf_overlap_score(overlap, n, df, term_counts(query))
                 scored.append((-score, position, doc))
         return [
             {"id": d["id"], "title": d["title"], "snippet": d["body"][:160], "tags": d["tags"]}
