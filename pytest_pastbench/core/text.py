@@ -16,8 +16,9 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from typing import TypeVar
 
 import snowballstemmer
 
@@ -52,6 +53,8 @@ def content_words(text: str) -> list[str]:
     return list(seen)
 
 
+_T = TypeVar("_T")
+_CACHED_CHARS = 2_000  # the store's longest query (store.MAX_QUERY_CHARS)
 # A compound's parts: "@ines.marchetti" -> "ines", "marchetti"; "OPS-1234" -> "ops", "1234".
 _PART_SPLIT = re.compile(r"[@._\-/]+")
 # The Snowball English stemmer (the "Porter2" algorithm, snowballstem.org), the standard stemmer
@@ -85,7 +88,20 @@ def term_groups(text: str) -> list[tuple[str, ...]]:
     return list(_term_groups(text))
 
 
-@lru_cache(maxsize=16384)
+def _cached(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    """``function`` with an lru_cache for texts of query size: a query is re-tokenised on every
+    search, while an entry's text (up to 20,000 characters) is tokenised once, when indexed, and
+    caching those would hold megabytes for nothing."""
+    cached = lru_cache(maxsize=4096)(function)
+
+    def call(text: str) -> _T:
+        return cached(text) if len(text) <= _CACHED_CHARS else function(text)
+
+    call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return call
+
+
+@_cached
 def _term_groups(text: str) -> tuple[tuple[str, ...], ...]:
     groups: dict[str, tuple[str, ...]] = {}
     for word in content_words(text):
@@ -120,7 +136,7 @@ def term_counts(text: str) -> Counter[str]:
     return Counter(_term_counts(text))
 
 
-@lru_cache(maxsize=16384)
+@_cached
 def _term_counts(text: str) -> tuple[str, ...]:
     return tuple(t for word in words(text) if word not in STOPWORDS for t in _word_terms(word))
 
