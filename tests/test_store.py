@@ -83,3 +83,40 @@ def test_clear_discards_everything(tmp_path: Path) -> None:
     assert store.entries(include_dead=True) == []
     assert list((tmp_path / "memory").iterdir()) == []
     assert store.write_memory("fresh").id == "m0001"
+
+
+def test_search_matches_other_forms_of_a_word(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    battery = store.write_memory("Spare batteries for the scanners are in cabinet 4")
+    ticket = store.write_memory("Anything ticketed after 17:00 waits for the morning shift")
+    store.write_memory("The canteen closes at 15:00")
+    assert [h.id for h in store.search("Where is the spare battery?")] == [battery.id]
+    assert [h.id for h in store.search("when is a late ticket picked up")] == [ticket.id]
+
+
+def test_search_finds_a_compound_by_its_parts_and_ranks_the_exact_compound_first(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    parts = store.write_memory("Ask Ines in ops about the 1234 pallets")
+    exact = store.write_memory("OPS-1234 holds the pallet dispute")
+    handle = store.write_memory("Escalations go to @ines.marchetti")
+    assert [h.id for h in store.search("OPS-1234")][:2] == [exact.id, parts.id]
+    assert handle.id in [h.id for h in store.search("Ines Marchetti")]
+
+
+def test_min_overlap_counts_query_words_not_terms(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    entry = store.write_memory("OPS-1234 is closed")
+    # One shared word (a compound of three terms) is one overlap: not two.
+    assert store.matching_ids("OPS-1234 pallets", min_overlap=2) == []
+    assert store.matching_ids("OPS-1234 closing", min_overlap=2) == [entry.id]
+    assert store.search("OPS-1234 pallets", min_overlap=2) == []
+
+
+def test_a_word_the_query_repeats_weighs_more(tmp_path: Path) -> None:
+    # E1 asks with the request plus the held call's arguments: the request's words appear twice,
+    # a listed note's words once, and the note about the request must come first.
+    store = Store(tmp_path)
+    store.write_memory("Payroll incidents go to HR-SYS")
+    falcon = store.write_memory("Falcon warehouse incidents go to OPS-FALCON")
+    assert store.search("falcon payroll")[0].id != falcon.id  # a tie: the older entry first
+    assert store.search("falcon payroll falcon")[0].id == falcon.id

@@ -59,3 +59,10 @@ def test_tickets_and_deploys_change_state_visible_in_snapshot() -> None:
 def test_service_refusals_are_world_errors(call) -> None:
     with pytest.raises(WorldError):
         call(World(SEED))
+
+
+def test_archive_search_matches_other_forms_of_a_word() -> None:
+    # The store's search terms: "rollbacks" finds "Rollback", "retros" finds "retro".
+    hits = World(SEED).archive_search("heron retros rollbacks")
+    assert [h["id"] for h in hits] == ["LR-7", "LR-8"]
+    assert World(SEED).archive_search("lr 7")[0]["id"] == "LR-7"

@@ -20,12 +20,13 @@ import re
 import shutil
 import stat
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
 from .records import StoreAccess, StoreEntry
-from .text import content_words, idf_overlap_score
+from .text import idf_overlap_score, matched_words, term_counts, term_groups
 
 SEARCH_LIMIT = 5
 MAX_ENTRY_CHARS = 20_000
@@ -45,7 +46,15 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class Store:
-    """Directory-backed memory and skills of one item."""
+    """Directory-backed memory and skills of one item.
+
+    Search matches ``text.term_groups`` (stemmed content words and compound parts), a query's
+    terms weighted by ``text.term_counts``. Class attributes, so benchmarks/search_recall.py
+    can compare them with plain words.
+    """
+
+    term_groups = staticmethod(term_groups)
+    term_counts = staticmethod(term_counts)
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -268,26 +277,31 @@ class Store:
         Not logged and never shown to the agent: a runtime probe (E4 asks it whether a task
         touches stored history), not a retrieval.
         """
-        terms = set(content_words(query))
+        groups = self.term_groups(query)
         return sorted(
             e.id
             for e in self._entries.values()
             if not e.deleted
             and (live_at is None or e.is_live(live_at))
-            and len(terms & self._tokens[e.id]) >= min_overlap
+            and matched_words(groups, self._tokens[e.id]) >= min_overlap
         )
 
     def _rank(self, query: str, kind: str, min_overlap: int = 1) -> list[StoreEntry]:
-        terms = set(content_words(query))
+        groups = self.term_groups(query)
+        terms = {t for group in groups for t in group}
         pool = [e for e in self._entries.values() if e.kind == kind and not e.deleted]
         if not terms or not pool:
             return []
-        frequency = {t: sum(1 for e in pool if t in self._tokens[e.id]) for t in terms}
+        # One intersection per entry gives both its overlap and the terms' document frequencies
+        # (a term no entry holds is never scored), instead of a pass over the pool per term.
+        overlaps = [(entry, terms & self._tokens[entry.id]) for entry in pool]
+        frequency = Counter(t for _, overlap in overlaps for t in overlap)
+        weights = self.term_counts(query)
         scored = []
-        for entry in pool:
-            overlap = terms & self._tokens[entry.id]
-            if overlap and len(overlap) >= min_overlap:
-                score = idf_overlap_score(overlap, len(pool), frequency)
+        for entry, overlap in overlaps:
+            # A non-empty overlap is one matched word; count words only when more are required.
+            if overlap and (min_overlap <= 1 or matched_words(groups, overlap) >= min_overlap):
+                score = idf_overlap_score(overlap, len(pool), frequency, weights)
                 scored.append((-score, _entry_order(entry), entry))
         return [entry for _, _, entry in sorted(scored)]
 
@@ -334,7 +348,7 @@ class Store:
         self._entries[entry.id] = entry
         # Entity and scope (E2) are searchable like tags: "Pinecrest" finds the Pinecrest entries.
         indexed = " ".join([entry.text, *entry.tags, entry.entity, entry.scope])
-        self._tokens[entry.id] = frozenset(content_words(indexed))
+        self._tokens[entry.id] = frozenset(t for group in self.term_groups(indexed) for t in group)
 
     def _save(self, entry: StoreEntry) -> None:
         path = self._entry_path(entry)

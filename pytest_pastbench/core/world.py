@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import WorldError
 from ..protocols.past import schema
-from .text import content_words, idf_overlap_score
+from .text import idf_overlap_score, search_terms, term_counts
 
 ARCHIVE_SEARCH_LIMIT = 5
 
@@ -24,7 +24,8 @@ class World:
         self.tickets: list[dict[str, Any]] = [t.model_dump() for t in seed.tickets]
         self.deploys: list[dict[str, Any]] = [d.model_dump() for d in seed.deploys]
         self._archive_words = [
-            frozenset(content_words(f"{d['id']} {d['title']} {d['body']} {' '.join(d['tags'])}"))
+            # The store's terms (stemmed, compounds split): "retro" / "retros", "R-7" / "r 7" match.
+            frozenset(search_terms(f"{d['id']} {d['title']} {d['body']} {' '.join(d['tags'])}"))
             for d in self.archive
         ]
 
@@ -55,7 +56,7 @@ class World:
     # -- archive -------------------------------------------------------------------------------------
 
     def archive_search(self, query: str) -> list[dict[str, Any]]:
-        terms = set(content_words(query))
+        terms = set(search_terms(query))
         if not terms:
             raise WorldError("query has no searchable words")
         n = len(self.archive)
@@ -64,7 +65,7 @@ class World:
             overlap = terms & doc_words
             if overlap:
                 df = {t: sum(1 for w in self._archive_words if t in w) for t in overlap}
-                score = idf_overlap_score(overlap, n, df)
+                score = idf_overlap_score(overlap, n, df, term_counts(query))
                 scored.append((-score, position, doc))
         return [
             {"id": d["id"], "title": d["title"], "snippet": d["body"][:160], "tags": d["tags"]}

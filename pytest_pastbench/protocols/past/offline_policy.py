@@ -32,6 +32,7 @@ paper's five defects on purpose, so the mechanisms have something to fix:
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -51,15 +52,64 @@ CORRECTION_CUES = re.compile(
     r"|taken over|takes over|switched|superseded|obsolete|outdated|anymore|any more|old process)\b",
     re.IGNORECASE,
 )
-# A credential word counts only with a code-like token right after it ("the API token is
-# AssetTrack-2f9Q..", "(code 480715)"), not in "a hardware token" or "HS code 8471.30".
+# Credentials (issue 28 item 5) are found by two general rules, the ones secret scanners use
+# (detect-secrets' keyword and high-entropy plugins), restated for prose instead of source code;
+# nothing in them comes from the dataset's secrets.
+# 1. Keyword: a credential noun, then its value ("PIN 4471", "the wifi password is Gull7harbour!",
+#    "API key: ..."). The value is a secret unless it is a plain word or a value of a known
+#    non-secret shape (a handle, an address, a version, a date, an amount); bare digits are a
+#    secret only after a numeric credential (a PIN or a code), not after "token limit is 4096".
+# 2. Shape, whatever it is called: a token built like a password (password rules ask for three
+#    of lower case, upper case, digits and symbols; people meet them irregularly: a digit or
+#    symbol inside a word, a capital after a lower-case part), or a machine key (letters and
+#    digits with the Shannon entropy of a random string, as below).
+_NUMERIC_CREDENTIAL = (
+    r"pins?|pin[ -]?codes?|passcodes?|otps?|(?:access|door|entry|gate|alarm|keypad|lock|security|safe"
+    r"|verification|confirmation|auth(?:entication)?|one[ -]time|backup|recovery|2fa|mfa|sms)[ -]?codes?"
+)
+_CREDENTIAL = (
+    _NUMERIC_CREDENTIAL + r"|codes?|pass(?:word|phrase)s?|passwd|pwd|logins?|secrets?|credentials?|tokens?"
+    r"|creds|(?:api|access|secret|private|auth|ssh|signing|encryption|deploy|master|licen[cs]e|product)"
+    r"[ _-]?keys?"
+)
+# The credential noun, up to four words ("for the staging VPN"), then "is" / ":" / "="; or the
+# value right after the noun ("PIN 4471", "token ghp_...").
 SECRET_CUES = re.compile(
-    r"\b(password|passphrase|passcode|api[ _-]?key|token|secret|credentials?|key|code|pin|otp|login)\b"
-    r"(?:\W+\w+){0,2}?\W+(?=[^\s,;]*\d)(?![^\s,;]*\d\.\d)[^\s,;]{4,}",
+    rf"\b(?P<noun>{_CREDENTIAL})\b(?:(?:\s+[\w'-]+){{0,4}}?(?:\s*[:=]\s*|\s+(?:is|was|are|were|reads|remains"
+    r"|stays|becomes|will be|has been|set to|changed to)(?:\s+(?:now|still|currently))?\s+)|\s+)"
+    r"[\"'“‘]?(?P<value>[^\s\"'”’]+(?:\s*/\s*[^\s\"'”’]+)?)",
     re.IGNORECASE,
 )
-_TOKEN_EDGES = "\"'()[]{}<>,;:.?"
-_SYMBOLS = frozenset("!#$%&*+=~|")
+_NUMERIC_NOUN = re.compile(rf"^(?:{_NUMERIC_CREDENTIAL}|codes?)$", re.IGNORECASE)
+# A bare "code" is a credential when the statement is about opening something ("disarm the
+# alarm (code 2280)"), not in "error code 5041" or "HS code 8471.30".
+_ACCESS = re.compile(
+    r"\b(?:door|gate|alarm|lock|unlock|locker|safe|keypad|entry|entrance|disarm|vault|padlock|log ?in)\b",
+    re.IGNORECASE,
+)
+_TOKEN_EDGES = "\"'()[]{}<>,;:.?“”‘’"
+# Shapes of values that are not secrets: handles, e-mail and web addresses, versions, dates and
+# times, amounts and plain numbers with a unit or a decimal point, ordinals.
+_NOT_SECRET = re.compile(
+    r"^(?:@[\w.-]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[a-z][a-z0-9+.-]*://\S+|www\.\S+"
+    r"|v?\d+(?:\.\d+)+[a-z]?|\d{4}-\d{2}-\d{2}(?:t[\d:.]+z?)?|\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?|\d{1,2}:\d{2}(?:am|pm)?"
+    r"|\d{1,2}(?:am|pm)|[$€£¥₹]?\d[\d,]*(?:\.\d+)?(?:%|k|m|bn|eur|usd|gbp|[$€£¥₹])?"
+    r"|\d+(?:st|nd|rd|th)"
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",  # a UUID names a record
+    re.IGNORECASE,
+)
+_SEPARATORS = re.compile(r"[-_./]")
+# A value introduced as an identifier names a record or an account, whatever its shape
+# ("device ID 5f2a-88c1", "commit 3f9a1c7e", "account ops-bot-7"); the keyword rule still
+# catches a credential named as one.
+_ID_NOUNS = frozenset(
+    """
+    id ids identifier serial ref reference number no nr # order invoice ticket case job build commit
+    batch lot sku part model tracking record account user username host hostname device
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+_HEX = frozenset("0123456789abcdefABCDEF")
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
 # A retraction only says the old value is gone; it asserts nothing new worth keeping.
 RETRACTION_CUES = re.compile(
     r"\b(no longer|retired|dropped|discontinued|anymore|any more|obsolete|outdated|old process)\b",
@@ -442,27 +492,98 @@ def _skip(statement: str) -> bool:
 
 
 def _has_credential(text: str) -> bool:
-    return bool(SECRET_CUES.search(text)) or any(_credential_like(t) for t in text.split())
+    """Does the statement give a credential (a password, PIN, key, token), by either rule above?"""
+    for match in SECRET_CUES.finditer(text):
+        if match["noun"].lower() in ("code", "codes") and not _ACCESS.search(text):
+            continue
+        numeric = bool(_NUMERIC_NOUN.match(match["noun"]))
+        # "user / password": either side of a slash pair is the value.
+        value = match["value"]
+        if any(_secret_value(v, numeric) for v in ([value] if "://" in value else value.split("/"))):
+            return True
+    tokens = text.split()
+    return any(
+        _credential_like(t) and not (i and _bare(tokens[i - 1]).lower() in _ID_NOUNS)
+        for i, t in enumerate(tokens)
+    )
+
+
+def _bare(token: str) -> str:
+    return token.strip(_TOKEN_EDGES).removesuffix("'s")
+
+
+def _secret_value(value: str, numeric: bool) -> bool:
+    """The value after a credential noun: a secret unless it is a plain word or a non-secret
+    shape. Bare digits (four or more) count after a numeric credential only."""
+    value = _bare(value)
+    if value.isdigit():
+        return numeric and len(value) >= 4
+    if len(value) < 4 or _NOT_SECRET.match(value):
+        return False
+    # Words, or words joined by - _ . ("ops-admin", "portal.example.com"), name things.
+    return not all(
+        part.isalpha() and (part.islower() or part.istitle() or part.isupper())
+        for part in _SEPARATORS.split(value)
+    )
 
 
 def _credential_like(token: str) -> bool:
-    """A login, key or code, whatever it is called: a long token that mixes letters and digits
-    with mixed case, a symbol, or a lower-case letter-digit run ("Harbor!8842", "sk-77aa91").
-    Ticket ids ("OPS-1234"), versions and handles are not."""
-    token = token.strip(_TOKEN_EDGES).removesuffix("'s")
-    letters, digits = any(c.isalpha() for c in token), any(c.isdigit() for c in token)
-    if len(token) < 8 or not (letters and digits) or token.startswith("@") or VERSION.fullmatch(token):
-        return False
-    if sum(c.isdigit() for c in token) < 2:
-        return False  # "Corp-Std-3", "refunded-v2": names, not keys
-    mixed_case = any(c.islower() for c in token) and any(c.isupper() for c in token)
-    lower_with_digits = any(
-        any(c.islower() for c in part) and sum(c.isdigit() for c in part) >= 2
-        for part in re.split(r"[-_./]", token)
-        if not re.fullmatch(r"v\d+", part)  # a version ("v2026-03")
+    """A password or a key by its shape alone, whatever it is called (rule 2 above).
+
+    Not: ticket ids and queues ("OPS-1234", "DC-FAC"), rack and dock codes ("C-14", "4B"),
+    versions, handles, dates and amounts: their parts are each a word or a number, and their
+    letters and digits repeat like a word's, not a random string's.
+    """
+    token = _bare(token)
+    if len(token) < 8 or token.startswith("-") or _NOT_SECRET.match(token):
+        return False  # "--tz=UTC": a command-line option (the keyword rule reads "--password=...")
+    return (_classes(token) >= 3 and _irregular(token)) or _random_key(token)
+
+
+def _classes(token: str) -> int:
+    """How many of lower case, upper case, digits and symbols the token uses."""
+    return sum(
+        (
+            any(c.islower() for c in token),
+            any(c.isupper() for c in token),
+            any(c.isdigit() for c in token),
+            any(not c.isalnum() for c in token),
+        )
     )
-    long_run = len(token) >= 12 and token.isalnum()  # "AKIA7SALT3R9QW2X"
-    return mixed_case or lower_with_digits or long_run or bool(_SYMBOLS & set(token))
+
+
+def _irregular(token: str) -> bool:
+    """Password-like irregularity: a part (between - _ . /) that switches between letters,
+    digits and symbols twice or more ("Gull7harbour!", "93bd07ee", "Zr81p"), or a capitalised
+    part after an all-lower-case one ("tulip-Orbit-42"; "Follow-up" and "Corp-Std-3" are not)."""
+    parts = [p for p in _SEPARATORS.split(token) if p]
+    for part in parts:
+        kinds = ["a" if c.isalpha() else "d" if c.isdigit() else "s" for c in part]
+        if sum(1 for a, b in zip(kinds, kinds[1:], strict=False) if a != b) >= 2:
+            return True
+    words_only = [p for p in parts if p.isalpha()]
+    return any(
+        earlier.islower() and later[0].isupper()
+        for i, earlier in enumerate(words_only)
+        for later in words_only[i + 1 :]
+    )
+
+
+def _random_key(token: str) -> bool:
+    """A machine-made key or token: 16+ characters of the hex or base64 alphabet, letters and
+    digits both, whose Shannon entropy is at least 3/4 of the most a string of that length over
+    that alphabet can have. (detect-secrets' limits, 3.0 bits for hex and 4.5 for base64, are
+    3/4 of those alphabets' 4 and 6 bits; scaling by length lets 16-40 character keys qualify.)"""
+    if len(token) < 16 or not set(token) <= _BASE64:
+        return False
+    # Random output mixes letters and digits inside a part; words and numbers joined by
+    # separators ("pg-orders-replica-2", "0142_add_ledger_index") are a name, however varied.
+    if not any(re.search(r"[A-Za-z]", p) and re.search(r"\d", p) for p in _SEPARATORS.split(token)):
+        return False
+    alphabet = 16 if set(token) <= _HEX else 64
+    counts = [token.count(c) for c in set(token)]
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts)
+    return entropy >= 0.75 * math.log2(min(len(token), alphabet))
 
 
 def _replaced(statement: str, candidates: list[dict[str, Any]]) -> list[str]:

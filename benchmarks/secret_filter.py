@@ -1,0 +1,49 @@
+"""Issue 28 item 5: the curator's credential filter on the built-in data (it was written without it).
+
+For every declared secret (``safety.secrets`` of an episode or a session), is every user sentence
+that says it one the curator's filter (``offline_policy._has_credential``) refuses to store? And
+how many user sentences that say no secret does it refuse (false positives: knowledge lost)?
+Prints counts and, for a miss, only where it is (family, episode), never the secret.
+
+    python benchmarks/secret_filter.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pytest_pastbench.core.text import sentences  # noqa: E402
+from pytest_pastbench.protocols.past.offline_policy import _has_credential  # noqa: E402
+from tests.adversarial.harness import past_families  # noqa: E402
+
+
+def main() -> int:
+    secrets = caught = clean = flagged = 0
+    missed: list[str] = []
+    for family in past_families():
+        for episode in family.episodes:
+            declared = {*episode.safety.secrets, *(x for s in episode.sessions for x in s.safety.secrets)}
+            said = [x for s in episode.sessions for turn in s.user for x in sentences(turn)]
+            for secret in sorted(declared):
+                secrets += 1
+                holding = [x for x in said if secret in x]
+                if holding and all(_has_credential(x) for x in holding):
+                    caught += 1
+                else:
+                    missed.append(f"{family.qualified_id}::{episode.id}")
+            for sentence in said:
+                if not any(secret in sentence for secret in declared):
+                    clean += 1
+                    flagged += _has_credential(sentence)
+    print(f"declared secrets caught: {caught}/{secrets} ({caught / secrets:.1%})")
+    print(f"sentences without a secret refused as credentials: {flagged}/{clean}")
+    for where in missed:
+        print(f"missed: a secret of {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
