@@ -112,3 +112,75 @@ def stratified_mean(units: Mapping[str, Mapping[str, float]]) -> float | None:
     statistic ``paired_bootstrap_ci`` resamples, so a value and the CI of its change agree."""
     means = [mean(values.values()) for _, values in sorted(units.items()) if values]
     return mean(m for m in means if m is not None)
+
+
+# Two-stage bootstrap (run-to-run noise) ------------------------------------------------------------
+
+TrialEpisode = tuple[list[float], list[float]]  # one episode: its on-arm trial scores, its off-arm ones
+
+
+def _draw(rng: random.Random, n: int) -> int:
+    bits = n.bit_length()
+    index = rng.getrandbits(bits)
+    while index >= n:
+        index = rng.getrandbits(bits)
+    return index
+
+
+def _resampled_mean(values: list[float], rng: random.Random) -> float:
+    n = len(values)
+    return sum(values[_draw(rng, n)] for _ in range(n)) / n
+
+
+def two_stage_bootstrap_ci(
+    groups: dict[str, list[TrialEpisode]],
+    seed: int,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    clusters: dict[str, list[str]] | None = None,
+) -> tuple[float, float] | None:
+    """Percentile CI of the mean over families of the mean paired Δ, with run-to-run noise inside.
+
+    Stage 1 resamples each family's clusters (as ``paired_bootstrap_ci``); stage 2 resamples, in
+    every drawn episode, its on-arm trials and its off-arm trials (each with replacement, each
+    arm on its own: the arms are separate runs), so the variance between trials of one episode is
+    in the interval as well as the variance between episodes. Episodes missing an arm are left out.
+    With one trial per arm stage 2 draws the same value and the CI is the one-stage CI's."""
+    clusters = clusters or {}
+    families: list[list[list[TrialEpisode]]] = []
+    for family in sorted(groups):
+        episodes = groups[family]
+        labels = clusters.get(family) or [str(i) for i in range(len(episodes))]
+        by_cluster: dict[str, list[TrialEpisode]] = {}
+        for episode, label in zip(episodes, labels, strict=True):
+            if episode[0] and episode[1]:
+                by_cluster.setdefault(label, []).append(episode)
+        if by_cluster:
+            families.append(list(by_cluster.values()))
+    if not families:
+        return None
+    rng = random.Random(seed)
+    reps = []
+    for _ in range(n_boot):
+        total = 0.0
+        for family_clusters in families:
+            n = len(family_clusters)
+            diff_sum, count = 0.0, 0
+            for _ in range(n):
+                for on, off in family_clusters[_draw(rng, n)]:
+                    diff_sum += _resampled_mean(on, rng) - _resampled_mean(off, rng)
+                    count += 1
+            total += diff_sum / count
+        reps.append(total / len(families))
+    reps.sort()
+    alpha = (1 - level) / 2
+    return _percentile(reps, alpha), _percentile(reps, 1 - alpha)
+
+
+def sample_sd(values: Iterable[float]) -> float | None:
+    """Sample standard deviation (n − 1); None with fewer than two values."""
+    items = list(values)
+    if len(items) < 2:
+        return None
+    centre = sum(items) / len(items)
+    return (sum((x - centre) ** 2 for x in items) / (len(items) - 1)) ** 0.5
