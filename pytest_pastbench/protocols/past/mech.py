@@ -23,11 +23,11 @@ so the figures do not depend on how an agent cuts what it stores. A statement is
 (neither key-bearing nor invalid) are not pollution, but they are not what wp and ra measure
 either: storing or retrieving them is not the chain.
 
-The answer side is judged by the session's own check results (``SessionScore.checks``, the same
-grader as c, through ``checks.evaluate_check``): ``A_e`` = weighted share of the session's *text*
-credit checks passed (value, contains, any_of of those, a rubric) × share of its guards passed;
-a session with no text credit check is judged by its other credit checks (the action is its
-answer).
+The answer side is judged by the session's own check results (``SessionScore.checks``: the
+grader of c, ``checks.evaluate_check``, never a matcher of its own): ``A_e`` = weighted share of
+the session's credit checks passed — text checks (the answer asserts the value) and action checks
+(a ticket filed in the stored queue is the use of that note) alike; checks a family marks
+``evidence: present`` are left out when the session has others — × share of its guards passed.
 
 The components (per eval session e, then the mean over the episode's eval sessions):
 
@@ -43,9 +43,10 @@ The components (per eval session e, then the mean over the episode's eval sessio
   the reads returned the current fact (its informative terms), no read served a stale fact as
   current, and the answer passed its checks (which, in update families, fail an answer that
   asserts a superseded value).
-- ``rh`` (retention over horizon; episodes with eval_near and eval_far):
-  ``min(1, ra_far / ra_near)`` when the near sessions had something to decay (ra_near > 0: a
-  retrieved fact used and passed).
+- ``rh`` (retention over horizon; episodes with eval_near and eval_far): the near reuse the far
+  sessions kept, ``ra_near · min(1, ra_far / ra_near) = min(ra_near, ra_far)``, when the near
+  sessions had something to decay (ra_near > 0: a retrieved fact used and passed). A bare ratio
+  would give an agent that reuses badly at both distances full marks (0.2 / 0.2 = 1).
 - ``pr`` (pollution rate): share of the final store's statements that are invalid or
   duplicates. An empty store has no valid storage: pr = 1.
 
@@ -75,13 +76,9 @@ from pytest_pastbench.core.trace import mentions_secret
 from pytest_pastbench.protocols.past.matching import mentions, normalise_for_match
 from pytest_pastbench.protocols.past.schema import (
     EVAL_STAGES,
-    AnyOfCheck,
     Check,
-    ContainsCheck,
     Episode,
     Fact,
-    RubricCheck,
-    ValueCheck,
     is_guard,
 )
 
@@ -92,15 +89,15 @@ MECH_RULE = {
     "mech": "(wp + ra + uc + rh + (1 - pr)) / 5, every episode has all five (fixed denominator)",
     "statement": "a sentence or list item of a store entry; valid = holds an informative term of a key "
     "fact and is not noise, stale-as-current or a secret",
-    "answer_credit": "A_e = weighted share of the session's text credit checks passed (else its other "
-    "credit checks) x share of guards passed: the grader of c",
+    "answer_credit": "A_e = weighted share of the session's credit checks passed (text and action; "
+    "'evidence: present' ones left out when there are others) x share of guards passed: the grader of c",
     "wp": "F1(precision = valid, non-duplicate share of the statements live after the last learn "
     "session; coverage = share of key facts those entries assert)",
     "ra": "mean over eval sessions of P_e * A_e, P_e = valid share of the distinct statements its reads "
     "returned (0 when none)",
     "uc": "episodes with stale facts: mean of served_current * no_stale_served * A_e",
     "rh": "episodes with eval_near and eval_far whose near had something to decay (ra_near > 0): "
-    "min(1, ra_far / ra_near)",
+    "ra_near * min(1, ra_far / ra_near) = min(ra_near, ra_far)",
     "pr": "share of the final store's statements that are noise, stale-as-current, secrets or duplicates "
     "(context and work notes are not pollution); empty store: 1",
     "fixed_by_family": "uc without stale facts, rh without both eval stages or with nothing to decay: = ra",
@@ -275,16 +272,6 @@ def retrieval_precision(run: SessionRecord, ev: _Evidence, prompt: str) -> float
         return 0.0
     by_norm = {normalise(s): s for s in _texts_statements(retrieved_texts(run))}
     return sum(1 for n in distinct if ev.valid(by_norm[n], prompt)) / len(distinct)
-
-
-def is_text_check(check: Check) -> bool:
-    """A check that grades the answer's text (CONTRACT: value, contains, any_of of text checks,
-    a rubric or its fallback)."""
-    if isinstance(check, ValueCheck | ContainsCheck | RubricCheck):
-        return True
-    if isinstance(check, AnyOfCheck):
-        return all(is_text_check(c) for c in check.checks)
-    return False
 
 
 def _weighted_share(results: list[CheckResult]) -> float | None:
