@@ -102,9 +102,10 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
         notes.append(ONE_TRIAL_NOTE)
     elif notes:
         sd = overall.get("delta_trial_sd")
+        spread = "" if sd is None else f"; SD of Δ between trials {format_number(sd)}"
         notes.append(
             f"The CIs resample the {trials['k']} trials within each episode too (run-to-run variance "
-            f"included); SD of Δ between trials {format_number(sd)}."
+            f"included){spread}."
         )
     if trials:
         pass_k = ", ".join(f"{a} {format_number(v)}" for a, v in trials["pass_k"].items())
