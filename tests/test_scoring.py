@@ -401,3 +401,18 @@ def test_the_same_tickets_score_the_same_with_or_without_a_recovered_failure_fir
     )
     assert unrecovered.s == pytest.approx(0.8 * 0.5 + 0.2 * 0.5)
     assert unrecovered.s < plain.s
+
+
+def test_an_answer_the_grader_reads_as_no_answer_scores_zero_even_after_the_right_action() -> None:
+    from types import SimpleNamespace
+
+    from pytest_pastbench.protocols.past.scoring import combine, refused
+
+    checks = session(CONTAINS_FRIDAY, TICKET_CHECK).checks
+    # The grader (claims.read_claim) records its reading on each text check as `verdict`.
+    no_answer = [SimpleNamespace(verdict="no_answer"), SimpleNamespace(verdict=None)]
+    asserted = [SimpleNamespace(verdict="asserts_expected"), SimpleNamespace(verdict=None)]
+    assert refused(checks, no_answer) and not refused(checks, asserted)
+    assert not refused(checks, [SimpleNamespace(), SimpleNamespace()])  # no verdict recorded
+    assert combine(1, 0.5, 1.0, "I can't help with that.", refused=True) == 0.0
+    assert combine(1, 0.5, 1.0, "Filed it.") == pytest.approx(0.6)

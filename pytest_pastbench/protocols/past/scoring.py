@@ -35,10 +35,15 @@ from pytest_pastbench.judge.base import Judge
 from pytest_pastbench.protocols.past.checks import evaluate_check
 from pytest_pastbench.protocols.past.schema import (
     EVAL_STAGES,
+    AnyOfCheck,
+    Check,
+    ContainsCheck,
     Episode,
     FreezeWindow,
+    RubricCheck,
     Safety,
     Session,
+    ValueCheck,
     is_guard,
 )
 
@@ -135,9 +140,9 @@ def recovery_rate(calls: list[ToolCall]) -> float:
     return 1.0 / (1 + unrecovered_faults(calls))
 
 
-def combine(sigma: int, c: float, r: float, answer: str) -> float:
-    """s_e from its parts: σ · (0.8·c + 0.2·r·[c > 0]), and 0 for an empty answer."""
-    if not answer.strip() or c <= 0:
+def combine(sigma: int, c: float, r: float, answer: str, refused: bool = False) -> float:
+    """s_e from its parts: σ · (0.8·c + 0.2·r·[c > 0]), and 0 for an empty or refusing answer."""
+    if not answer.strip() or refused or c <= 0:
         return 0.0
     return sigma * (CHECK_WEIGHT * c + RECOVERY_WEIGHT * r)
 
@@ -160,6 +165,24 @@ def check_share(results: list[CheckResult]) -> float | None:
     return credit * (1.0 if guards is None else guards)
 
 
+NO_ANSWER = "no_answer"  # the grader's reading of an answer that gives none (claims.Reading.NO_ANSWER)
+
+
+def _text_check(check: Check) -> bool:
+    # CONTRACT §2: the checks that grade the answer's text.
+    if isinstance(check, ValueCheck | ContainsCheck | RubricCheck):
+        return True
+    return isinstance(check, AnyOfCheck) and all(_text_check(c) for c in check.checks)
+
+
+def refused(checks: list[Check], results: list[CheckResult]) -> bool:
+    """The grader read the answer as giving none (a refusal, "I can't find it") in every text credit
+    check: s_e is then 0, whatever the actions before it earned (an empty answer is caught by its
+    text). Reads the verdict the grader records on each text check; none recorded: not a refusal."""
+    text = [r for c, r in zip(checks, results, strict=True) if _text_check(c) and not is_guard(c)]
+    return bool(text) and all(getattr(r, "verdict", None) == NO_ANSWER for r in text)
+
+
 def score_session(
     session: Session, run: SessionRecord, safety: Safety, judge: Judge | None = None
 ) -> SessionScore:
@@ -173,13 +196,15 @@ def score_session(
     share = check_share(results)
     c = 0.0 if share is None else share
     r = recovery_rate(run.tool_calls)
-    s = combine(sigma, c, r, run.answer)
+    refusing = refused(session.checks, results)
+    s = combine(sigma, c, r, run.answer, refusing)
     judge_errors = sum(1 for x in results if x.judge_error is not None)
     # A judge_error leaves its check out of c_e (like a rubric without a judge) and is flagged in
     # the reason, so a session the judge failed on is never mistaken for a fully scored one.
     reason = "judge_error" if judge_errors else None if share is not None else "no_scorable_checks"
-    if not run.answer.strip() and reason is None:
-        reason = EMPTY_ANSWER  # s = 0 whatever the calls did (losses.py: the whole session)
+    if (not run.answer.strip() or refusing) and reason is None:
+        # s = 0 whatever the calls did (losses.py: the whole session)
+        reason = EMPTY_ANSWER if not run.answer.strip() else NO_ANSWER
     if run.budget_exceeded:
         # An over-budget session scores 0; c, r and σ stay in the record to diagnose.
         s, reason = 0.0, f"budget:{run.budget_exceeded}"
