@@ -119,17 +119,8 @@ def stratified_mean(units: Mapping[str, Mapping[str, float]]) -> float | None:
 TrialEpisode = tuple[list[float], list[float]]  # one episode: its on-arm trial scores, its off-arm ones
 
 
-def _draw(rng: random.Random, n: int) -> int:
-    bits = n.bit_length()
-    index = rng.getrandbits(bits)
-    while index >= n:
-        index = rng.getrandbits(bits)
-    return index
-
-
-def _resampled_mean(values: list[float], rng: random.Random) -> float:
-    n = len(values)
-    return sum(values[_draw(rng, n)] for _ in range(n)) / n
+def _prepared(values: list[float]) -> tuple[list[float], int, int]:
+    return values, len(values), len(values).bit_length()
 
 
 def two_stage_bootstrap_ci(
@@ -159,19 +150,37 @@ def two_stage_bootstrap_ci(
             families.append(list(by_cluster.values()))
     if not families:
         return None
-    rng = random.Random(seed)
+    # Indices drawn as in ``_resampled_statistics`` (the fewest random bits, redrawn when out of
+    # range), from one local getrandbits: the bootstrap runs per scope and k > 1 multiplies it.
+    getrandbits = random.Random(seed).getrandbits
+    prepared = [
+        ([[(_prepared(on), _prepared(off)) for on, off in c] for c in f], len(f), len(f).bit_length())
+        for f in families
+    ]
+
+    def resampled_mean(values: list[float], n: int, bits: int) -> float:
+        total = 0.0
+        for _ in range(n):
+            index = getrandbits(bits)
+            while index >= n:
+                index = getrandbits(bits)
+            total += values[index]
+        return total / n
+
     reps = []
     for _ in range(n_boot):
         total = 0.0
-        for family_clusters in families:
-            n = len(family_clusters)
+        for family_clusters, n, bits in prepared:
             diff_sum, count = 0.0, 0
             for _ in range(n):
-                for on, off in family_clusters[_draw(rng, n)]:
-                    diff_sum += _resampled_mean(on, rng) - _resampled_mean(off, rng)
+                index = getrandbits(bits)
+                while index >= n:
+                    index = getrandbits(bits)
+                for on, off in family_clusters[index]:
+                    diff_sum += resampled_mean(*on) - resampled_mean(*off)
                     count += 1
             total += diff_sum / count
-        reps.append(total / len(families))
+        reps.append(total / len(prepared))
     reps.sort()
     alpha = (1 - level) / 2
     return _percentile(reps, alpha), _percentile(reps, 1 - alpha)
