@@ -136,7 +136,7 @@ def two_stage_bootstrap_ci(
     every drawn episode, its on-arm trials and its off-arm trials (each with replacement, each
     arm on its own: the arms are separate runs), so the variance between trials of one episode is
     in the interval as well as the variance between episodes. Episodes missing an arm are left out.
-    With one trial per arm stage 2 draws the same value and the CI is the one-stage CI's."""
+    With one trial per arm stage 2 draws nothing and the CI is ``paired_bootstrap_ci``'s."""
     clusters = clusters or {}
     families: list[list[list[TrialEpisode]]] = []
     for family in sorted(groups):
@@ -159,6 +159,8 @@ def two_stage_bootstrap_ci(
     ]
 
     def resampled_mean(values: list[float], n: int, bits: int) -> float:
+        if n == 1:  # nothing to resample, and no draw: one trial gives the one-stage CI exactly
+            return values[0]
         total = 0.0
         for _ in range(n):
             index = getrandbits(bits)
