@@ -2,7 +2,9 @@
 
 The protocol runner itself (``run_item``: the agent loop, tools, store, scoring), no pytest and
 no litellm, so all 204 episodes on both arms take seconds. Used by
-``tests/adversarial/test_score_adversaries.py`` and ``benchmarks/validity.py``.
+``tests/adversarial/test_score_adversaries.py``, ``tests/adversarial/test_mech_anchors.py`` (the
+Mech anchors: ``MECH_ANCHORS``, ``mech_by_capability``, ``mech_difference``) and
+``benchmarks/validity.py``.
 """
 
 from __future__ import annotations

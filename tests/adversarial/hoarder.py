@@ -8,9 +8,11 @@ as any user's agent does: ``--pastbench-agent=tests.adversarial.hoarder:make_hoa
   searches before each answer and then answers "Noted." (nothing useful).
 - ``PasteAll`` (store-all-and-paste-all): stores every user turn word for word, eval prompts
   included, and answers by pasting every memory hit of its searches.
-- ``Oracle``: a test adversary that may read its episode (the reference policies may not). Its
-  store is exactly the key facts; in an eval session it retrieves them and answers with what the
-  session's checks ask for (and takes the actions they ask for), so the chain runs perfectly.
+- ``Oracle``: a test agent that may read its episode (the reference policies may not). Its store
+  is exactly the key facts, written once in the first learn session; in an eval session it
+  searches for each of them, takes the actions the session's credit checks ask for (a ticket in
+  the checked queue) and answers with the values they ask for followed by the retrieved facts, so
+  the chain runs perfectly.
 
 None has a rule for any one family: each works on any PAST family file.
 """
