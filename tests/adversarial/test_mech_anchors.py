@@ -104,6 +104,7 @@ def test_the_mech_anchors_hold_in_every_capability_beyond_the_cis(anchors: dict[
     assert_above(anchors, "curator+hermes-plus", "paste_all")
 
 
+@pytest.mark.slow  # shares the whole-dataset runs of the anchors
 def test_the_silent_hoarder_gets_no_reuse_credit(anchors: dict[str, Result]) -> None:
     records = [r for r in anchors["hoarder"].records if r.mech is not None]
     assert records and all(r.mech.ra == 0.0 and r.mech.uc == 0.0 and r.mech.rh == 0.0 for r in records)
