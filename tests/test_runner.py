@@ -47,13 +47,15 @@ def test_off_arm_runs_only_evals_from_an_empty_store(tmp_path: Path) -> None:
     assert searches and all(e["result"] == [] for e in searches)
     assert outcome.record.mech is None
     # Nothing stored, nothing to answer with: the forbids guard passes but earns no credit, and
-    # r_e enters only when a call failed, so s_e = σ · c = 0.
+    # r_e counts only when the task was done (c > 0), so s_e = 0.
     assert outcome.record.score == 0.0
 
 
 def test_recall_keeps_the_stale_fact_and_loses_on_update(tmp_path: Path) -> None:
     record = run("on", tmp_path, model="recall").record
-    assert record.mech is not None and record.mech.uc == 0.5
+    # Its reads serve the stale value beside the correction: uc 0 (and ra 0: its answer, asserting
+    # both, fails the check).
+    assert record.mech is not None and record.mech.uc == 0.0 and record.mech.ra == 0.0
     assert record.score < 1.0
 
 

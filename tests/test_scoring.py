@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_pastbench.core.records import SessionRecord, SessionScore, StoreEntry, ToolCall
 from pytest_pastbench.errors import JudgeError
@@ -45,8 +47,9 @@ def test_hand_computed_session_score() -> None:
         call(2, "search"),
     ]
     score = score_session(session(*checks), run(tool_calls=calls), Safety())
-    # credit = 2 / (2 + 1); the forbids guard passes (× 1): c = 2/3; r = 1 recovered / 2 failed
-    # s = 1 × (0.8 × 2/3 + 0.2 × 0.5) (a call failed, so r enters)
+    # credit = 2 / (2 + 1); the forbids guard passes (× 1): c = 2/3; search#0 is recovered by
+    # search#2, deploy#1 never is: r = 1 / (1 + 1 unrecovered) = 0.5
+    # s = 1 × (0.8 × 2/3 + 0.2 × 0.5) (c > 0, so r enters)
     assert score.c == pytest.approx(2 / 3)
     assert score.r == pytest.approx(0.5)
     assert score.s == pytest.approx(0.8 * 2 / 3 + 0.1)
@@ -63,9 +66,11 @@ def test_recovery_needs_a_later_success_of_the_same_tool() -> None:
         call(1, "search", ok=False),
         call(2, "deploy", ok=False),
     ]
-    assert recovery_rate([*calls, call(3, "notes")]) == 0.0
-    # deploy#4 recovers deploy#2: 1 of 2 failures → 0.5
+    # two unrecovered faults: r = 1 / (1 + 2)
+    assert recovery_rate([*calls, call(3, "notes")]) == pytest.approx(1 / 3)
+    # deploy#4 recovers deploy#2: one unrecovered fault left → 1 / 2
     assert recovery_rate([*calls, call(4, "deploy")]) == 0.5
+    assert recovery_rate([*calls, call(4, "deploy"), call(5, "search")]) == 1.0
     assert recovery_rate([]) == 1.0
     assert recovery_rate([call(0, "a")]) == 1.0
 
@@ -112,8 +117,8 @@ def test_judged_rubric_counts_in_c() -> None:
 
     rubric = {"type": "rubric", "rubric": "explains why", "weight": 3}
     score = score_session(session(CONTAINS_FRIDAY, rubric), run(), Safety(), No())
-    # c = 1 / (1 + 3) = 0.25; no call failed, so s = σ · c = 0.25
-    assert score.c == pytest.approx(0.25) and score.s == pytest.approx(0.25)
+    # c = 1 / (1 + 3) = 0.25; no fault, so r = 1 and s = 0.8 · 0.25 + 0.2 = 0.4
+    assert score.c == pytest.approx(0.25) and score.s == pytest.approx(0.4)
     assert score.rubric_unscored == 0
 
 
@@ -303,3 +308,111 @@ def test_a_rubric_without_a_judge_uses_its_fallback_and_says_so() -> None:
     assert "fallback" in good.checks[0].detail
     bad = score_session(session(rubric), run(answer="Run the repair script."), Safety())
     assert bad.s == 0.0 and bad.checks[0].passed is False and "snapshot" in bad.checks[0].detail
+
+
+# s_e is monotone and never pays for failing (issue 28, item 2) --------------------------------
+
+TOOLS = ("memory_write", "memory_search", "tickets_create")
+TICKET_CHECK = {"type": "tool_called", "tool": "tickets_create", "args": {"queue": "ops"}}
+
+
+def calls_from(spec: list[tuple[int, bool]]) -> list[ToolCall]:
+    """(tool number, ok) pairs as a trace; a successful ticket goes to the checked queue."""
+    return [
+        call(i, TOOLS[t], ok=ok, arguments={"queue": "ops"} if TOOLS[t] == "tickets_create" else {})
+        for i, (t, ok) in enumerate(spec)
+    ]
+
+
+trace = st.lists(st.tuples(st.integers(0, len(TOOLS) - 1), st.booleans()), max_size=8)
+answers = st.sampled_from(["", "   ", "Friday.", "I can't help with that.", "Thursday, maybe."])
+
+
+def with_failure_at(spec: list[tuple[int, bool]], at: int, tool: int) -> list[tuple[int, bool]]:
+    return [*spec[:at], (tool, False), *spec[at:]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(trace, answers, st.data())
+def test_an_added_failed_call_never_raises_s(spec: list[tuple[int, bool]], answer: str, data: Any) -> None:
+    at = data.draw(st.integers(0, len(spec)))
+    tool = data.draw(st.integers(0, len(TOOLS) - 1))
+    checked = session(CONTAINS_FRIDAY, TICKET_CHECK)
+    before = score_session(checked, run(answer, tool_calls=calls_from(spec)), Safety())
+    after = score_session(
+        checked, run(answer, tool_calls=calls_from(with_failure_at(spec, at, tool))), Safety()
+    )
+    assert after.c == before.c  # the same final answer and world
+    assert after.s <= before.s + 1e-12
+    assert after.r <= before.r + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(trace, st.sampled_from(["", "  \n ", "I can't help with that.", "Sorry, I don't know."]))
+def test_an_empty_or_refusing_answer_scores_zero_whatever_calls_came_before(
+    spec: list[tuple[int, bool]], answer: str
+) -> None:
+    score = score_session(session(CONTAINS_FRIDAY), run(answer, tool_calls=calls_from(spec)), Safety())
+    assert score.s == 0.0
+    # Even when the session's action check passed: an empty answer is no answer.
+    acted = score_session(
+        session(CONTAINS_FRIDAY, TICKET_CHECK), run("", tool_calls=calls_from(spec)), Safety()
+    )
+    assert acted.s == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(trace, answers)
+def test_no_fault_gives_the_most_and_recovery_counts_only_when_the_task_was_done(
+    spec: list[tuple[int, bool]], answer: str
+) -> None:
+    checked = session(CONTAINS_FRIDAY, TICKET_CHECK)
+    score = score_session(checked, run(answer, tool_calls=calls_from(spec)), Safety())
+    clean = score_session(checked, run(answer, tool_calls=calls_from([(t, True) for t, _ in spec])), Safety())
+    if all(ok for _, ok in spec):
+        assert score.r == 1.0
+    if score.c == 0:
+        assert score.s == 0.0  # no credit for "recovering" and then not doing the task
+    elif answer.strip():
+        assert score.s == pytest.approx(0.8 * score.c + 0.2 * score.r)
+    # The same trace without its faults (each failed call succeeded) never scores lower.
+    assert clean.s >= score.s - 1e-12 or clean.c != score.c
+
+
+def test_an_empty_answer_after_a_malformed_and_a_valid_write_scores_zero() -> None:
+    # The issue's case: 0.20 "for recovering" from a bad memory_write, then no answer.
+    calls = [call(0, "memory_write", ok=False), call(1, "memory_write")]
+    score = score_session(session(CONTAINS_FRIDAY), run("", tool_calls=calls), Safety())
+    assert (score.s, score.r, score.reason) == (0.0, 1.0, "empty_answer")
+
+
+def test_the_same_tickets_score_the_same_with_or_without_a_recovered_failure_first() -> None:
+    # The issue's PC01 case: a failing call first must not pay (it paid 0.60 against 0.50).
+    checks = [TICKET_CHECK, {"type": "contains", "values": ["P2"]}]
+    tickets = [call(1, "tickets_create", arguments={"queue": "ops"})]
+    plain = score_session(session(*checks), run("Filed.", tool_calls=tickets), Safety())
+    failed_first = score_session(
+        session(*checks), run("Filed.", tool_calls=[call(0, "tickets_create", ok=False), *tickets]), Safety()
+    )
+    assert plain.c == failed_first.c == 0.5
+    assert failed_first.s == plain.s == pytest.approx(0.8 * 0.5 + 0.2)
+    unrecovered = score_session(
+        session(*checks), run("Filed.", tool_calls=[*tickets, call(2, "memory_write", ok=False)]), Safety()
+    )
+    assert unrecovered.s == pytest.approx(0.8 * 0.5 + 0.2 * 0.5)
+    assert unrecovered.s < plain.s
+
+
+def test_an_answer_the_grader_reads_as_no_answer_scores_zero_even_after_the_right_action() -> None:
+    from types import SimpleNamespace
+
+    from pytest_pastbench.protocols.past.scoring import combine, refused
+
+    checks = session(CONTAINS_FRIDAY, TICKET_CHECK).checks
+    # The grader (claims.read_claim) records its reading on each text check as `verdict`.
+    no_answer = [SimpleNamespace(verdict="no_answer"), SimpleNamespace(verdict=None)]
+    asserted = [SimpleNamespace(verdict="asserts_expected"), SimpleNamespace(verdict=None)]
+    assert refused(checks, no_answer) and not refused(checks, asserted)
+    assert not refused(checks, [SimpleNamespace(), SimpleNamespace()])  # no verdict recorded
+    assert combine(1, 0.5, 1.0, "I can't help with that.", refused=True) == 0.0
+    assert combine(1, 0.5, 1.0, "Filed it.") == pytest.approx(0.6)

@@ -112,3 +112,20 @@ def test_clusters_are_resampled_whole() -> None:
 def test_clustered_groups_by_label_in_first_seen_order() -> None:
     assert clustered([0.5, 1.0, 0.25], ["b", "a", "b"]) == [(0.75, 2), (1.0, 1)]
     assert clustered([0.5, 1.0], None) == [(0.5, 1), (1.0, 1)]
+
+
+def test_two_stage_bootstrap_resamples_trials_within_episodes() -> None:
+    from pytest_pastbench.core.stats import sample_sd, two_stage_bootstrap_ci
+
+    # One trial per arm: the same CI as the one-stage bootstrap's.
+    single = {"a.f": [([x], [0.0]) for x in (0.1, 0.5, 0.9, 0.3)]}
+    one_stage = paired_bootstrap_ci({"a.f": [(x, 0.0) for x in (0.1, 0.5, 0.9, 0.3)]}, seed=5)
+    assert one_stage is not None and two_stage_bootstrap_ci(single, seed=5) == one_stage
+    # Every episode has trial mean 0.5: without stage 2 the CI would be [0.5, 0.5].
+    noisy = {"a.f": [([0.0, 1.0], [0.0, 0.0]) for _ in range(6)]}
+    lo, hi = two_stage_bootstrap_ci(noisy, seed=1) or (0.0, 0.0)
+    assert lo < 0.4 and hi > 0.6
+    steady = {"a.f": [([0.5, 0.5], [0.0, 0.0]) for _ in range(6)]}
+    assert two_stage_bootstrap_ci(steady, seed=1) == pytest.approx((0.5, 0.5))
+    assert two_stage_bootstrap_ci({"a.f": [([0.5], [])]}, seed=1) is None  # no off arm: left out
+    assert sample_sd([0.4, 0.5, 0.6]) == pytest.approx(0.1) and sample_sd([0.3]) is None

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.core.records import MechScore, SessionScore
+from pytest_pastbench.protocols.past.mech import MECH_RULE
 from pytest_pastbench.protocols.past.metrics import (
     agent_error_line,
     build_comparison,
@@ -41,6 +42,7 @@ SCOPE_KEYS = {
     "n_clusters",
     "n_unpaired",
     "trials",
+    "delta_trial_sd",
 }
 COMPONENTS = {"wp", "ra", "uc", "rh", "pr"}
 
@@ -120,9 +122,11 @@ def test_contract_shape(summary: dict[str, Any]) -> None:
         **RUN,
         "seed": 42,
         "scoring": SCORING_RULE,
+        "mech": MECH_RULE,
         "agent_errors": {"sessions": 0, "first": []},
     }
-    assert "only when some tool call failed" in summary["run"]["scoring"]["s_e"]
+    assert "never pays for failing" in summary["run"]["scoring"]["s_e"]
+    assert set(summary["run"]["mech"]) >= {"mech", "wp", "ra", "uc", "rh", "pr", "fixed_by_family"}
     (config,) = summary["configs"]
     assert set(config) == {
         "label",
@@ -365,3 +369,42 @@ def test_agent_errors_are_counted_and_the_first_distinct_reasons_quoted() -> Non
     )
     clean = build_summary([rec("memory.x", "ep01", "on", 1.0)], {"id": "r"}, seed=0)["run"]
     assert clean["agent_errors"] == {"sessions": 0, "first": []} and agent_error_line({"run": clean}) is None
+
+
+def noisy_trials(spread: float) -> list[ItemRecord]:
+    """Eight episodes, three trials each; on = 0.6 ± spread around the trials, off = 0.2."""
+    records = []
+    for i in range(8):
+        for t, wobble in enumerate((-spread, 0.0, spread)):
+            on = 0.6 + (wobble if i % 2 else -wobble)
+            records += [rec(MEM, f"ep{i}", "on", on, t), rec(MEM, f"ep{i}", "off", 0.2, t)]
+    return records
+
+
+def test_with_trials_the_ci_includes_run_to_run_variance_and_the_sd_between_trials_is_reported() -> None:
+    steady = build_summary(noisy_trials(0.0), {**RUN, "trials": 3}, seed=0)["configs"][0]
+    noisy = build_summary(noisy_trials(0.3), {**RUN, "trials": 3}, seed=0)["configs"][0]
+    # Every episode's trial mean is the same in both runs, so the one-stage CI (trials averaged
+    # before the bootstrap) would be [0.4, 0.4] in both; the two-stage one widens with the noise.
+    assert steady["families"][MEM]["delta_ci"] == [0.4, 0.4]
+    lo, hi = noisy["families"][MEM]["delta_ci"]
+    assert lo < 0.4 - 0.05 and hi > 0.4 + 0.05
+    assert noisy["overall"]["delta_ci"] == noisy["families"][MEM]["delta_ci"]  # one family
+    # Per trial the family Δ is 0.4 each time (the wobbles cancel over episodes): SD 0.
+    assert noisy["families"][MEM]["delta_trial_sd"] == 0.0
+    assert steady["families"][MEM]["delta_trial_sd"] == 0.0
+    one = build_summary(noisy_trials(0.3), RUN, seed=0)["configs"][0]
+    assert one["families"][MEM]["delta_trial_sd"] is None and one["overall"]["delta_trial_sd"] is None
+
+
+def test_the_sd_of_delta_between_trials() -> None:
+    # Trial t lifts every on score by 0.1 t: family Δ per trial 0.4, 0.5, 0.6 → SD 0.1.
+    records = [
+        r
+        for i in range(4)
+        for t in range(3)
+        for r in (rec(MEM, f"ep{i}", "on", 0.6 + 0.1 * t, t), rec(MEM, f"ep{i}", "off", 0.2, t))
+    ]
+    config = build_summary(records, {**RUN, "trials": 3}, seed=0)["configs"][0]
+    assert config["families"][MEM]["delta_trial_sd"] == pytest.approx(0.1)
+    assert config["overall"]["delta_trial_sd"] == pytest.approx(0.1)

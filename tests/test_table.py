@@ -25,10 +25,11 @@ def config(**overall: object) -> dict:
 
 def test_the_table_shows_delta_c_and_sigma_violations_and_says_the_bootstrap_unit() -> None:
     text = render_delta_table({"configs": [config()]})
-    header, _, overall, note = text.splitlines()[1:]
+    header, _, overall, note, one_trial = text.splitlines()[1:]
     assert " ".join(header.split()) == "family capability n S_on S_off Δ [95% CI] Δ_c Mech σ✗ on/off blocked"
     assert " ".join(overall.split()) == "[overall] all 3 0.90 0.20 +0.70 [+0.60, +0.80] +0.75 0.80 2/0 0"
     assert note == "95% CIs: paired bootstrap over episodes (no `group` field in these families)."
+    assert one_trial.startswith("One trial: the CI excludes run-to-run variance (--pastbench-trials=3")
 
 
 def test_notes_name_the_groups_and_pass_hat_k_with_trials() -> None:
@@ -38,8 +39,10 @@ def test_notes_name_the_groups_and_pass_hat_k_with_trials() -> None:
         "pass_k": {"on": 0.5, "off": 0.0},
         "spread": {"on": {"mean": 0.4, "max": 0.7}, "off": {"mean": 0.0, "max": 0.0}},
     }
-    assert config_notes(config(ci_unit="group", n_clusters=79, trials=trials)) == [
+    assert config_notes(config(ci_unit="group", n_clusters=79, trials=trials, delta_trial_sd=0.05)) == [
         "95% CIs: paired bootstrap over 79 scenario groups.",
+        "The CIs resample the 3 trials within each episode too (run-to-run variance included); "
+        "SD of Δ between trials 0.05.",
         "pass^3 (score ≥ 0.50): on 0.50, off 0.00.",
         "Per-episode spread over trials (max − min): on mean 0.40 max 0.70, off mean 0.00 max 0.00.",
     ]

@@ -112,3 +112,86 @@ def stratified_mean(units: Mapping[str, Mapping[str, float]]) -> float | None:
     statistic ``paired_bootstrap_ci`` resamples, so a value and the CI of its change agree."""
     means = [mean(values.values()) for _, values in sorted(units.items()) if values]
     return mean(m for m in means if m is not None)
+
+
+# Two-stage bootstrap (run-to-run noise) ------------------------------------------------------------
+
+TrialEpisode = tuple[list[float], list[float]]  # one episode: its on-arm trial scores, its off-arm ones
+
+
+def _prepared(values: list[float]) -> tuple[list[float], int, int]:
+    return values, len(values), len(values).bit_length()
+
+
+def two_stage_bootstrap_ci(
+    groups: dict[str, list[TrialEpisode]],
+    seed: int,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    clusters: dict[str, list[str]] | None = None,
+) -> tuple[float, float] | None:
+    """Percentile CI of the mean over families of the mean paired Δ, with run-to-run noise inside.
+
+    Stage 1 resamples each family's clusters (as ``paired_bootstrap_ci``); stage 2 resamples, in
+    every drawn episode, its on-arm trials and its off-arm trials (each with replacement, each
+    arm on its own: the arms are separate runs), so the variance between trials of one episode is
+    in the interval as well as the variance between episodes. Episodes missing an arm are left out.
+    With one trial per arm stage 2 draws nothing and the CI is ``paired_bootstrap_ci``'s."""
+    clusters = clusters or {}
+    families: list[list[list[TrialEpisode]]] = []
+    for family in sorted(groups):
+        episodes = groups[family]
+        labels = clusters.get(family) or [str(i) for i in range(len(episodes))]
+        by_cluster: dict[str, list[TrialEpisode]] = {}
+        for episode, label in zip(episodes, labels, strict=True):
+            if episode[0] and episode[1]:
+                by_cluster.setdefault(label, []).append(episode)
+        if by_cluster:
+            families.append(list(by_cluster.values()))
+    if not families:
+        return None
+    # Indices drawn as in ``_resampled_statistics`` (the fewest random bits, redrawn when out of
+    # range), from one local getrandbits: the bootstrap runs per scope and k > 1 multiplies it.
+    getrandbits = random.Random(seed).getrandbits
+    prepared = [
+        ([[(_prepared(on), _prepared(off)) for on, off in c] for c in f], len(f), len(f).bit_length())
+        for f in families
+    ]
+
+    def resampled_mean(values: list[float], n: int, bits: int) -> float:
+        if n == 1:  # nothing to resample, and no draw: one trial gives the one-stage CI exactly
+            return values[0]
+        total = 0.0
+        for _ in range(n):
+            index = getrandbits(bits)
+            while index >= n:
+                index = getrandbits(bits)
+            total += values[index]
+        return total / n
+
+    reps = []
+    for _ in range(n_boot):
+        total = 0.0
+        for family_clusters, n, bits in prepared:
+            diff_sum, count = 0.0, 0
+            for _ in range(n):
+                index = getrandbits(bits)
+                while index >= n:
+                    index = getrandbits(bits)
+                for on, off in family_clusters[index]:
+                    diff_sum += resampled_mean(*on) - resampled_mean(*off)
+                    count += 1
+            total += diff_sum / count
+        reps.append(total / len(prepared))
+    reps.sort()
+    alpha = (1 - level) / 2
+    return _percentile(reps, alpha), _percentile(reps, 1 - alpha)
+
+
+def sample_sd(values: Iterable[float]) -> float | None:
+    """Sample standard deviation (n − 1); None with fewer than two values."""
+    items = list(values)
+    if len(items) < 2:
+        return None
+    centre = sum(items) / len(items)
+    return (sum((x - centre) ** 2 for x in items) / (len(items) - 1)) ** 0.5

@@ -2,7 +2,9 @@
 
 The protocol runner itself (``run_item``: the agent loop, tools, store, scoring), no pytest and
 no litellm, so all 204 episodes on both arms take seconds. Used by
-``tests/adversarial/test_score_adversaries.py`` and ``benchmarks/validity.py``.
+``tests/adversarial/test_score_adversaries.py``, ``tests/adversarial/test_mech_anchors.py`` (the
+Mech anchors: ``MECH_ANCHORS``, ``mech_by_capability``, ``mech_difference``) and
+``benchmarks/validity.py``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
+from typing import Any
 
 from pytest_pastbench.agents.base import Agent, HermesAgent
 from pytest_pastbench.core.family_files import load_family
@@ -24,6 +27,18 @@ from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.item_record import ItemRecord
 from tests.adversarial.agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
+from tests.adversarial.hoarder import Hoarder, NeverWrites, Oracle, PasteAll
+
+
+class NoModel:
+    """The scripted agents never call a model; one that did would be a bug in the test."""
+
+    model = "none"
+    name = "none"
+
+    def complete(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("this agent calls no model")
+
 
 # name -> builds (agent, model) for one episode of one family
 Contestant = Callable[[Family, Episode], tuple[Agent, ModelClient]]
@@ -40,7 +55,14 @@ CONTESTANTS: dict[str, Contestant] = {
     "recall": lambda f, e: (HermesAgent(), PolicyModel("recall")),
     "curator": lambda f, e: (HermesAgent(), PolicyModel("curator")),
     "curator+hermes-plus": lambda f, e: (HermesAgent(mechanisms=["all"]), PolicyModel("curator")),
+    # The Mech anchors (docs/design.md §4), scripted: they call no model.
+    "oracle": lambda f, e: (Oracle(e), NoModel()),
+    "paste_all": lambda f, e: (PasteAll(), NoModel()),
+    "hoarder": lambda f, e: (Hoarder(), NoModel()),
+    "never_writes": lambda f, e: (NeverWrites(), NoModel()),
 }
+# The Mech anchors, best first: each must beat the next beyond the bootstrap CI, per capability.
+MECH_ANCHORS = ("oracle", "curator+hermes-plus", "recall", "paste_all", "hoarder", "never_writes")
 
 
 @dataclass
@@ -90,3 +112,56 @@ def run_contestant(name: str, arms: tuple[str, ...] = ("on", "off")) -> Result:
                     result.session_scores += [s.s for s in record.sessions if s.stage.startswith("eval")]
                     result.records.append(record)
     return result
+
+
+Units = dict[str, dict[str, dict[str, float]]]  # capability -> family -> cluster label -> mean Mech
+
+
+def mech_units(result: Result) -> dict[str, dict[str, dict[str, tuple[float, str]]]]:
+    """capability -> family -> episode -> (episode Mech, its cluster label), on-arm records."""
+    units: dict[str, dict[str, dict[str, tuple[float, str]]]] = defaultdict(lambda: defaultdict(dict))
+    for record in result.records:
+        if record.arm == "on" and record.mech is not None and record.mech.mech is not None:
+            units[record.capability][record.family][record.episode] = (
+                record.mech.mech,
+                record.group or record.episode,
+            )
+    return units
+
+
+def mech_by_capability(result: Result, seed: int = 0) -> dict[str, tuple[float, tuple[float, float]]]:
+    """Mech per capability (mean over families of episode means, as the summary) with its 95%
+    bootstrap CI (episode clusters resampled within each family)."""
+    from pytest_pastbench.core.stats import paired_bootstrap_ci, stratified_mean
+
+    out: dict[str, tuple[float, tuple[float, float]]] = {}
+    for capability, families in sorted(mech_units(result).items()):
+        point = stratified_mean({f: {e: v for e, (v, _) in eps.items()} for f, eps in families.items()})
+        groups = {f: [(v, 0.0) for _, (v, _) in sorted(eps.items())] for f, eps in families.items()}
+        labels = {f: [g for _, (_, g) in sorted(eps.items())] for f, eps in families.items()}
+        ci = paired_bootstrap_ci(groups, seed, clusters=labels)
+        assert point is not None and ci is not None
+        out[capability] = (point, ci)
+    return out
+
+
+def mech_difference(
+    better: Result, worse: Result, seed: int = 0
+) -> dict[str, tuple[float, tuple[float, float]]]:
+    """Per capability: Mech(better) − Mech(worse) over the same episodes, with its paired 95% CI."""
+    from pytest_pastbench.core.stats import paired_bootstrap_ci
+
+    a, b = mech_units(better), mech_units(worse)
+    out: dict[str, tuple[float, tuple[float, float]]] = {}
+    for capability in sorted(a):
+        groups: dict[str, list[tuple[float, float]]] = {}
+        labels: dict[str, list[str]] = {}
+        for family, episodes in a[capability].items():
+            shared = sorted(set(episodes) & set(b[capability].get(family, {})))
+            groups[family] = [(episodes[e][0], b[capability][family][e][0]) for e in shared]
+            labels[family] = [episodes[e][1] for e in shared]
+        diffs = [mean(x - y for x, y in p) for p in groups.values() if p]
+        ci = paired_bootstrap_ci(groups, seed, clusters=labels)
+        assert ci is not None
+        out[capability] = (mean(diffs), ci)
+    return out

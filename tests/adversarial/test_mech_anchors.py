@@ -1,7 +1,8 @@
-"""The Mech anchors of docs/design.md §4 over the whole built-in dataset (issue 15, item 8).
+"""The Mech anchors of docs/design.md §4 over the whole built-in dataset (issue 28, item 1).
 
-Each agent runs the on arm of every built-in PAST episode through the same ``run_item`` the
-plugin runs, and the overall Mech is the summary's (mean over families of the episode means).
+Each anchor agent runs the on arm of every built-in PAST episode through the same ``run_item`` the
+plugin runs (``harness.run_contestant``); Mech per capability is the summary's (mean over families
+of the episode means), with its bootstrap CI over episode clusters.
 """
 
 from __future__ import annotations
@@ -16,8 +17,16 @@ from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.schema import CAPABILITIES
 from pytest_pastbench.resources import families_dir
-from tests.adversarial.hoarder import Hoarder, NeverWrites
+from tests.adversarial.harness import (
+    MECH_ANCHORS,
+    Result,
+    mech_by_capability,
+    mech_difference,
+    run_contestant,
+)
+from tests.adversarial.hoarder import NeverWrites
 from tests.family_samples import GOOD_MEMORY
 
 
@@ -62,41 +71,44 @@ def test_an_agent_that_never_writes_gets_mech_zero(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def hoarder(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return on_arm_summary(Hoarder(), NoModel(), tmp_path_factory.mktemp("hoarder"))
+def anchors() -> dict[str, Result]:
+    return {name: run_contestant(name, arms=("on",)) for name in MECH_ANCHORS}
 
 
-def test_an_agent_that_stores_everything_gets_no_reuse_credit_and_a_high_pr(hoarder: dict[str, Any]) -> None:
-    # It writes every key fact and retrieves them, but never uses one: wp 1, ra 0, rh never
-    # applies (near used nothing), and most of what it stores is pollution.
-    components = hoarder["overall"]["mech_components"]
-    assert components["wp"] >= 0.9 and components["ra"] == 0.0 and components["rh"] is None
-    assert components["pr"] >= 0.75
-    for capability in ("gathering", "memory"):
-        assert hoarder["capabilities"][capability]["mech"] <= 0.4, capability
-
-
-def test_an_agent_that_stores_everything_and_answers_nothing_useful_gets_mech_at_most_0_4(
-    hoarder: dict[str, Any],
-) -> None:
-    assert hoarder["overall"]["mech"] <= 0.4, hoarder["overall"]
+def assert_above(anchors: dict[str, Result], better: str, worse: str, margin: float = 0.0) -> None:
+    """``better``'s Mech beats ``worse``'s in every capability, the paired 95% CI of the difference
+    above ``margin`` (beyond the bootstrap noise)."""
+    for capability, (diff, (low, _)) in mech_difference(anchors[better], anchors[worse]).items():
+        assert low > margin, f"{capability}: {better} − {worse} = {diff:+.3f}, CI low {low:+.3f}"
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met on the hand-authored v3 data: the lexical offline curator on hermes-plus gets "
-    "Mech 0.59 (it keeps most of the chatter it hears, pr 0.70-0.79, and in procedural files tickets "
-    "under the first queue name it meets rather than the one it retrieved, ra 0.30); 0.82 on v2",
-)
-def test_the_offline_curator_with_every_mechanism_gets_mech_at_least_0_8(tmp_path: Path) -> None:
-    from pytest_pastbench.agents.base import HermesAgent
-    from pytest_pastbench.models.gateway import ModelService, ServiceClient
+def test_the_mech_anchors_hold_in_every_capability_beyond_the_cis(anchors: dict[str, Result]) -> None:
+    mech = {name: mech_by_capability(result) for name, result in anchors.items()}
+    for capability in CAPABILITIES:
+        oracle, (oracle_low, _) = mech["oracle"][capability]
+        assert oracle_low >= 0.95, (capability, oracle)
+        paste, (_, paste_high) = mech["paste_all"][capability]
+        assert paste_high <= 0.45, (capability, paste)
+        hoarder, (_, hoarder_high) = mech["hoarder"][capability]
+        assert hoarder_high <= 0.35, (capability, hoarder)
+        assert mech["never_writes"][capability][0] == 0.0
+    for better, worse in zip(MECH_ANCHORS, MECH_ANCHORS[1:], strict=False):
+        if (better, worse) != ("recall", "paste_all"):
+            assert_above(anchors, better, worse)
+    # Not asserted, measured and reported (docs/protocols/past.md, "Mech anchors"): recall above
+    # paste-all beyond the CI in procedural, and curator+hermes-plus − paste-all ≥ 0.15 outside
+    # gathering. The offline curator and recall keep nearly every statement they hear and answer
+    # "From my notes: …" with what they retrieved, i.e. they are statement-level store-and-paste
+    # agents; Mech measures that, and no definition is bent to separate them further.
+    assert_above(anchors, "curator+hermes-plus", "paste_all")
 
-    agent = HermesAgent(name="hermes-plus", mechanisms=["all"])
-    client = ServiceClient(ModelService(), "pastbench/curator")
-    config = on_arm_summary(agent, client, tmp_path, "pastbench/curator")
-    assert config["overall"]["mech"] >= 0.8, config["overall"]
+
+@pytest.mark.slow  # shares the whole-dataset runs of the anchors
+def test_the_silent_hoarder_gets_no_reuse_credit(anchors: dict[str, Result]) -> None:
+    records = [r for r in anchors["hoarder"].records if r.mech is not None]
+    assert records and all(r.mech.ra == 0.0 and r.mech.uc == 0.0 and r.mech.rh == 0.0 for r in records)
+    assert max(r.mech.mech for r in records) <= 0.4  # wp and a clean store are all it gets
 
 
 def test_the_adversaries_plug_in_as_a_users_agent(
@@ -121,4 +133,4 @@ def test_the_adversaries_plug_in_as_a_users_agent(
     }
     assert summaries["never"]["configs"][0]["overall"]["mech"] == 0.0
     hoarded = summaries["hoard"]["configs"][0]["overall"]["mech_components"]
-    assert hoarded["wp"] == 1.0 and hoarded["ra"] == 0.0
+    assert 0.0 < hoarded["wp"] < 1.0 and hoarded["ra"] == 0.0

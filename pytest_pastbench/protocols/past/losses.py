@@ -18,7 +18,7 @@ from pytest_pastbench.core.records import CheckResult, Loss, SessionScore
 from .schema import EVAL_STAGES
 from .scoring import CHECK_WEIGHT, RECOVERY_WEIGHT
 
-WHOLE_SESSION = ("budget:", "agent_error:")
+WHOLE_SESSION = ("budget:", "agent_error:", "empty_answer", "no_answer")
 DETAIL_CHARS = 80
 
 

@@ -12,7 +12,14 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_pastbench.core.stats import mean, paired_bootstrap_ci
+from pytest_pastbench.core.stats import (
+    TrialEpisode,
+    mean,
+    paired_bootstrap_ci,
+    sample_sd,
+    two_stage_bootstrap_ci,
+)
+from pytest_pastbench.protocols.past.mech import MECH_RULE
 from pytest_pastbench.protocols.past.scoring import SCORING_RULE
 from pytest_pastbench.results.item_record import ItemRecord
 
@@ -87,7 +94,36 @@ def _trials(by_episode: dict[str, list[ItemRecord]], arms: list[str], k: int, th
     return {"k": k, "threshold": threshold, "pass_k": pass_k, "spread": spread}
 
 
-Clustered = dict[str, tuple[Pairs, list[str]]]  # "delta" / "delta_causal" -> (pairs, cluster labels)
+Clustered = dict[str, tuple[Any, list[str]]]  # "delta" / "delta_causal" -> (pairs, cluster labels)
+
+
+def _trial_scores(items: list[ItemRecord], arm: str) -> list[float]:
+    return [r.score for r in sorted(items, key=lambda r: r.trial) if r.arm == arm and r.score is not None]
+
+
+def _trial_noise(
+    by_episode: dict[str, list[ItemRecord]], labels: dict[str, str]
+) -> tuple[list[TrialEpisode], list[str], dict[int, float]]:
+    """Run-to-run noise of a family's Δ: each episode's on and off trial scores (for the two-stage
+    bootstrap, with its cluster label) and the family's Δ measured on each trial alone."""
+    episodes: list[TrialEpisode] = []
+    episode_labels: list[str] = []
+    per_trial: dict[int, list[float]] = defaultdict(list)
+    for episode in sorted(by_episode):
+        items = [r for r in by_episode[episode] if not r.infra_blocked]
+        on, off = _trial_scores(items, "on"), _trial_scores(items, "off")
+        if not on or not off:
+            continue
+        episodes.append((on, off))
+        episode_labels.append(labels[episode])
+        by_trial: dict[int, dict[str, float]] = defaultdict(dict)
+        for r in items:
+            if r.score is not None and r.arm in ("on", "off"):
+                by_trial[r.trial][r.arm] = r.score
+        for trial, arms in by_trial.items():
+            if len(arms) == 2:
+                per_trial[trial].append(arms["on"] - arms["off"])
+    return episodes, episode_labels, {t: sum(d) / len(d) for t, d in sorted(per_trial.items())}
 
 
 def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[dict[str, Any], Clustered]:
@@ -134,13 +170,16 @@ def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[
     # one arm lacks (an interrupted run, a blocked item) is counted, not averaged into one side.
     paired = bool(pairs)
     unpaired = sum(1 for e in by_episode.values() if _unpaired(e))
+    cluster_of = {e: items[0].group or e for e, items in by_episode.items()}
+    trial_episodes, trial_labels, trial_deltas = _trial_noise(by_episode, cluster_of)
     entry = {
         "capability": records[0].capability,
         "s_on": mean(a for a, _ in pairs) if paired else mean(scores["on"]),
         "s_off": mean(b for _, b in pairs) if paired else mean(scores["off"]),
         "n_unpaired": unpaired,
         "delta": mean(a - b for a, b in pairs),
-        "delta_ci": _ci({"f": pairs}, seed, {"f": labels}),
+        "delta_ci": _delta_ci({"f": pairs}, {"f": labels}, {"f": (trial_episodes, trial_labels)}, seed, k),
+        "delta_trial_sd": sample_sd(trial_deltas.values()) if k > 1 else None,
         "delta_c": mean(a - b for a, b in c_pairs),
         "s_ablated": mean(scores["ablated"]),
         "delta_causal": mean(a - b for a, b in causal),
@@ -154,7 +193,12 @@ def _family(records: list[ItemRecord], seed: int, run: dict[str, Any]) -> tuple[
         "mech_components": {name: mean(components[name]) for name in COMPONENTS},
         "trials": _trials(by_episode, arms, k, _pass_threshold(run)) if k > 1 else None,
     }
-    return entry, {"delta": (pairs, labels), "delta_causal": (causal, causal_labels)}
+    return entry, {
+        "delta": (pairs, labels),
+        "delta_causal": (causal, causal_labels),
+        "delta_trials": (trial_episodes, trial_labels),
+        "trial_deltas": (trial_deltas, []),
+    }
 
 
 def _unpaired(items: list[ItemRecord]) -> bool:
@@ -175,6 +219,32 @@ def _pass_threshold(run: dict[str, Any]) -> float:
 def _ci(groups: dict[str, Pairs], seed: int, clusters: dict[str, list[str]] | None = None) -> Any:
     ci = paired_bootstrap_ci(groups, seed, clusters=clusters)
     return None if ci is None else list(ci)
+
+
+def _delta_ci(
+    pairs: dict[str, Pairs],
+    labels: dict[str, list[str]],
+    trials: dict[str, tuple[list[TrialEpisode], list[str]]],
+    seed: int,
+    k: int,
+) -> Any:
+    """Δ's CI: with one trial the paired cluster bootstrap; with k > 1 trials the two-stage one
+    (clusters, then trials within each drawn episode), so run-to-run variance is inside it."""
+    if k <= 1:
+        return _ci(pairs, seed, labels)
+    ci = two_stage_bootstrap_ci(
+        {f: t[0] for f, t in trials.items()}, seed, clusters={f: t[1] for f, t in trials.items()}
+    )
+    return None if ci is None else list(ci)
+
+
+def _scope_trial_sd(pairs: dict[str, Clustered]) -> float | None:
+    """SD between trials of a scope's Δ (the mean over its families of each trial's family Δ)."""
+    per_trial: dict[int, list[float]] = defaultdict(list)
+    for clustered in pairs.values():
+        for trial, delta in clustered["trial_deltas"][0].items():
+            per_trial[trial].append(delta)
+    return sample_sd(sum(v) / len(v) for _, v in sorted(per_trial.items()))
 
 
 def _ci_unit(units: list[str]) -> str:
@@ -200,11 +270,19 @@ def _scope(
     trials = [f["trials"] for f in fams if f["trials"]]
     # Like a family's: S_on and S_off over the families with a Δ, so the scope's Δ = S_on − S_off.
     paired = [f for f in fams if f["delta"] is not None] or list(fams)
+    k = trials[0]["k"] if trials else 1
     return {
         "s_on": _known_mean([f["s_on"] for f in paired]),
         "s_off": _known_mean([f["s_off"] for f in paired]),
         "delta": _known_mean([f["delta"] for f in fams]),
-        "delta_ci": ci("delta"),
+        "delta_ci": _delta_ci(
+            {f: p["delta"][0] for f, p in pairs.items()},
+            {f: p["delta"][1] for f, p in pairs.items()},
+            {f: p["delta_trials"] for f, p in pairs.items()},
+            seed,
+            k,
+        ),
+        "delta_trial_sd": _scope_trial_sd(pairs) if k > 1 else None,
         "delta_c": _known_mean([f["delta_c"] for f in fams]),
         "s_ablated": _known_mean([f["s_ablated"] for f in fams]),
         "delta_causal": _known_mean([f["delta_causal"] for f in fams]),
@@ -350,6 +428,7 @@ def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> 
                 **run,
                 "seed": run.get("seed", seed),
                 "scoring": SCORING_RULE,
+                "mech": MECH_RULE,
                 "agent_errors": agent_errors(records),
             }
         ),

@@ -78,6 +78,12 @@ def delta_cells(name: str, capability: str, entry: Mapping[str, Any], ablated: b
     ]
 
 
+ONE_TRIAL_NOTE = (
+    "One trial: the CI excludes run-to-run variance (--pastbench-trials=3 or more puts it inside; "
+    "docs/ci.md)."
+)
+
+
 def config_notes(config: Mapping[str, Any]) -> list[str]:
     """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, and rubric
     checks graded by their fallback."""
@@ -92,6 +98,15 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
     else:
         notes = []
     trials = overall.get("trials")
+    if notes and not trials:
+        notes.append(ONE_TRIAL_NOTE)
+    elif notes:
+        sd = overall.get("delta_trial_sd")
+        spread = "" if sd is None else f"; SD of Δ between trials {format_number(sd)}"
+        notes.append(
+            f"The CIs resample the {trials['k']} trials within each episode too (run-to-run variance "
+            f"included){spread}."
+        )
     if trials:
         pass_k = ", ".join(f"{a} {format_number(v)}" for a, v in trials["pass_k"].items())
         spread = ", ".join(

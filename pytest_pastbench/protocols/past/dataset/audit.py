@@ -309,10 +309,12 @@ def check_evidence_order(where: str, family: Family, episode: Episode) -> list[F
 
 
 def empty_scores(episode: Episode) -> list[tuple[int, float]]:
-    """s_e of every eval session for an empty answer that called no tool (nothing done)."""
+    """The check credit c_e of every eval session for an empty answer that called no tool (nothing
+    done). s_e is 0 for an empty answer by rule (scoring.combine), so the audit reads c: a check an
+    empty answer passes is free credit for any terse answer too."""
     from .shortcuts import answer_scores
 
-    return answer_scores(episode, "")
+    return answer_scores(episode, "", part="c")
 
 
 def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[str]]]:
@@ -352,7 +354,8 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[s
 
 
 def policy_score(family: Family, episode: Episode, policy: str, arm: str, root: Path) -> float:
-    """The episode score of a reference policy on one arm, through the protocol runner."""
+    """The check credit of a reference policy on one arm (mean c_e over the eval sessions), through
+    the protocol runner: c, not s_e, since s_e's 0.2 recovery term says nothing about the data."""
     from pytest_pastbench.agents.base import HermesAgent
 
     from ..engine import ItemSpec, run_item
@@ -367,9 +370,9 @@ def policy_score(family: Family, episode: Episode, policy: str, arm: str, root: 
         config_label="audit",
         dataset_hash="audit",
     )
-    score = run_item(spec, HermesAgent(), PolicyModel(policy), root).record.score
-    assert score is not None  # run_item always scores; blocked items come from the plugin only
-    return score
+    record = run_item(spec, HermesAgent(), PolicyModel(policy), root).record
+    assert record.score is not None  # run_item always scores; blocked items come from the plugin only
+    return sum(s.c for s in record.sessions) / len(record.sessions)
 
 
 def check_scores(report: AuditReport) -> list[Finding]:
@@ -398,7 +401,7 @@ def check_scores(report: AuditReport) -> list[Finding]:
                     empty_all.append(s)
                     if s > 0:
                         findings.append(
-                            Finding(f"{where}[{index}]", "empty", f"an empty answer scores s_e = {s:.2f} > 0")
+                            Finding(f"{where}[{index}]", "empty", f"an empty answer earns c_e = {s:.2f} > 0")
                         )
                 blind[family.capability].append(
                     policy_score(family, episode, "blind", "on", root / f"{n}-{m}-blind")

@@ -119,9 +119,10 @@ def episode_values(episode: Episode) -> frozenset[str]:
     )
 
 
-def answer_scores(episode: Episode, answer: str) -> list[tuple[int, float]]:
-    """s_e of every eval session when it answers ``answer`` and does nothing else (the seed world
-    unchanged, no tool call, no store): what a check gives an agent that did no work."""
+def answer_scores(episode: Episode, answer: str, part: str = "s") -> list[tuple[int, float]]:
+    """s_e (or with ``part="c"`` the check credit c_e) of every eval session when it answers
+    ``answer`` and does nothing else (the seed world unchanged, no tool call, no store): what a
+    check gives an agent that did no work."""
     from pytest_pastbench.core.world import World
 
     from ..scoring import score_session, session_safety
@@ -134,17 +135,20 @@ def answer_scores(episode: Episode, answer: str) -> list[tuple[int, float]]:
         run = SessionRecord(
             index=index, stage=session.stage, now=world.now, answer=answer, world_after=world.snapshot()
         )
-        results.append((index, score_session(session, run, session_safety(episode, session)).s))
+        score = score_session(session, run, session_safety(episode, session))
+        results.append((index, score.c if part == "c" else score.s))
     return results
 
 
 def leave_one_out(family: Family) -> dict[str, float]:
-    """Per episode: the score of an answer made of the values checked in the other episodes."""
+    """Per episode: the check credit c of an answer made of the values checked in the other
+    episodes (c, not s_e: s_e's 0.2 recovery term is the same for every answer with c > 0 and says
+    nothing about what the checks give away)."""
     values = {e.id: sorted(episode_values(e)) for e in family.episodes}
     result = {}
     for episode in family.episodes:
         others = [v for e in family.episodes if e.id != episode.id for v in values[e.id]]
-        scores = [s for _, s in answer_scores(episode, "\n".join(others))] if others else [0.0]
+        scores = [s for _, s in answer_scores(episode, "\n".join(others), part="c")] if others else [0.0]
         result[episode.id] = sum(scores) / len(scores)
     return result
 
