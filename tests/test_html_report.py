@@ -438,3 +438,40 @@ def test_a_damaged_protocol_results_file_exits_2_with_its_path(
     assert main(["html", str(run_dir)]) == 2
     assert "protocol_results.json: unreadable" in capsys.readouterr().err
     assert not (run_dir / "report.html").exists()
+
+
+def pastbench_section_end(stdout: str) -> list[str]:
+    """The pastbench lines just above pytest's final '=== … in Ns ===' line."""
+    lines = stdout.splitlines()
+    last = max(i for i, line in enumerate(lines) if line.startswith("=") and " in " in line)
+    return lines[:last]
+
+
+def test_a_run_writes_its_report_and_figures_and_prints_the_path_last(pytester: pytest.Pytester) -> None:
+    """A run ends with the page a person opens: report.html with the PAST figures in plots/."""
+    path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
+    path.parent.mkdir(parents=True)
+    from tests.family_samples import GOOD_MEMORY
+
+    path.write_text(GOOD_MEMORY)
+    # The project's conftest turns the report off for child runs; this run has the user's default.
+    result = pytester.runpytest_subprocess(
+        "families", "--pastbench-run-id=r", "-o", "pastbench_no_report=false"
+    )
+    assert result.ret == 0, result.stdout.str()
+    run_dir = pytester.path / "reports" / "r"
+    assert (run_dir / "report.html").is_file()
+    assert sorted(p.name for p in (run_dir / "plots").glob("*.png")) == [
+        "ablation_heatmap.png",
+        "capability_delta.png",
+        "frontier.png",
+    ]
+    page = (run_dir / "report.html").read_text()
+    assert page.count('src="data:image/png;base64,') == 3  # the figures it drew, embedded once
+    assert pastbench_section_end(result.stdout.str())[-1] == "report: reports/r/report.html"
+
+    off = pytester.runpytest_subprocess("families", "--pastbench-run-id=q", "--pastbench-no-report")
+    assert off.ret == 0, off.stdout.str()
+    assert not (pytester.path / "reports" / "q" / "report.html").exists()
+    assert not (pytester.path / "reports" / "q" / "plots").exists()
+    assert not any(line.startswith("report: ") for line in off.stdout.lines)

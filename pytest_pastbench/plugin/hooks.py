@@ -258,11 +258,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     pastbench = session.config.stash.get(RUN_KEY, None)
     if pastbench is None or pastbench.is_worker:
         return
-    from .finish import publish
+    from .finish import publish, write_report
 
     pastbench.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop)
     pastbench.finish()
     publish(pastbench, session)
+    write_report(pastbench)  # last: it reads the run folder as the files and the gates left it
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

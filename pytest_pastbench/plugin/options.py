@@ -236,6 +236,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
         default="reports",
     ),
     OptionSpec(
+        "no-report",
+        "do not write the run's HTML report (report.html) and its figures (plots/*.png) at the end "
+        "of the run; 'pastbench html RUN' and 'pastbench plot RUN' write them later",
+        kind=bool,
+        default=False,
+        check=_negate,
+        field="report",
+    ),
+    OptionSpec(
         "run-id",
         "name of this run's output folder",
         default_text="timestamp and seed",
@@ -463,8 +472,14 @@ def raw_value(config: pytest.Config, name: str) -> Any:
     return ini if ini not in (None, "", [], False) else None
 
 
+# Options that only shape what a run writes or shows, not what it measures: giving one alone does
+# not make a pytest run a benchmark run (no start-up checks, no early gateway), so a project may set
+# it in its ini file or PYTEST_ADDOPTS for every run.
+OUTPUT_ONLY = frozenset({"no-report"})
+
+
 def any_option_given(config: pytest.Config) -> bool:
-    return any(raw_value(config, spec.name) is not None for spec in OPTIONS)
+    return any(raw_value(config, spec.name) is not None for spec in OPTIONS if spec.name not in OUTPUT_ONLY)
 
 
 @dataclass(frozen=True)
@@ -478,6 +493,7 @@ class RunOptions:
     persistence: str = "both"
     trials: int = 1
     report_dir: str = "reports"
+    report: bool = True  # False only with --pastbench-no-report: no report.html nor plots/ at the end
     run_id: str | None = None
     pass_threshold: float | None = None
     seed: int = 0
