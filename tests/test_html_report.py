@@ -475,3 +475,21 @@ def test_a_run_writes_its_report_and_figures_and_prints_the_path_last(pytester: 
     assert not (pytester.path / "reports" / "q" / "report.html").exists()
     assert not (pytester.path / "reports" / "q" / "plots").exists()
     assert not any(line.startswith("report: ") for line in off.stdout.lines)
+
+
+def test_the_page_says_what_the_cis_are_over_as_the_terminal_does(tmp_path: Path) -> None:
+    from pytest_pastbench.results.render.table import config_notes
+    from tests.family_samples import scored_record
+
+    records = [
+        scored_record("update.fact", f"ep{i:02d}", arm, score, group=f"g{i % 3}")
+        for i in range(6)
+        for arm, score in (("on", 0.5 + i / 20), ("off", 0.4))
+    ]
+    summary = build_summary(records, {"id": "ci"}, seed=0)
+    run_dir = write_run(tmp_path, "ci", {"id": "ci"}, records, {}, summary, build_comparison(summary))
+    page = html.unescape(render_html(load_run(run_dir), draw=False))
+    [terminal_note] = [n for n in config_notes(summary["configs"][0]) if n.startswith("95% CIs")]
+    assert terminal_note == "95% CIs: paired bootstrap over 3 scenario groups."
+    assert terminal_note in page  # the page said "over episodes" while the terminal said groups
+    assert "CI over episodes" not in page

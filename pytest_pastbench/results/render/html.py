@@ -31,7 +31,7 @@ from .html_kit import ci_cell, json_for_script
 from .html_kit import esc as _e
 from .html_protocols import SECTION_TABLES, TITLES
 from .plots import FIGURES, PAST, make_plots, protocols_in
-from .table import format_delta, format_number, format_violations
+from .table import ci_basis, format_delta, format_number, format_violations
 
 REPORT_FILE = "report.html"
 _RUN_KEYS = (
@@ -318,9 +318,21 @@ def _figures(run: LoadedRun, draw: bool = True) -> dict[str, list[str]]:
     return figures
 
 
+def _ci_note(configs: list[dict[str, Any]]) -> str:
+    """The CIs' basis as the terminal says it (table.ci_basis): one sentence when every config
+    shares it, else one per config."""
+    bases = {str(c.get("label")): ci_basis(c.get("overall") or {}) for c in configs}
+    known = {label: basis for label, basis in bases.items() if basis}
+    if not known:
+        return "95% CIs: paired bootstrap"
+    if len(set(known.values())) == 1:
+        return f"95% CIs: {next(iter(known.values()))}"
+    return "95% CIs: " + "; ".join(f"{label}: {basis}" for label, basis in sorted(known.items()))
+
+
 def _past_tables(configs: list[dict[str, Any]]) -> str:
     return (
-        '<p class="muted">Δ = S_on − S_off with a 95% paired-bootstrap CI over episodes; Mech = mechanism '
+        f'<p class="muted">Δ = S_on − S_off. {_e(_ci_note(configs))}. Mech = mechanism '
         "evidence (on arm).</p>"
         + _summary_table(configs)
         + "<h3>Families and capabilities</h3>"
