@@ -370,3 +370,27 @@ def test_a_blank_line_follows_the_delta_header_with_and_without_xdist(
     lines = run(pytester, "families", "-n", workers).stdout.lines
     header = next(i for i, line in enumerate(lines) if "pastbench: Δ = S_on − S_off per family" in line)
     assert lines[header + 1 : header + 3] == ["", "hermes@pastbench/recall"]
+
+
+def test_the_final_line_shows_the_benchmark_counts_in_a_fixed_order() -> None:
+    """pytest orders words it does not know by their first report; the first item to finish may
+    be a control one. The line keeps scored, control, ablated, measured wherever pytest put them."""
+    from pytest_pastbench.plugin.terminal import fixed_status_order
+
+    class Reporter:
+        def build_summary_stats_line(self) -> tuple[list[tuple[str, dict[str, bool]]], str]:
+            parts = ["1 failed", "8 control", "2 measured", "8 scored", "3 deselected", "8 ablated"]
+            return [(text, {}) for text in parts], "red"
+
+    reporter = Reporter()
+    fixed_status_order(reporter)
+    line, color = reporter.build_summary_stats_line()
+    assert [text for text, _ in line] == [
+        "1 failed",
+        "8 scored",
+        "8 control",
+        "8 ablated",
+        "3 deselected",
+        "2 measured",
+    ]
+    assert color == "red"

@@ -268,7 +268,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     pastbench = config.stash.get(RUN_KEY, None)
-    if pastbench is None or pastbench.is_worker or pastbench.summary is None:
+    if pastbench is None or pastbench.is_worker:
+        return
+    from .terminal import fixed_status_order
+
+    fixed_status_order(terminalreporter)  # first: gate and resume parts are added after it
+    if pastbench.summary is None:
         return
     from .finish import render
 
