@@ -110,7 +110,7 @@ def write_report(run: PastbenchRun) -> None:
     cannot be written costs the run nothing: it says why on the terminal, the run's files stand."""
     if run.summary is None or run.run_dir is None or not run.options.report:
         return
-    from ..errors import PlotError, RunLoadError
+    from ..errors import PlotError
     from ..results.read import load_run
     from ..results.render.html import REPORT_FILE, write_html
     from ..results.render.plots import make_plots
@@ -120,7 +120,7 @@ def write_report(run: PastbenchRun) -> None:
         with contextlib.suppress(PlotError):  # no protocol with figures: the page says "no figures"
             make_plots(loaded, run.run_dir / "plots")
         run.report_path = write_html(loaded, run.run_dir / REPORT_FILE, draw=False)
-    except (RunLoadError, OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 (any failure: the run and its files are already done)
         run.report_error = f"{type(exc).__name__}: {exc}"
 
 

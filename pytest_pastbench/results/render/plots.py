@@ -277,7 +277,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "learning_curves.png",
         "plasticity",
         "Held-out ID (solid) and OOD (dashed) score per checkpoint, one colour per lineage; "
-        "lineages with the same scores draw over each other (the table lists each).",
+        "lineages with the same scores show as a thinner line inside a wider one.",
         _needs(pp.plasticity_families, "no plasticity lineage finished"),
         pp.draw_learning_curves,
     ),
