@@ -493,3 +493,24 @@ def test_the_page_says_what_the_cis_are_over_as_the_terminal_does(tmp_path: Path
     assert terminal_note == "95% CIs: paired bootstrap over 3 scenario groups."
     assert terminal_note in page  # the page said "over episodes" while the terminal said groups
     assert "CI over episodes" not in page
+
+
+def test_a_report_that_cannot_be_drawn_is_a_line_not_a_failed_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from pytest_pastbench.plugin.finish import write_report
+    from pytest_pastbench.results.render import plots
+
+    run_dir, _ = make_run(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise TypeError("a drawing bug")
+
+    monkeypatch.setattr(plots, "make_plots", broken)
+    run = SimpleNamespace(
+        summary={"configs": []}, run_dir=run_dir, options=SimpleNamespace(report=True), report_path=None
+    )
+    write_report(run)  # type: ignore[arg-type]
+    assert run.report_path is None and run.report_error == "TypeError: a drawing bug"
