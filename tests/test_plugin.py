@@ -198,7 +198,10 @@ def test_infra_failure_is_an_error_with_a_reason_not_a_zero(pytester: pytest.Pyt
     ]
     result = run(pytester, "families", "--pastbench-model=gone", *options, "--pastbench-run-id=bad")
     assert outcomes(result) == {"errors": 4}
-    result.stdout.fnmatch_lines(["infra_blocked: gone: gave up after 1 attempts: *Connection error*"])
+    # Said as what happened, with the address: litellm calls it an InternalServerError (HTTP 500).
+    result.stdout.fnmatch_lines(
+        [f"infra_blocked: gone: gave up after 1 attempts: connection refused at http://127.0.0.1:{port}/v1*"]
+    )
     overall = summary_of(pytester, "bad")["configs"][0]["overall"]
     assert overall["infra_blocked"] == 4 and overall["s_on"] is None and overall["delta"] is None
 
