@@ -24,7 +24,11 @@ def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: p
     a small subprocess run, repeated in some 80 of them. An unraisable exception in a child run
     still reaches its stderr through Python's default hook; it is just not turned into a warning.
     Set after pytester exists, which clears PYTEST_ADDOPTS for its runs.
+
+    The child runs also write no HTML report nor figures at the end (the default of a user's run):
+    drawing them costs about 1 s of CPU a run, over some 100 runs that check other things. A test
+    of the report passes ``-o pastbench_no_report=false`` (a later -o wins).
     """
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")
-        monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:unraisableexception")
+        monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:unraisableexception -o pastbench_no_report=true")

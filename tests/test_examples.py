@@ -41,3 +41,19 @@ def test_agent_ci_readme_commands_run_in_order_from_the_checkout_root() -> None:
             assert (cwd / target).resolve() == root and (root / "pyproject.toml").is_file()
         if command.startswith("pytest"):
             assert cwd == EXAMPLE, f"{line!r} runs outside the example"
+
+
+def test_every_examples_report_dir_is_ignored_by_git() -> None:
+    """Running an example writes its reports beside it; git status must stay clean after."""
+    import subprocess
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    for project in sorted((root / "examples").glob("*/pyproject.toml")):
+        ini = tomllib.loads(project.read_text()).get("tool", {}).get("pytest", {}).get("ini_options", {})
+        report_dir = ini.get("pastbench_report_dir", "reports")
+        inside = (project.parent / report_dir / "some-run" / "run.json").relative_to(root)
+        check = subprocess.run(["git", "check-ignore", "-q", str(inside)], cwd=root, check=False)
+        assert check.returncode == 0, f"{inside} is not ignored by git (.gitignore)"

@@ -185,3 +185,31 @@ def test_calls_skip_litellm_s_success_logging_and_keep_their_cost(monkeypatch: p
     assert not logged.wait(0.5)
     assert reply.cost_usd == pytest.approx(reply.prompt_tokens * 1e-6 + reply.completion_tokens * 2e-6)
     assert reply.cost_usd > 0
+
+
+def test_a_refused_connection_is_said_with_its_address_not_as_an_http_500(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """litellm wraps a refused connection as InternalServerError with status 500: nothing answered,
+    and the message says so, with the address the user gave."""
+    import socket
+
+    from pytest_pastbench.models.client import use_alias_file
+
+    with socket.socket() as probe:  # a port nothing listens on (bound, then closed)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    aliases = tmp_path / "aliases.yaml"
+    aliases.write_text(
+        f"aliases:\n  closed:\n    model: openai/x\n    api_base: http://127.0.0.1:{port}/v1\n"
+    )
+    use_alias_file(aliases)
+    try:
+        client = LiteLLMClient("closed", retry=RetryPolicy(attempts=2), sleep=lambda _: None)
+        with pytest.raises(InfraError) as info:
+            client.complete(MESSAGES, None)
+    finally:
+        use_alias_file(None)
+    message = str(info.value)
+    assert f"connection refused at http://127.0.0.1:{port}/v1" in message, message
+    assert "HTTP 500" not in message and "InternalServerError" not in message

@@ -64,3 +64,37 @@ def test_run_options_defaults_are_the_declared_ones() -> None:
     for spec in OPTIONS:
         if spec.target and spec.check is None:
             assert getattr(defaults, spec.target) == validate(spec, None, None, {}), spec.name  # type: ignore[arg-type]
+
+
+def test_pytest_help_has_a_section_per_group_placeholders_choices_and_typed_ini_keys(
+    pytester: pytest.Pytester,
+) -> None:
+    from pytest_pastbench.plugin.options import GROUPS
+
+    text = pytester.runpytest("--help").stdout.str()
+    starts = [text.index(f"pastbench: {title}:") for title in GROUPS.values()]
+    assert starts == sorted(starts)  # every section, in the declared order
+    ends = [*starts[1:], text.index("[pytest] configuration options")]
+    sections = {key: text[a:b] for key, a, b in zip(GROUPS, starts, ends, strict=True)}
+    for spec in OPTIONS:
+        assert f"--pastbench-{spec.name}" in sections[spec.group], spec.name
+    assert "PASTBENCH_" not in text  # argparse's default placeholders, e.g. PASTBENCH_MAX_COST
+    assert "--pastbench-persistence={both,on,off,ablated,all}" in text
+    assert "--pastbench-max-cost=USD" in text and "--pastbench-shard=K/N" in text
+    for key, kind in [("seed", "int"), ("max_cost", "float"), ("ablation", "bool"), ("model", "args")]:
+        assert f"pastbench_{key} ({kind})" in text
+    assert "README" not in text  # a wheel ships no README: the help names docs pages
+
+
+def test_typed_ini_keys_resolve_and_a_zero_is_a_value(pytester: pytest.Pytester) -> None:
+    from pytest_pastbench.plugin.options import resolve
+
+    pytester.makeini(
+        "[pytest]\npastbench_retry_delay = 0\npastbench_trials = 3\npastbench_no_report = true\n"
+    )
+    options = resolve(pytester.parseconfig())
+    # 0 == False: an untyped check took a 0 for "not given" and kept the 1.0 s default.
+    assert (options.retry_delay, options.trials, options.report) == (0.0, 3, False)
+    pytester.makeini("[pytest]\npastbench_concurrency = 0\n")
+    with pytest.raises(pytest.UsageError, match="--pastbench-concurrency=0: give a whole number"):
+        resolve(pytester.parseconfig())

@@ -113,7 +113,7 @@ def test_each_figure_exists_has_its_size_and_is_drawn(tmp_path: Path) -> None:
         assert_not_blank(image)
     # The data itself is drawn, not just empty axes: bars far larger than a legend swatch ...
     assert colour_count(pixels(tmp_path / "plots/capability_delta.png"), C1) > 2000
-    assert has_colour(pixels(tmp_path / "plots/frontier.png"), C1)  # (no legend on the frontier)
+    assert has_colour(pixels(tmp_path / "plots/frontier.png"), C1)  # its point (and its legend swatch)
     # ... and strongly coloured (large |Δ|) cells in the heatmap, left of its colour bar.
     heat = pixels(tmp_path / "plots/ablation_heatmap.png")[:, :800, :3]
     assert ((heat[..., 2] - heat[..., 0]) > 0.4).sum() > 1000  # blue: positive Δ (curator memory)
@@ -184,12 +184,32 @@ def test_importing_the_module_does_not_import_matplotlib() -> None:
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
 
 
-def test_heatmap_greys_out_a_capability_a_config_did_not_run(tmp_path: Path) -> None:
-    run_dir = make_run(tmp_path)
-    run = load_run(run_dir)
-    del run.summary["configs"][0]["capabilities"]["update"]
-    plot_run(run, tmp_path / "plots")
-    assert has_colour(pixels(tmp_path / "plots/ablation_heatmap.png"), (0xDD / 255,) * 3, tolerance=0.005)
+def test_heatmap_hatches_a_capability_a_config_did_not_run_unlike_a_measured_zero(tmp_path: Path) -> None:
+    """A flat grey for "not run" read as the scale's pale middle, a measured Δ of 0.00."""
+    from pytest_pastbench.results.render.plots import draw_ablation_heatmap
+
+    run = load_run(make_run(tmp_path))
+    first, second = run.summary["configs"][0], run.summary["configs"][1]
+    del first["capabilities"]["update"]  # not run
+    second["capabilities"]["update"]["delta"] = 0.0  # measured: no difference
+    fig = draw_ablation_heatmap(run.summary)
+    save(fig, tmp_path / "heat.png")
+    image = pixels(tmp_path / "heat.png")[..., :3]
+    ax = fig.axes[0]
+    row = [t.get_text() for t in ax.get_yticklabels()].index("update")
+
+    def cell(col: int) -> np.ndarray:
+        """The cell's pixels left of and above its centre text (display y grows upwards)."""
+        (x0, y0), (x1, y1) = ax.transData.transform([(col - 0.45, row + 0.45), (col - 0.15, row + 0.15)])
+        height = image.shape[0]
+        return image[int(height - y1) : int(height - y0), int(x0) : int(x1)].reshape(-1, 3)
+
+    not_run, zero = cell(0), cell(1)
+    assert len(np.unique(zero.round(2), axis=0)) == 1  # a measured 0.00: one flat colour
+    assert len(np.unique(not_run.round(2), axis=0)) > 1  # hatched
+    assert (not_run.min(axis=1) < 0.7).mean() > 0.05  # with lines darker than any pale grey
+    texts = [t.get_text() for t in ax.texts]
+    assert "not run" in texts and "+0.00" in texts
 
 
 def test_plots_of_a_real_run(pytester: pytest.Pytester) -> None:
@@ -333,3 +353,17 @@ def test_a_run_of_the_other_protocols_draws_their_figures_only(tmp_path: Path) -
     assert result.absent["past"].startswith("this run has no PAST configs: capability_delta.png")
     only = make_plots(run, tmp_path / "only", only="stream")
     assert [p.name for p in only.written] == ["reward_per_window.png"] and not only.absent
+
+
+def test_the_frontier_names_short_labels_in_a_legend_and_keys_only_long_ones(tmp_path: Path) -> None:
+    """A 23-character config label was drawn as "C1" beside its point."""
+    run = load_run(make_run(tmp_path))
+    fig = draw_frontier(run.summary)
+    (legend_box,) = fig.findobj(Legend)
+    labels = [str(c["label"]) for c in run.summary["configs"]]
+    assert [t.get_text() for t in legend_box.get_texts()] == labels
+    assert not fig.axes[0].texts  # no key beside the points
+    save(fig, tmp_path / "frontier.png")
+    texts_inside(fig)
+    long_fig = draw_frontier(sample_summary(2))  # labels past the key length: keyed, spelled out below
+    assert [t.get_text() for t in long_fig.axes[0].texts] == ["C1", "C2"]

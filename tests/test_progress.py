@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_pastbench.plugin.progress import ProgressLine, StatusScreen, status_text
+from pytest_pastbench.plugin.progress import ProgressLine, StatusScreen, eta_seconds, status_text
 from tests.test_plugin import outcomes, run
 
 # One episode of each built-in SM memory family: 6 items, a few seconds offline.
@@ -143,6 +143,80 @@ def test_plain_lines_count_reports_and_blocked_items_every_30_s_reading_the_ledg
         "pastbench 3/3 items · 2 calls · 15 tokens · unpriced · 1 blocked · ETA 0s"
     ]
     assert reads == [31.0, 61.5]  # read only when a line is drawn, at most once a second
+
+
+def test_the_eta_is_work_left_at_the_rate_of_work_done_not_items_finished() -> None:
+    """16 items in flight, the first of 100 just finished after 10 s: the ledger's tokens say ten
+    items' work is done (1,000 tokens an item, by the finished one's record), so 90 s are left;
+    items finished per second said 990 s (the 40-minute ETA of a two-minute run)."""
+    assert eta_seconds(1, 100, 10.0, tokens_now=10_000, tokens_per_item=1_000) == pytest.approx(90.0)
+    assert "ETA 1m30s" in status_text(1, 100, 0, {"m": {"prompt_tokens": 10_000}}, 10.0, 1_000)
+    # No measure of work (offline items that use no tokens): finished items per second.
+    assert eta_seconds(1, 100, 10.0, tokens_now=0, tokens_per_item=None) == pytest.approx(990.0)
+    # The estimate of an item's work was low (more done than it expects): items, never 0 s early.
+    assert eta_seconds(50, 100, 10.0, tokens_now=90_000, tokens_per_item=800) == pytest.approx(10.0)
+    assert eta_seconds(0, 100, 10.0, tokens_now=5_000, tokens_per_item=None) is None
+    assert eta_seconds(100, 100, 10.0, tokens_now=5_000, tokens_per_item=50) == 0.0
+
+
+def test_the_progress_line_learns_an_items_tokens_from_finished_records(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    clock = [0.0]
+    ledger = {"m": {"calls": 40, "prompt_tokens": 9_000, "completion_tokens": 1_000, "cost_usd": 0.0}}
+    line = ProgressLine(None, "plain", lambda: ledger, clock=lambda: clock[0])  # type: ignore[arg-type]
+    line._writer = _Writer()
+    line.pytest_xdist_node_collection_finished(None, [f"a.yaml::ep{i:02d}[on]" for i in range(100)])
+    line.pytest_runtest_logstart()
+    clock[0] = 31.0
+    report = _Report(False)
+    report.pastbench["record"].update(prompt_tokens=900, completion_tokens=100)
+    line.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    # 10,000 of 100 × 1,000 tokens done in 31 s: 279 s left (items finished said 51 minutes).
+    assert capsys.readouterr().err.strip().endswith("ETA 4m39s")
+
+
+class _Terminal(_Writer):
+    """pytest's writer, with stderr merged into its stream as a CI log merges them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log = self._file
+
+
+def test_in_plain_mode_the_line_waits_for_pytests_newline_and_is_a_line_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [0.0]
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal.log)  # one log, both streams
+    line = ProgressLine(None, "plain", dict, clock=lambda: clock[0])  # type: ignore[arg-type]
+    line._writer = terminal
+    line.mode = "plain"
+    from pytest_pastbench.plugin.progress import _LineTap
+
+    line._tap = _LineTap(terminal, line._after_pytest_writes)  # what pytest_sessionstart installs
+    line.pytest_xdist_node_collection_finished(None, ["a.yaml::ep01[on]", "a.yaml::ep01[off]"])
+    terminal.write("families/a.yaml ")
+    line.pytest_runtest_logstart()
+    clock[0] = 40.0
+    terminal.write("m")
+    line.pytest_runtest_logreport(_Report(False))  # due, but pytest is mid-line: it waits
+    assert "pastbench" not in terminal.log.getvalue()
+    terminal.write("m")
+    terminal.write("                    [100%]")
+    terminal.write("\n")
+    terminal.write("== 2 passed ==\n")
+    assert terminal.log.getvalue().splitlines() == [
+        "families/a.yaml mm                    [100%]",
+        "pastbench 1/2 items · 0 calls · 0 tokens · $0.00 · 0 blocked · ETA 40s",
+        "== 2 passed ==",
+    ]
+    clock[0] = 80.0
+    line.pytest_runtest_logreport(_Report(False))  # between pytest's lines: at once
+    assert terminal.log.getvalue().splitlines()[-1].startswith("pastbench 2/2 items")
+    line.pytest_unconfigure()
+    assert terminal._file is terminal.log  # the writer has its own stream back
 
 
 @pytest.mark.parametrize("verbosity", ["-q", pytest.param("-v", marks=pytest.mark.slow)])

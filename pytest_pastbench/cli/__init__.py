@@ -32,7 +32,10 @@ DESCRIPTION = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..version import plugin_version
+
     parser = argparse.ArgumentParser(prog="pastbench", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"pastbench {plugin_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
         import_module(module).register_cli(commands)

@@ -23,7 +23,9 @@ unsandboxed as a fallback.
 Root: the kernel never applies RLIMIT_NPROC to uid 0, so when the harness runs as root the
 command runs as the unprivileged uid ``SANDBOX_UID`` (bubblewrap sets up the mounts as root,
 ``setpriv`` drops to that uid just before the command), and ``workdir`` is handed to that uid
-for the run and given back to its owners afterwards.
+for the run and given back to its owners afterwards. What it must only read is bound so that
+uid can read it without opening anything to all users (``readable_binds``: a closed folder's
+entries one by one).
 """
 
 from __future__ import annotations
@@ -168,7 +170,42 @@ def unreadable_in_sandbox(paths: Sequence[Path]) -> list[Path]:
     if not _running_as_root():
         return []
     need = {True: 0o005, False: 0o004}  # a folder must be entered too
-    return [p for p in paths if (p.stat().st_mode & need[p.is_dir()]) != need[p.is_dir()]]
+    closed = []
+    for path in paths:
+        try:
+            mode = path.stat().st_mode
+        except OSError:  # a broken link: nothing there to read
+            continue
+        if (mode & need[path.is_dir()]) != need[path.is_dir()]:
+            closed.append(path)
+    return closed
+
+
+MAX_EXPANDED_BINDS = 2000  # entries of closed folders bound one by one (readable_binds)
+
+
+def readable_binds(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """What to bind so that, as root, the sandbox's uid reads what it may: ``(binds, hidden)``.
+
+    A path the uid can read is bound as it is. A folder it cannot enter (a ``mktemp -d`` project,
+    mode 0700) is not opened to all users: its entries are bound one by one instead, each the
+    same way, under a sandbox-made 0755 folder of the same name (bubblewrap, as root, looks the
+    host paths up itself). ``hidden`` are the files the uid still cannot read (mode 0600: private
+    on purpose), and whatever is past ``MAX_EXPANDED_BINDS``. Not root: every path as it is."""
+    if not _running_as_root():
+        return sorted(set(paths)), []
+    binds: set[Path] = set()
+    hidden: list[Path] = []
+    pending = sorted(set(paths))
+    while pending:
+        path = pending.pop(0)
+        if not unreadable_in_sandbox([path]):
+            binds.add(path)
+        elif path.is_dir() and not path.is_symlink() and len(binds) + len(pending) < MAX_EXPANDED_BINDS:
+            pending += sorted(path.iterdir())
+        else:
+            hidden.append(path)
+    return sorted(binds), sorted(hidden)
 
 
 def hand_to_sandbox(folder: Path) -> None:

@@ -368,12 +368,14 @@ class LiteLLMClient:
                 reply.retries = attempt
                 return reply
             if not is_transient(litellm, error):  # auth, bad request, unknown model: retrying won't help
-                raise InfraError(f"{self.model}: {_describe(error)}", retries=attempt) from error
+                raise InfraError(
+                    f"{self.model}: {_describe(error, self.alias.api_base)}", retries=attempt
+                ) from error
             last_error = error
             if attempt + 1 < attempts:
                 self._sleep(self._delay(attempt, error))
         raise InfraError(
-            f"{self.model}: gave up after {attempts} attempts: {_describe(last_error)}",
+            f"{self.model}: gave up after {attempts} attempts: {_describe(last_error, self.alias.api_base)}",
             retries=attempts - 1,
         )
 
@@ -494,13 +496,49 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def _describe(exc: Exception | None) -> str:
-    """``InternalServerError (HTTP 500): <first line>``: class, status when known, message."""
+def _describe(exc: Exception | None, address: str | None = None) -> str:
+    """``InternalServerError (HTTP 500): <first line>``: class, status when known, message.
+
+    A connection that never got a reply is said as such, with the address: litellm wraps a refused
+    connection in an ``InternalServerError`` with status 500, which reads as a server that
+    answered with an error when nothing answered at all."""
     if exc is None:
         return "no error recorded"
+    unreached = _connection_failure(exc)
+    if unreached is not None:
+        what, url = unreached
+        where = address or url or "the provider's address"  # the address the user configured first
+        return f"{what} at {where} (no HTTP reply; is the server running and the address right?)"
     status = getattr(exc, "status_code", None)
     label = f"{type(exc).__name__} (HTTP {status})" if isinstance(status, int) else type(exc).__name__
     return f"{label}: {_short(exc)}"
+
+
+def _connection_failure(exc: BaseException) -> tuple[str, str | None] | None:
+    """What stopped the connection (refused, name not resolved) and the URL asked for, from the
+    exception's causes (litellm -> the SDK -> httpx -> the socket error); None: a reply came."""
+    import socket
+
+    seen: set[int] = set()
+    url: str | None = None
+    what: str | None = None
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        try:
+            request = getattr(current, "request", None)  # httpx raises RuntimeError when unset
+        except RuntimeError:
+            request = None
+        if getattr(request, "url", None) is not None:
+            # The deepest one: litellm's own exceptions carry a placeholder request to
+            # api.openai.com whatever the provider; httpx's is the request that was tried.
+            url = str(request.url)
+        if isinstance(current, ConnectionRefusedError):
+            what = "connection refused"
+        elif isinstance(current, socket.gaierror):
+            what = "host name not resolved"
+        current = current.__cause__ or current.__context__
+    return None if what is None else (what, url)
 
 
 def _short(exc: Exception | None) -> str:

@@ -4,6 +4,7 @@ with the run object; every protocol takes part through its registered object."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +101,29 @@ def publish(run: PastbenchRun, session: pytest.Session) -> None:
     append_step_summary(run.summary, registry=run.registry, gates=gates)
 
 
+def write_report(run: PastbenchRun) -> None:
+    """The HTML report and the report figures, written into the run folder after its files (what
+    ``pastbench plot RUN`` and ``pastbench html RUN`` write), unless --pastbench-no-report.
+
+    The figures are drawn once, into ``plots/``, and the page embeds those: drawing is the cost
+    (matplotlib, about 1 s of CPU for a PAST run), the page itself a tenth of that. A report that
+    cannot be written costs the run nothing: it says why on the terminal, the run's files stand."""
+    if run.summary is None or run.run_dir is None or not run.options.report:
+        return
+    from ..errors import PlotError
+    from ..results.read import load_run
+    from ..results.render.html import REPORT_FILE, write_html
+    from ..results.render.plots import make_plots
+
+    try:
+        loaded = load_run(run.run_dir)
+        with contextlib.suppress(PlotError):  # no protocol with figures: the page says "no figures"
+            make_plots(loaded, run.run_dir / "plots")
+        run.report_path = write_html(loaded, run.run_dir / REPORT_FILE, draw=False)
+    except Exception as exc:  # noqa: BLE001 (any failure: the run and its files are already done)
+        run.report_error = f"{type(exc).__name__}: {exc}"
+
+
 PROGRESS_LEGEND = (
     "progress letters: o = on arm scored, c = control (off arm) scored, a = ablated arm scored, "
     "m = protocol item measured"
@@ -142,6 +166,14 @@ def render(run: PastbenchRun, terminal: Any) -> None:
         from .regression import add_gate_verdict
 
         add_gate_verdict(terminal, regression.results)
+    if run.report_path is not None:
+        # The last line of the section: the one file to open (figures included) after a run.
+        terminal.write_line(f"report: {run.report_path}", bold=True)
+    elif run.report_error is not None:
+        terminal.write_line(
+            f"pastbench: no report written ({run.report_error}); try: pastbench html {run.run_dir}",
+            yellow=True,
+        )
     partial = summary.get("run", {}).get("partial")
     if partial:
         # Last, where a person looks after Ctrl-C: what is missing and the one command to finish.

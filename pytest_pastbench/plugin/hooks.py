@@ -258,16 +258,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     pastbench = session.config.stash.get(RUN_KEY, None)
     if pastbench is None or pastbench.is_worker:
         return
-    from .finish import publish
+    from .finish import publish, write_report
 
     pastbench.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop)
     pastbench.finish()
     publish(pastbench, session)
+    write_report(pastbench)  # last: it reads the run folder as the files and the gates left it
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     pastbench = config.stash.get(RUN_KEY, None)
-    if pastbench is None or pastbench.is_worker or pastbench.summary is None:
+    if pastbench is None or pastbench.is_worker:
+        return
+    from .terminal import fixed_status_order
+
+    fixed_status_order(terminalreporter)  # first: gate and resume parts are added after it
+    if pastbench.summary is None:
         return
     from .finish import render
 

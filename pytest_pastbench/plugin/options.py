@@ -27,6 +27,17 @@ ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 DEFAULT_CONCURRENCY = 8
 
 
+# The sections of `pytest --help` and docs/options.md, in this order: key -> title.
+GROUPS: dict[str, str] = {
+    "model": "model (what answers: model strings and aliases, the judge, model requests, the cache)",
+    "agent": "agent (what runs the sessions: profile, external program, sandbox, mechanisms, budgets)",
+    "selection": "selection (what is measured: families, arms, trials, shards, protocol parameters)",
+    "run": "run control (seed, concurrency, run-wide budgets, resume, the status line)",
+    "outputs": "outputs (where the run's files go and what is written)",
+    "gates": "gates (pass threshold, baselines and regression gates)",
+}
+
+
 # A further check of one option's value (after type, bounds and choices): the value so far, the
 # config, and the options resolved before it (in OPTIONS order) in; the final value out. Raises
 # ValueError (shown after "--pastbench-NAME=VALUE: ") or pytest.UsageError (shown as it is).
@@ -49,18 +60,34 @@ class OptionSpec:
     check: Check | None = None
     field: str | None = None  # the RunOptions field it fills (default: its name); "" for none
     default_text: str | None = None  # the default as the reference shows it, when not the value
+    group: str = "run"  # a key of GROUPS: the section of `pytest --help` and docs/options.md
+    metavar: str | None = None  # the placeholder in `pytest --help` (default: from kind and choices)
 
     @property
     def flag(self) -> bool:
         return self.kind is bool
 
     @property
+    def placeholder(self) -> str | None:
+        """``{both,on,off}`` for choices, else the declared metavar, ``N`` (int), ``X`` (float)."""
+        if self.flag:
+            return None
+        if self.choices:
+            return "{" + ",".join(self.choices) + "}"
+        return self.metavar or {int: "N", float: "X"}.get(self.kind, "VALUE")
+
+    @property
     def ini_key(self) -> str:
         return "pastbench_" + self.name.replace("-", "_")
 
     @property
-    def ini_type(self) -> str | None:
-        return "bool" if self.flag else "args" if self.multiple else None
+    def ini_type(self) -> str:
+        """The ini key's type as pytest parses and shows it (``pytest --help``: ``(int)``)."""
+        if self.flag:
+            return "bool"
+        if self.multiple:
+            return "args"
+        return {int: "int", float: "float"}.get(self.kind, "string")
 
     @property
     def target(self) -> str:
@@ -172,18 +199,25 @@ OPTIONS: tuple[OptionSpec, ...] = (
         multiple=True,
         field="models",
         default_text="pastbench/recall",
+        group="model",
+        metavar="MODEL",
     ),
     OptionSpec(
         "agent",
         "agent: a profile in agents/ or a profile file, module:factory, "
-        "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents, see README)",
+        "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents: the docs' agents page, "
+        "docs/agents.md)",
         default="hermes",
+        group="agent",
+        metavar="AGENT",
     ),
     OptionSpec(
         "agent-label",
         "the agent's name in tables, plots and reports (default: its profile's name; for "
         "subprocess:/docker: specs the program's or image's name)",
         check=_agent_label,
+        group="agent",
+        metavar="NAME",
     ),
     OptionSpec(
         "no-agent-sandbox",
@@ -193,11 +227,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         default=False,
         check=_negate,
         field="agent_sandbox",
+        group="agent",
     ),
     OptionSpec(
         "docker-host",
         "container engine for docker agents, a Docker API URL such as unix:///run/podman/podman.sock",
         default_text="DOCKER_HOST, then the usual docker and podman sockets",
+        group="agent",
+        metavar="URL",
     ),
     OptionSpec(
         "mechanisms",
@@ -207,6 +244,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         check=_mechanism_sets,
         field="mechanism_sets",
         default_text="the agent profile's",
+        group="agent",
+        metavar="SET",
     ),
     OptionSpec(
         "ablation",
@@ -215,6 +254,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=bool,
         default=False,
         field="",
+        group="agent",
     ),
     OptionSpec(
         "persistence",
@@ -222,6 +262,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "with every entry holding a key fact removed) or all (on, off and ablated)",
         default="both",
         choices=PERSISTENCE_CHOICES,
+        group="selection",
     ),
     OptionSpec(
         "trials",
@@ -229,16 +270,32 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         default=1,
         low=1,
+        group="selection",
+        metavar="N",
     ),
     OptionSpec(
         "report-dir",
         "root of run outputs",
         default="reports",
+        group="outputs",
+        metavar="DIR",
+    ),
+    OptionSpec(
+        "no-report",
+        "do not write the run's HTML report (report.html) and its figures (plots/*.png) at the end "
+        "of the run; 'pastbench html RUN' and 'pastbench plot RUN' write them later",
+        kind=bool,
+        default=False,
+        check=_negate,
+        field="report",
+        group="outputs",
     ),
     OptionSpec(
         "run-id",
         "name of this run's output folder",
         default_text="timestamp and seed",
+        group="outputs",
+        metavar="NAME",
     ),
     OptionSpec(
         "pass-threshold",
@@ -246,6 +303,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=float,
         low=0.0,
         high=1.0,
+        group="gates",
+        metavar="SCORE",
     ),
     OptionSpec(
         "seed",
@@ -253,12 +312,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         default=0,
         low=0,
+        group="run",
+        metavar="N",
     ),
     OptionSpec(
         "families",
         "collect families from PATH, or 'builtin' for the packaged ones; repeatable",
         multiple=True,
         default_text="this folder's testpaths",
+        group="selection",
+        metavar="PATH",
     ),
     OptionSpec(
         "max-tool-calls",
@@ -266,6 +329,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         default=50,
         low=1,
+        group="agent",
+        metavar="N",
     ),
     OptionSpec(
         "session-timeout",
@@ -273,18 +338,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=float,
         default=300.0,
         low=1.0,
+        group="agent",
+        metavar="SECONDS",
     ),
     OptionSpec(
         "cache",
         "model-response cache: off (default), rw (reuse and store), replay (reuse; a miss is an error)",
         default="off",
         choices=CACHE_MODES,
+        group="model",
     ),
     OptionSpec(
         "cache-dir",
         "where the response cache lives",
         default=".pastbench/cache",
         check=_cache_dir,
+        group="model",
+        metavar="DIR",
     ),
     OptionSpec(
         "max-connections",
@@ -292,6 +362,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         default=16,
         low=1,
+        group="model",
+        metavar="N",
     ),
     OptionSpec(
         "concurrency",
@@ -301,6 +373,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         default=DEFAULT_CONCURRENCY,
         above_zero="give a whole number of items in flight per process, 1 or more "
         f"(e.g. --pastbench-concurrency={DEFAULT_CONCURRENCY})",
+        group="run",
+        metavar="N",
     ),
     OptionSpec(
         "max-cost",
@@ -308,6 +382,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "spent no new request starts and unfinished items are infra_blocked (budget:run_cost)",
         kind=float,
         above_zero="give a budget above 0 in USD, e.g. 5.00",
+        group="run",
+        metavar="USD",
     ),
     OptionSpec(
         "max-tokens",
@@ -315,6 +391,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "unfinished items are infra_blocked (budget:run_tokens)",
         kind=int,
         above_zero="give a budget above 0 in tokens, e.g. 2000000",
+        group="run",
+        metavar="TOKENS",
     ),
     OptionSpec(
         "progress",
@@ -323,12 +401,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "plain (a line on stderr at most every 30 s, for CI logs) or off",
         default="auto",
         choices=PROGRESS_MODES,
+        group="run",
     ),
     OptionSpec(
         "model-aliases",
         "YAML file whose 'aliases:' entries (model, key_env, api_base, input/output_cost_per_token) "
         "override and extend agents/models.yaml",
         check=_alias_file,
+        group="model",
+        metavar="FILE",
     ),
     OptionSpec(
         "judge-model",
@@ -336,6 +417,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--pastbench-model; pastbench/judge is the offline reference judge); default: none, "
         "rubric checks are left out of c_e and flagged",
         check=_judge_model,
+        group="model",
+        metavar="MODEL",
     ),
     OptionSpec(
         "retries",
@@ -343,6 +426,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         default=4,
         low=1,
+        group="model",
+        metavar="N",
     ),
     OptionSpec(
         "retry-delay",
@@ -350,6 +435,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=float,
         default=1.0,
         low=0.0,
+        group="model",
+        metavar="SECONDS",
     ),
     OptionSpec(
         "request-timeout",
@@ -357,14 +444,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=float,
         default=120.0,
         low=0.001,
+        group="model",
+        metavar="SECONDS",
     ),
     OptionSpec(
         "save",
         "after the run, save its summary as baseline NAME in the storage dir",
+        group="gates",
+        metavar="NAME",
     ),
     OptionSpec(
         "compare",
         "compare this run with a baseline: a saved NAME, a baseline file or a run folder",
+        group="gates",
+        metavar="BASELINE",
     ),
     OptionSpec(
         "compare-fail",
@@ -372,17 +465,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "[SCOPE.]METRIC:X, e.g. delta:0.05, update.delta:0.03, mech:0.05, update.fact_correction.delta:±0.1, "
         "stream.hidden:2.0, intervention.rho:0.05, plasticity.id_end:10; repeatable",
         multiple=True,
+        group="gates",
+        metavar="[SCOPE.]METRIC:X",
     ),
     OptionSpec(
         "storage",
         "where baselines are saved",
         default=".pastbench/baselines",
+        group="gates",
+        metavar="DIR",
     ),
     OptionSpec(
         "shard",
         "run only shard K of N (K/N, e.g. 2/4): whole episodes, for splitting a run across CI jobs; "
         "join the shard runs with 'pastbench merge'",
         check=_shard,
+        group="selection",
+        metavar="K/N",
     ),
     OptionSpec(
         "plasticity-checkpoints",
@@ -390,6 +489,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         low=1,
         high=200,
+        group="selection",
+        metavar="N",
     ),
     OptionSpec(
         "intervention-m",
@@ -398,6 +499,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         kind=int,
         low=1,
         default_text="each family's metrics.m",
+        group="selection",
+        metavar="M",
     ),
     OptionSpec(
         "intervention-tau",
@@ -407,11 +510,15 @@ OPTIONS: tuple[OptionSpec, ...] = (
         low=0.0,
         check=_below_one,
         default_text="each family's metrics.tau",
+        group="selection",
+        metavar="TAU",
     ),
     OptionSpec(
         "resume",
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
+        group="run",
+        metavar="RUN",
     ),
     OptionSpec(
         "stream-scale",
@@ -419,6 +526,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "or full (every generated ticket, 4,000+ over the built-in streams)",
         default="sample",
         choices=STREAM_SCALES,
+        group="selection",
     ),
     OptionSpec(
         "stream-reference",
@@ -426,20 +534,27 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "retail_H_L1 ... pitch_H_L3, avg_h, avg_f): the stream tables show its row of each harness's "
         "method (blind/oracle/rag) and model as a 'published' column beside ours",
         check=_stream_reference,
+        group="outputs",
+        metavar="CSV",
     ),
 )
 
 
 def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("pastbench", "agent self-improvement benchmark (pytest-pastbench)")
-    for spec in OPTIONS:
-        if spec.flag:
-            action: dict[str, Any] = {"action": "store_const", "const": True}
-        else:
-            action = {"action": "append" if spec.multiple else "store"}
-        text = help_text(spec)
-        group.addoption(f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=text, **action)
-        parser.addini(spec.ini_key, text, type=spec.ini_type, default=None)
+    """One `pytest --help` section per group (GROUPS), each option with its placeholder; every ini
+    key typed as pytest parses it (bool, int, float, args; string otherwise)."""
+    for key, title in GROUPS.items():
+        group = parser.getgroup(f"pastbench-{key}", f"pastbench: {title}")
+        for spec in (s for s in OPTIONS if s.group == key):
+            if spec.flag:
+                action: dict[str, Any] = {"action": "store_const", "const": True}
+            else:
+                action = {"action": "append" if spec.multiple else "store", "metavar": spec.placeholder}
+            text = help_text(spec)
+            group.addoption(
+                f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=text, **action
+            )
+            parser.addini(spec.ini_key, text, type=spec.ini_type, default=None)  # type: ignore[arg-type]
 
 
 def help_text(spec: OptionSpec) -> str:
@@ -458,13 +573,24 @@ def raw_value(config: pytest.Config, name: str) -> Any:
     value = config.getoption(_dest(name))
     if value not in (None, []):
         return value
-    ini = config.getini("pastbench_" + name.replace("-", "_"))
-    # An unset bool ini key reads as False: that is "not given", like an unset string.
-    return ini if ini not in (None, "", [], False) else None
+    key = "pastbench_" + name.replace("-", "_")
+    try:
+        ini = config.getini(key)
+    except (ValueError, TypeError) as exc:  # a typed key whose text is not its type (older pytest)
+        raise pytest.UsageError(f"{key}: {exc}") from None
+    # An unset bool ini key reads as False: that is "not given", like an unset string. An int or
+    # float key set to 0 is given (0 == False, so compared by identity).
+    return None if ini is None or ini is False or ini == "" or ini == [] else ini
+
+
+# Options that only shape what a run writes or shows, not what it measures: giving one alone does
+# not make a pytest run a benchmark run (no start-up checks, no early gateway), so a project may set
+# it in its ini file or PYTEST_ADDOPTS for every run.
+OUTPUT_ONLY = frozenset({"no-report"})
 
 
 def any_option_given(config: pytest.Config) -> bool:
-    return any(raw_value(config, spec.name) is not None for spec in OPTIONS)
+    return any(raw_value(config, spec.name) is not None for spec in OPTIONS if spec.name not in OUTPUT_ONLY)
 
 
 @dataclass(frozen=True)
@@ -478,6 +604,7 @@ class RunOptions:
     persistence: str = "both"
     trials: int = 1
     report_dir: str = "reports"
+    report: bool = True  # False only with --pastbench-no-report: no report.html nor plots/ at the end
     run_id: str | None = None
     pass_threshold: float | None = None
     seed: int = 0
@@ -609,17 +736,18 @@ def reference_markdown() -> str:
         "Every `--pastbench-NAME` option is also the ini key `pastbench_NAME` (in `pytest.ini`,",
         "`pyproject.toml` under `[tool.pytest.ini_options]`, or `tox.ini`); the command line wins.",
         "A value out of its type, bounds or choices stops the run before anything starts, with a",
-        "one-line fix.",
-        "",
-        "| option | ini key | value | default | what it does |",
-        "|---|---|---|---|---|",
+        "one-line fix. `pytest --help` lists them in the same sections.",
     ]
-    for spec in OPTIONS:
-        option = f"--pastbench-{spec.name}" + ("" if spec.flag else "=VALUE")
-        text = help_text(spec).replace("|", "\\|")
-        rows.append(
-            f"| `{option}` | `{spec.ini_key}` | {_value_text(spec)} | {_default_text(spec)} | {text} |"
-        )
+    header = ["| option | ini key (type) | value | default | what it does |", "|---|---|---|---|---|"]
+    for key, title in GROUPS.items():
+        rows += ["", f"## {title[0].upper()}{title[1:]}", "", *header]
+        for spec in (s for s in OPTIONS if s.group == key):
+            option = f"--pastbench-{spec.name}" + ("" if spec.flag else f"={spec.placeholder}")
+            text = help_text(spec).replace("|", "\\|")
+            rows.append(
+                f"| `{option}` | `{spec.ini_key}` ({spec.ini_type}) | "
+                f"{_value_text(spec)} | {_default_text(spec)} | {text} |"
+            )
     return "\n".join(rows) + "\n"
 
 

@@ -5,10 +5,18 @@ model calls, tokens, dollars so far (or "unpriced"), blocked items and an ETA. I
 from the reports the controller receives; calls, tokens and dollars from the model ledger, read
 at most once a second (under xdist that is one loopback request to the gateway).
 
+The ETA is estimated from work done, not items finished: with 8 items in flight per process
+(and the longest first), the first item ends when much of the work of many is done, and a count
+of finished items put the ETA at 40 minutes for a two-minute run. Work is tokens: the ledger's
+are live (they include the items in flight), and the finished items' records say how many an
+item takes, so the run expects ``mean tokens of a finished item × items`` in all.
+
 - ``tty``: the line is redrawn in place on the row under pytest's own current line, and erased
   (the cursor put back where pytest left it) before pytest writes anything, so the screen pytest
   leaves is the screen it would leave without the line.
-- ``plain``: a line on stderr at most every 30 s (CI logs); pytest's stdout is untouched.
+- ``plain``: a line on stderr at most every 30 s (CI logs); pytest's stdout is untouched. A CI log
+  merges both streams, so the line is written only between pytest's lines: when pytest is in the
+  middle of one (``fam.yaml oocc``), it waits for pytest's newline and follows it, a line of its own.
 - ``auto`` (default): ``tty`` on a terminal, else ``plain``. ``off`` or ``-p no:pastbench_progress``
   turn it off.
 
@@ -64,6 +72,10 @@ class ProgressLine:
         self._plain_at = -float("inf")
         self._writer: Any = None
         self._screen: StatusScreen | None = None
+        self._tap: _LineTap | None = None  # plain: where pytest's current line stands
+        self._pending: str | None = None  # plain: a line waiting for pytest's newline
+        self.done_tokens = 0  # the tokens of the finished items that recorded theirs
+        self.done_with_tokens = 0
 
     def pytest_sessionstart(self) -> None:
         # Here, not at configure: the terminal reporter is configured after this plugin.
@@ -76,6 +88,8 @@ class ProgressLine:
             self.mode = "tty" if isatty and isatty() else "plain"
         if self.mode == "tty":
             self._screen = StatusScreen(self._writer)
+        elif self.mode == "plain":
+            self._tap = _LineTap(self._writer, self._after_pytest_writes)
 
     # -- counts ---------------------------------------------------------------------------------
 
@@ -96,14 +110,21 @@ class ProgressLine:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, PAYLOAD_ATTR, None)
         if payload:  # one report per benchmark item carries its payload (call, or a failed setup)
+            record = payload.get("record", {})
             self.done += 1
-            self.blocked += bool(payload.get("record", {}).get("infra_blocked"))
+            self.blocked += bool(record.get("infra_blocked"))
+            tokens = _record_tokens(record)
+            if tokens:
+                self.done_tokens += tokens
+                self.done_with_tokens += 1
         self.update()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self) -> None:
         if self._screen is not None:
             self._screen.detach()
+        if self._tap is not None:
+            self._tap.detach()
 
     # -- the line -------------------------------------------------------------------------------
 
@@ -119,33 +140,77 @@ class ProgressLine:
         if now - self._ledger_read_at >= LEDGER_EVERY_S:
             self._ledger = self._ledger_source()
             self._ledger_read_at = now
-        text = status_text(self.done, self.total, self.blocked, self._ledger, now - self._started)
+        per_item = self.done_tokens / self.done_with_tokens if self.done_with_tokens else None
+        text = status_text(self.done, self.total, self.blocked, self._ledger, now - self._started, per_item)
         if self._screen is not None:
             self._screen.show(text)
-        else:
-            self._plain_at = now
-            self._writer.flush()  # pytest's own output first, in a log that merges both streams
-            _stderr().write(text + "\n")
-            _stderr().flush()
+            return
+        self._plain_at = now
+        if self._tap is not None and self._tap.mid_line:
+            self._pending = text  # after pytest's newline; a later line replaces it
+            return
+        self._write_plain(text)
+
+    def _write_plain(self, text: str) -> None:
+        self._pending = None
+        self._writer.flush()  # pytest's own output first, in a log that merges both streams
+        _stderr().write(text + "\n")
+        _stderr().flush()
+
+    def _after_pytest_writes(self) -> None:
+        if self._pending is not None and self._tap is not None and not self._tap.mid_line:
+            self._write_plain(self._pending)
 
 
 def _stderr() -> TextIO:
     return sys.stderr  # looked up each time: pytester and capture replace it
 
 
-def status_text(done: int, total: int, blocked: int, ledger: dict[str, Any], elapsed_s: float) -> str:
+def _record_tokens(record: dict[str, Any]) -> int:
+    """The tokens an item's record says it took (0 when it says nothing: not every protocol does)."""
+    total = 0
+    for key in ("prompt_tokens", "completion_tokens"):
+        value = record.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            total += value
+    return total
+
+
+def eta_seconds(
+    done: int, total: int, elapsed_s: float, tokens_now: int, tokens_per_item: float | None
+) -> float | None:
+    """Seconds left, from work done: ``tokens_per_item × total`` is the run's work, the ledger's
+    ``tokens_now`` (items in flight included) what is done of it, at the rate so far. Without a
+    measure of work (no finished item recorded tokens, offline items that use none): finished items
+    per second. None: nothing to go on yet."""
+    if done >= total:
+        return 0.0
+    if tokens_per_item and tokens_now > 0:
+        left = tokens_per_item * total - tokens_now
+        if left > 0:
+            return elapsed_s * left / tokens_now
+        # More work done than the estimate expects: it was too low; fall back to items.
+    if done:
+        return elapsed_s / done * (total - done)
+    return None
+
+
+def status_text(
+    done: int,
+    total: int,
+    blocked: int,
+    ledger: dict[str, Any],
+    elapsed_s: float,
+    tokens_per_item: float | None = None,
+) -> str:
     """``pastbench 12/40 items · 310 calls · 1.2M tokens · $0.42 · 1 blocked · ETA 2m05s``"""
     from ..models.budget import ledger_spent
 
     calls = sum(int(entry.get("calls", 0)) for entry in ledger.values())
     tokens, cost_usd = ledger_spent(ledger)
     dollars = "unpriced" if cost_usd is None else f"${cost_usd:.2f}"
-    if done >= total:
-        eta = "0s"
-    elif done:
-        eta = _duration(elapsed_s / done * (total - done))
-    else:
-        eta = "--"
+    left = eta_seconds(done, total, elapsed_s, tokens, tokens_per_item)
+    eta = "--" if left is None else _duration(left)
     return (
         f"pastbench {done}/{total} items · {calls:,} calls · {_count(tokens)} tokens · {dollars} · "
         f"{blocked} blocked · ETA {eta}"
@@ -224,6 +289,32 @@ class StatusScreen:
         self._file.flush()
         if isinstance(self._writer._file, _Guard):
             self._writer._file = self._file
+
+
+class _LineTap:
+    """Plain mode's watch on pytest's stream: whether pytest is in the middle of a line, and a call
+    after each of its writes (the writer's ``_file``, private API, as ``StatusScreen`` uses it)."""
+
+    def __init__(self, writer: Any, after_write: Callable[[], None]) -> None:
+        self._writer = writer
+        self._stream: TextIO = writer._file
+        self._after_write = after_write
+        self.mid_line = False
+        writer._file = self
+
+    def write(self, text: str) -> int:
+        written = self._stream.write(text)
+        if text:
+            self.mid_line = not text.endswith("\n")
+            self._after_write()
+        return written
+
+    def detach(self) -> None:
+        if self._writer._file is self:
+            self._writer._file = self._stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 class _Guard:

@@ -40,6 +40,9 @@ class PastbenchRun:
         self.summary: dict[str, Any] | None = None
         self.records: dict[str, list[Any]] = {}  # protocol name -> its records, once finished
         self.regression: Any = None  # a RegressionCheck when baselines are used
+        # The run's report.html once written at the end (finish.write_report), or why it was not.
+        self.report_path: Path | None = None
+        self.report_error: str | None = None
         self._agents: dict[str, Any] = {}
         self._agent_factories: dict[str, Any] | None = None
         self._lock = threading.RLock()

@@ -308,3 +308,45 @@ send({"type": "answer", "content": "status %d: %s" % (response.status, events)})
 """
     with pytest.raises(InfraError, match="model gateway: .*unknown offline model pastbench/oracle"):
         run(script_agent(tmp_path, body), tmp_path, model="pastbench/oracle")
+
+
+ANSWER_FROM_MODULE = """
+import pastbench_probe_module
+send({"type": "answer", "content": pastbench_probe_module.WORD + ":" + os.environ.get("MODE", "")})
+"""
+
+
+def test_a_closed_project_folder_is_read_without_opening_it_to_all_users(tmp_path: Path) -> None:
+    """A ``mktemp -d`` project (mode 0700): as root the program (another uid) still reads its own
+    files, and the folder stays closed (the old fix told the user to chmod o+rX it)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    project.chmod(0o700)
+    (project / "pastbench_probe_module.py").write_text('WORD = "closed-ok"\n')
+    script = project / "agent_script.py"
+    script.write_text(PRELUDE + "sys.path.insert(0, os.path.dirname(__file__))\n" + ANSWER_FROM_MODULE)
+    agent = SubprocessAgent("closed", [sys.executable, str(script)], cwd=project)
+    session, events = run(agent, tmp_path)
+    assert session.agent_error is None, (session.agent_error, events[-3:])
+    assert session.answer == "closed-ok:"
+    assert project.stat().st_mode & 0o777 == 0o700
+
+
+def test_the_interpreter_is_found_through_env_and_its_venv_under_tmp_is_bound(tmp_path: Path) -> None:
+    """``env MODE=x /tmp/…/venv/bin/python agent.py``: the venv is the interpreter's, not env's
+    (/usr), and lives under /tmp, which the sandbox replaces with a fresh one."""
+    import subprocess
+    import sysconfig
+
+    tmp_path.chmod(0o755)
+    venv = tmp_path / "envs" / "venv"  # apart from the script, whose folder is bound anyway
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    purelib = sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
+    Path(purelib, "pastbench_probe_module.py").write_text('WORD = "venv-ok"\n')
+    script = tmp_path / "app" / "agent_script.py"
+    script.parent.mkdir()
+    script.write_text(PRELUDE + ANSWER_FROM_MODULE)
+    agent = SubprocessAgent("env-venv", ["env", "MODE=x", str(venv / "bin" / "python"), str(script)])
+    session, events = run(agent, tmp_path)
+    assert session.agent_error is None, (session.agent_error, events[-3:])
+    assert session.answer == "venv-ok:x"

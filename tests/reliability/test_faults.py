@@ -136,9 +136,13 @@ def test_a_non_transient_error_is_not_retried(alias: AliasMaker) -> None:
 
 def test_a_vanished_server_is_a_connection_error_and_transient(alias: AliasMaker) -> None:
     # The server takes one request and stops (its own bound); later attempts are refused, which
-    # litellm reports as InternalServerError "Connection error." (measured), still transient.
+    # litellm reports as InternalServerError "Connection error." (measured), still transient,
+    # and the message says what happened: nothing answered at that address.
     server = FaultServer(["500"], max_requests=1)
-    with server, pytest.raises(InfraError, match="gave up after 3 attempts: .*Connection error"):
+    with (
+        server,
+        pytest.raises(InfraError, match="gave up after 3 attempts: connection refused at http://127"),
+    ):
         LiteLLMClient(alias(server), FAST).complete(MESSAGES, None)
     assert server.count == 1
 

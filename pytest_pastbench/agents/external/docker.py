@@ -97,7 +97,7 @@ class DockerAgent(ExternalAgent):
         except Exception as exc:  # noqa: BLE001 - ImageNotFound or an engine error
             raise ValueError(
                 f"image {image!r} is not in the engine at {self.engine_url} ({type(exc).__name__}); "
-                "build or load it first (see 'External agents' in the README)"
+                "build or load it first (the docs' agents page, docs/agents.md, shows how)"
             ) from None
         self.image = image
         # Without a command the image's own: its entry point and arguments (the shim replaces

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -107,6 +108,7 @@ class SubprocessAgent(ExternalAgent):
         self.pass_env = list(pass_env or [])
         self.read_only = list(read_only or [])
         self.sandboxed = sandboxed
+        self._hidden_said = False  # the one warning about files the sandbox cannot read
 
     def launch(
         self, ctx: SessionContext, scope: AgentScope, mcp: McpToolServer | None = None
@@ -160,13 +162,21 @@ class SubprocessAgent(ExternalAgent):
         for store in sandbox.unreadable_in_sandbox(stores):
             store.chmod(0o755)  # the harness's own (0700) temp folder: as root, the sandbox's uid reads it
         package = package_dir()  # mcp_stdio, the stdio bridge, runs from it
-        readable = [relay, *stores, package, *self._program_paths(env.get("PATH")), *self.read_only]
-        ro_paths = sorted({p.resolve() for p in readable if p.exists()})
-        closed = sandbox.unreadable_in_sandbox(ro_paths)
-        if closed:
-            raise ValueError(
-                f"{closed[0]} is not readable by the sandbox's uid {sandbox.SANDBOX_UID} "
-                f"(mode {closed[0].stat().st_mode & 0o777:o}): chmod o+rX it"
+        readable = [relay, *stores, package, *self._program_paths(env), *self.read_only]
+        # As root the program runs as another uid: a closed (0700) project folder is bound entry
+        # by entry, never opened to all users; what stays unreadable is said once.
+        ro_paths, hidden = sandbox.readable_binds(sorted({p.resolve() for p in readable if p.exists()}))
+        if hidden and not self._hidden_said:
+            import pytest
+
+            self._hidden_said = True
+            warnings.warn(
+                pytest.PytestWarning(
+                    f"pastbench: agent {self.name!r}: the sandbox (uid {sandbox.SANDBOX_UID}) cannot read "
+                    f"{len(hidden)} file(s) of its program, e.g. {hidden[0]} (mode "
+                    f"{hidden[0].stat().st_mode & 0o777:o}); the program runs without them"
+                ),
+                stacklevel=1,
             )
         sandbox.hand_to_sandbox(folders.root)
         return sandbox.sandbox_command(
@@ -177,16 +187,69 @@ class SubprocessAgent(ExternalAgent):
             ro_paths=ro_paths,
         )
 
-    def _program_paths(self, path_variable: str | None) -> list[Path]:
-        """What the program needs to read: its profile's folder, its scripts' folders, and the
-        installation of its interpreter (the folder above ``bin/``: a venv, /usr, a pyenv)."""
+    def _program_paths(self, env: dict[str, str]) -> list[Path]:
+        """What the program needs to read: its profile's folder, its scripts' folders, the
+        installation of each program it runs through (``env``, a script's ``#!`` line, symlinks:
+        the folder above ``bin/``, a venv, /usr, a pyenv), and the venv and PYTHONPATH it is given."""
         paths = [self.cwd] if self.cwd else []
-        program = shutil.which(self.command[0], path=path_variable) or self.command[0]
-        for candidate in {Path(program), Path(program).resolve()}:
-            if candidate.parent.name == "bin":
-                paths.append(candidate.parent.parent)
+        for program in program_chain(self.command, env.get("PATH")):
+            paths += [p.parent.parent for p in {program, program.resolve()} if p.parent.name == "bin"]
         paths += [Path(arg).parent for arg in self.command[1:] if os.path.isabs(arg) and Path(arg).is_file()]
+        given = [env.get("VIRTUAL_ENV", ""), *env.get("PYTHONPATH", "").split(os.pathsep)]
+        paths += [Path(p) for p in given if p and os.path.isabs(p)]
         return [p for p in paths if p != Path("/")]  # /bin/sh: the system is there already
+
+
+def program_chain(command: list[str], path_variable: str | None) -> list[Path]:
+    """The programs a command runs, found as the kernel and ``env`` would: through ``env``'s
+    options and ``NAME=VALUE`` words (``env MODE=x /venv/bin/python agent.py``), then a script's
+    ``#!`` interpreter (``#!/usr/bin/env python3`` looked up on PATH), at most a few deep."""
+    chain: list[Path] = []
+    words = list(command)
+    for _ in range(4):  # env -> a script -> its interpreter: deep enough, never a loop
+        if not words:
+            break
+        found = shutil.which(words[0], path=path_variable)
+        if found is None:
+            break
+        program = Path(found)
+        chain.append(program)
+        if program.name == "env" or program.resolve().name == "env":
+            words = _after_env(words[1:])
+            continue
+        words = _shebang(program)
+    return chain
+
+
+def _after_env(words: list[str]) -> list[str]:
+    """``env``'s command: what follows its options and ``NAME=VALUE`` assignments."""
+    takes_value = {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}
+    rest = list(words)
+    while rest:
+        word = rest[0]
+        if word == "--":
+            return rest[1:]
+        if word in ("-S", "--split-string") and len(rest) > 1:
+            return rest[1].split() + rest[2:]
+        if word in takes_value:
+            rest = rest[2:]
+        elif word.startswith("-") or ("=" in word and not word.startswith("/")):
+            rest = rest[1:]
+        else:
+            return rest
+    return []
+
+
+def _shebang(program: Path) -> list[str]:
+    """A script's ``#!`` line as words (``/usr/bin/env python3``), or nothing for a binary."""
+    try:
+        with program.open("rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return []
+    if not head.startswith(b"#!"):
+        return []
+    return head[2:].split(b"\n", 1)[0].decode("utf-8", errors="replace").split()
 
 
 def _absolute_arguments(command: list[str], base: Path | None) -> list[str]:

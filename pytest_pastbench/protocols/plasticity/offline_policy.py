@@ -25,6 +25,36 @@ from pytest_pastbench.core.text import content_words
 
 from ..past.offline_policy import Emit, Policy, Replay, current_turn, runtime_reply
 
+# What each offline reference model does with feedback, as a run says it beside a flat curve: the
+# default model (recall) is built not to learn rules here, and a person seeing 0 0 0 0 should learn
+# that from the run, not from this file. None: the model learns (curator).
+OFFLINE_LEARNING: dict[str, str | None] = {
+    "blind": "never writes to its inventory",
+    "recall": "stores each feedback verbatim and answers from the closest note: its notes hold old "
+    "answers, not the rule, so held-out tasks stay unsolved",
+    "curator": None,
+}
+LEARNING_MODEL = "pastbench/curator"
+
+
+def flat_curve_note(model: str) -> str | None:
+    """Why an offline reference model's held-out curve is flat by design (None: not one of those)."""
+    from pytest_pastbench.models.client import OFFLINE_PREFIX, resolve_model
+
+    resolved = resolve_model(model).model
+    behaviour = (
+        OFFLINE_LEARNING.get(resolved.removeprefix(OFFLINE_PREFIX))
+        if resolved.startswith(OFFLINE_PREFIX)
+        else None
+    )
+    if behaviour is None:
+        return None
+    return (
+        f"{model} is an offline reference model that {behaviour}; its flat curve is by design. "
+        f"The offline model that learns here: --pastbench-model={LEARNING_MODEL}"
+    )
+
+
 RULE = re.compile(
     r"Rule \((?P<topic>[^)]+)\): answer = (?P<expr>.+?), with (?P<inputs>[a-z0-9_, ]+) given in this order"
 )

@@ -143,6 +143,7 @@ def render(section: dict[str, Any]) -> str:
             taxonomy_rows, headers=taxonomy_headers, tablefmt="simple", disable_numparse=True
         )
         notes = sorted({e["usd_na_reason"] for e in family["lineages"].values() if e["usd_na_reason"]})
+        notes += flat_notes(family["lineages"])
         block = [
             f"{family_id} (points 0-100; P in points per $1,000 or per 1,000 tokens)",
             table,
@@ -154,6 +155,29 @@ def render(section: dict[str, Any]) -> str:
             block.append(f"blocked lineages: {family['blocked']}")
         blocks.append("\n".join(block))
     return "\n\n".join(blocks) or "no plasticity lineage finished"
+
+
+def flat_notes(lineages: dict[str, Any]) -> list[str]:
+    """Why an offline reference model's lineage did not learn, once per model whose held-out ID
+    curve is flat (the default run's recall: a table of 0 0 0 0 looked broken)."""
+    from .offline_policy import flat_curve_note
+
+    notes: list[str] = []
+    for entry in lineages.values():
+        ids = {p["y"] for p in entry["curves"]["id"]}
+        note = flat_curve_note(str(entry["model"])) if len(ids) <= 1 else None
+        if note and note not in notes:
+            notes.append(note)
+    return notes
+
+
+def _lineage_widths(n: int) -> list[tuple[float, float]]:
+    """(line width, marker size) per lineage, widest first: lineages with the same scores (the
+    on and off arms of a model that does not learn) show as one line inside another, not one
+    hidden under the other."""
+    if n <= 1:
+        return [(1.5, 6.0)] * n
+    return [(1.5 + 4.5 * (n - 1 - i) / (n - 1), 5.0 + 7.0 * (n - 1 - i) / (n - 1)) for i in range(n)]
 
 
 def write_files(section: dict[str, Any], run_dir: Path) -> list[Path]:
@@ -180,8 +204,10 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
         FigureCanvasAgg(fig)
         curves_ax, cost_ax = fig.subplots(1, 2)
         styles = {"id": "-", "ood": "--", "train": ":"}
+        widths = _lineage_widths(len(family["lineages"]))
         for i, (label, entry) in enumerate(family["lineages"].items()):
             colour = f"C{i % 10}"
+            linewidth, markersize = widths[i]
             for split, style in styles.items():
                 points = entry["curves"][split]
                 if points:
@@ -191,11 +217,22 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
                         style,
                         marker="o",
                         color=colour,
+                        linewidth=linewidth,
+                        markersize=markersize,
+                        alpha=0.75,
                         label=f"{label} {split}",
                     )
             tokens = entry["learning_cost"]["tokens"]
             ids = [p["y"] for p in entry["curves"]["id"]]
-            cost_ax.plot(tokens[: len(ids)], ids, "o", color=colour, label=f"{label} held-out ID")
+            cost_ax.plot(
+                tokens[: len(ids)],
+                ids,
+                "o",
+                color=colour,
+                markersize=markersize,
+                alpha=0.75,
+                label=f"{label} held-out ID",
+            )
             fit = entry["p_sat"]["per_1000_tokens"].get("fit")
             if fit and tokens and max(tokens) > 0:
                 import numpy as np
@@ -216,6 +253,9 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
             title="held-out ID vs cost, saturating fit",
             ylim=(-5, 105),
         )
+        from matplotlib.ticker import MaxNLocator
+
+        curves_ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # checkpoints are whole: no 0.5
         for ax in (curves_ax, cost_ax):
             ax.grid(alpha=0.3)
             ax.legend(fontsize="x-small", loc="best")

@@ -31,7 +31,7 @@ from .html_kit import ci_cell, json_for_script
 from .html_kit import esc as _e
 from .html_protocols import SECTION_TABLES, TITLES
 from .plots import FIGURES, PAST, make_plots, protocols_in
-from .table import format_delta, format_number, format_violations
+from .table import ci_basis, format_delta, format_number, format_violations
 
 REPORT_FILE = "report.html"
 _RUN_KEYS = (
@@ -289,10 +289,11 @@ def _figure(name: str, data: bytes, caption: str) -> str:
     )
 
 
-def _figures(run: LoadedRun) -> dict[str, list[str]]:
+def _figures(run: LoadedRun, draw: bool = True) -> dict[str, list[str]]:
     """Figures by protocol: the report figures (``pastbench plot``), drawn now, and the PNGs the
     run already holds in ``plots/`` (a protocol's own, e.g. ``plasticity_<family>.png``), embedded
-    as data URIs so the page stays one file. PNGs of no protocol in the run go under ``""``."""
+    as data URIs so the page stays one file. PNGs of no protocol in the run go under ``""``.
+    ``draw=False``: only what ``plots/`` holds (the end of a run has just drawn them there)."""
     import tempfile
 
     from pytest_pastbench.errors import PlotError
@@ -300,12 +301,13 @@ def _figures(run: LoadedRun) -> dict[str, list[str]]:
     captions = {spec.name: (spec.protocol, spec.caption) for spec in FIGURES}
     present = protocols_in(run.summary if isinstance(run.summary, dict) else {})
     images: dict[str, bytes] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        try:
-            drawn = make_plots(run, Path(scratch)).written
-        except PlotError:
-            drawn = []
-        images.update({path.name: path.read_bytes() for path in drawn})
+    if draw:
+        with tempfile.TemporaryDirectory() as scratch:
+            try:
+                drawn = make_plots(run, Path(scratch)).written
+            except PlotError:
+                drawn = []
+            images.update({path.name: path.read_bytes() for path in drawn})
     for path in sorted((run.path / "plots").glob("*.png")):
         images.setdefault(path.name, path.read_bytes())
     figures: dict[str, list[str]] = {}
@@ -316,9 +318,21 @@ def _figures(run: LoadedRun) -> dict[str, list[str]]:
     return figures
 
 
+def _ci_note(configs: list[dict[str, Any]]) -> str:
+    """The CIs' basis as the terminal says it (table.ci_basis): one sentence when every config
+    shares it, else one per config."""
+    bases = {str(c.get("label")): ci_basis(c.get("overall") or {}) for c in configs}
+    known = {label: basis for label, basis in bases.items() if basis}
+    if not known:
+        return "95% CIs: paired bootstrap"
+    if len(set(known.values())) == 1:
+        return f"95% CIs: {next(iter(known.values()))}"
+    return "95% CIs: " + "; ".join(f"{label}: {basis}" for label, basis in sorted(known.items()))
+
+
 def _past_tables(configs: list[dict[str, Any]]) -> str:
     return (
-        '<p class="muted">Δ = S_on − S_off with a 95% paired-bootstrap CI over episodes; Mech = mechanism '
+        f'<p class="muted">Δ = S_on − S_off. {_e(_ci_note(configs))}. Mech = mechanism '
         "evidence (on arm).</p>"
         + _summary_table(configs)
         + "<h3>Families and capabilities</h3>"
@@ -326,14 +340,15 @@ def _past_tables(configs: list[dict[str, Any]]) -> str:
     )
 
 
-def render_html(run: LoadedRun) -> str:
-    """The whole report page as one string (deterministic: the same run gives the same page)."""
+def render_html(run: LoadedRun, draw: bool = True) -> str:
+    """The whole report page as one string (deterministic: the same run gives the same page).
+    ``draw=False`` embeds the figures already in the run's ``plots/`` instead of drawing them."""
     summary = run.summary if isinstance(run.summary, dict) else {}
     configs = _configs(run)
     present = sorted(protocols_in(summary), key=lambda p: (p != PAST, p))
     records = _sorted_records(run)
     others = _protocol_records(run)
-    figures = _figures(run)
+    figures = _figures(run, draw)
     run_id = (run.run or {}).get("id") or run.path.name
     nodeids: list[str] = []
     sections = []
@@ -378,10 +393,10 @@ def render_html(run: LoadedRun) -> str:
     )
 
 
-def write_html(run: LoadedRun, out: Path) -> Path:
+def write_html(run: LoadedRun, out: Path, draw: bool = True) -> Path:
     from ..run_folder import write_text_atomic
 
-    write_text_atomic(out, render_html(run))
+    write_text_atomic(out, render_html(run, draw))
     return out
 
 

@@ -78,10 +78,16 @@ def plasticity_tables(section: Mapping[str, Any]) -> str:
         blocked = (
             f'<p class="muted">blocked lineages: {family["blocked"]}</p>' if family.get("blocked") else ""
         )
+        from pytest_pastbench.protocols.plasticity.report import flat_notes
+
+        notes = "".join(
+            f'<p class="muted">note: {esc(n)}</p>' for n in flat_notes(family.get("lineages") or {})
+        )
         blocks.append(
             f"<h3>{esc(family_id)} (points 0-100)</h3>"
             + text_table(headers, rows, table_id=table_id)
             + blocked
+            + notes
         )
     return "".join(blocks)
 

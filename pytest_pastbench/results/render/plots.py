@@ -127,8 +127,9 @@ def draw_capability_delta(summary: Mapping[str, Any]) -> Figure:
 
 def draw_frontier(summary: Mapping[str, Any]) -> Figure:
     configs = past_configs(summary)
-    # Keys on the points always: a label next to a point is cut off at the axes' edge.
-    keys = label_keys(_labels(configs), always=True)
+    # Short labels go in a legend under the axes (a label next to a point is cut off at the axes'
+    # edge); long ones are keyed on the points (C1, …) and spelled out under the plot.
+    keys = label_keys(_labels(configs))
     fig, area = new_figure((8.0, 6.0), keys.lines)
     ax = area.subplots()
     xs: list[float] = []
@@ -141,10 +142,12 @@ def draw_frontier(summary: Mapping[str, Any]) -> Figure:
         lo, hi = ci_err(overall)
         xs += [x - lo, x + hi]
         ys.append(y)
-        ax.errorbar([x], [y], xerr=[[lo], [hi]], fmt="o", markersize=8, capsize=4, color=f"C{i % 10}")
-        ax.annotate(
-            keys.shown[str(config.get("label", ""))], (x, y), xytext=(7, 7), textcoords="offset points"
+        shown = keys.shown[str(config.get("label", ""))]
+        ax.errorbar(
+            [x], [y], xerr=[[lo], [hi]], fmt="o", markersize=8, capsize=4, color=f"C{i % 10}", label=shown
         )
+        if keys.lines:
+            ax.annotate(shown, (x, y), xytext=(7, 7), textcoords="offset points")
     # Δ = 0 stays in view (the line between "helps" and "hurts"); Mech lives in [0, 1].
     ax.set_xlim(*padded_limits(xs, pad=0.15))
     ax.set_ylim(*padded_limits(ys, include=(0.0, 1.0), pad=0.08))
@@ -153,6 +156,9 @@ def draw_frontier(summary: Mapping[str, Any]) -> Figure:
     ax.set_ylabel("Mech (mechanism evidence)")
     ax.set_title("Attribution frontier: Δ vs Mech per config")
     ax.grid(alpha=0.3)
+    handles, names = ax.get_legend_handles_labels()
+    if handles and not keys.lines:
+        legend_below(area, handles, names, 8.0)
     return fig
 
 
@@ -170,9 +176,19 @@ def draw_ablation_heatmap(summary: Mapping[str, Any]) -> Figure:
     reach = max(float(np.abs(finite).max()) if finite.size else 0.0, 0.05)
     fig, area = new_figure((10.0, 6.0), keys.lines)
     ax = area.subplots()
-    # Grey for a capability a config did not run (NaN), not a colour that reads as a Δ.
-    cmap = colormaps["RdBu"].with_extremes(bad="#dddddd")
+    # A capability a config did not run (NaN) is hatched and says "not run": a flat grey read as
+    # the scale's pale middle, a measured Δ of 0.00. The cell is left empty (transparent) by the
+    # image and a hatched patch drawn in its place.
+    from matplotlib.patches import Rectangle
+
+    cmap = colormaps["RdBu"].with_extremes(bad=(0.0, 0.0, 0.0, 0.0))
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-reach, vmax=reach, aspect="auto")
+    for row, col in zip(*np.nonzero(np.isnan(values)), strict=True):
+        ax.add_patch(
+            Rectangle(
+                (col - 0.5, row - 0.5), 1, 1, facecolor="white", edgecolor="#888888", hatch="///", linewidth=0
+            )
+        )
     area.colorbar(image, ax=ax, label="Δ")
     shown = [keys.shown[label] for label in labels]
     rotate = len(labels) > 2 and not keys.lines  # full labels side by side would overlap
@@ -183,7 +199,7 @@ def draw_ablation_heatmap(summary: Mapping[str, Any]) -> Figure:
     for row, cap in enumerate(caps):
         for col in range(len(labels)):
             value = values[row, col]
-            text = "–" if math.isnan(value) else f"{value:+.2f}"
+            text = "not run" if math.isnan(value) else f"{value:+.2f}"
             # White text on the dark ends of the scale, black elsewhere.
             dark = not math.isnan(value) and abs(value) > 0.6 * reach
             ax.text(
@@ -239,7 +255,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "ablation_heatmap.png",
         PAST,
-        "Δ per capability × config (blue helps, red hurts, grey: not run).",
+        "Δ per capability × config (blue helps, red hurts, hatched: not run).",
         _has_delta,
         draw_ablation_heatmap,
     ),
@@ -261,7 +277,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "learning_curves.png",
         "plasticity",
         "Held-out ID (solid) and OOD (dashed) score per checkpoint, one colour per lineage; "
-        "lineages with the same scores draw over each other (the table lists each).",
+        "lineages with the same scores show as a thinner line inside a wider one.",
         _needs(pp.plasticity_families, "no plasticity lineage finished"),
         pp.draw_learning_curves,
     ),

@@ -53,6 +53,12 @@ def draw_learning_curves(summary: Mapping[str, Any]) -> Figure:
     fig, area = new_figure((width, 1.2 + 3.8 * rows), keys.lines)
     axes = area.subplots(rows, columns, squeeze=False).ravel()
     colour = {label: f"C{i % 10}" for i, label in enumerate(lineages)}
+    # Widest first: lineages with the same scores (both arms of a model that does not learn) draw
+    # as one line inside another instead of the last hiding the others.
+    n = len(lineages)
+    line_width = {
+        label: 1.5 + (4.5 * (n - 1 - i) / (n - 1) if n > 1 else 0.0) for i, label in enumerate(lineages)
+    }
     for ax, (family_id, family) in zip(axes, families.items(), strict=False):
         ys: list[float] = []
         for label, entry in family["lineages"].items():
@@ -60,7 +66,16 @@ def draw_learning_curves(summary: Mapping[str, Any]) -> Figure:
                 points = (entry.get("curves") or {}).get(split) or []
                 xs, values = [num(p.get("x")) for p in points], [num(p.get("y")) for p in points]
                 ys += values
-                ax.plot(xs, values, linestyle=style, marker=marker, markersize=5, color=colour[label])
+                ax.plot(
+                    xs,
+                    values,
+                    linestyle=style,
+                    marker=marker,
+                    linewidth=line_width[label],
+                    markersize=3.5 + 1.5 * line_width[label],
+                    alpha=0.75,
+                    color=colour[label],
+                )
         ax.set(title=family_id, xlabel="checkpoint", ylabel="held-out score (points)")
         ax.set_ylim(*padded_limits(ys, include=POINTS, pad=0.05))
         _integer_ticks(ax)

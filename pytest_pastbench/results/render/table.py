@@ -84,19 +84,25 @@ ONE_TRIAL_NOTE = (
 )
 
 
+def ci_basis(overall: Mapping[str, Any]) -> str | None:
+    """What a config's CIs are taken over, from its summary (``ci_unit``, ``n_clusters``): the one
+    sentence the terminal, the HTML page and the CI summary all print. None: no CI unit recorded."""
+    unit = overall.get("ci_unit")
+    if unit == "group":
+        return f"paired bootstrap over {overall.get('n_clusters')} scenario groups"
+    if unit == "episode":
+        return "paired bootstrap over episodes (no `group` field in these families)"
+    if unit is not None:
+        return "paired bootstrap over scenario groups, and over episodes where a family has none"
+    return None
+
+
 def config_notes(config: Mapping[str, Any]) -> list[str]:
     """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, and rubric
     checks graded by their fallback."""
     overall = config.get("overall", {})
-    unit = overall.get("ci_unit")
-    if unit == "group":
-        notes = [f"95% CIs: paired bootstrap over {overall.get('n_clusters')} scenario groups."]
-    elif unit == "episode":
-        notes = ["95% CIs: paired bootstrap over episodes (no `group` field in these families)."]
-    elif unit is not None:
-        notes = ["95% CIs: paired bootstrap over scenario groups, and over episodes where a family has none."]
-    else:
-        notes = []
+    basis = ci_basis(overall)
+    notes = [] if basis is None else [f"95% CIs: {basis}."]
     trials = overall.get("trials")
     if notes and not trials:
         notes.append(ONE_TRIAL_NOTE)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.protocols.plasticity.engine import run_lineage
 from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics
@@ -57,3 +59,29 @@ def test_summary_tables_and_plot(tmp_path: Path) -> None:
     assert png == tmp_path / "plots" / "plasticity_small_rules.png"
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert render({"families": {}}) == "no plasticity lineage finished"
+
+
+def test_a_flat_offline_lineage_says_why_and_its_figure_shows_every_arm_on_whole_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default run's plasticity section: 0 0 0 0 tables with no word of why, the off arm's
+    curve hidden under the on arm's, and checkpoint ticks at 0.5."""
+    from matplotlib.figure import Figure
+
+    on, off = record(tmp_path, "on"), record(tmp_path, "off")
+    section = summarize([on, off], seed=0)
+    lineages = section["families"]["plasticity.small_rules"]["lineages"]
+    assert all(len({p["y"] for p in e["curves"]["id"]}) == 1 for e in lineages.values())  # flat
+    [note] = [line for line in render(section).splitlines() if "pastbench/recall is an offline" in line]
+    assert "--pastbench-model=pastbench/curator" in note
+    curator = {**on, "model": "pastbench/curator"}
+    assert "is an offline" not in render(summarize([curator], seed=0))  # the model that learns: no note
+
+    drawn: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: drawn.append(fig))
+    write_files(section, tmp_path)
+    curves = drawn[0].axes[0]
+    drawn[0].canvas.draw()
+    assert all(float(t).is_integer() for t in curves.get_xticks())
+    widths = {line.get_label().rsplit(" ", 1)[0]: line.get_linewidth() for line in curves.lines}
+    assert len(set(widths.values())) == 2  # the same scores: one line inside a wider one
