@@ -136,6 +136,7 @@ _CALENDAR_TEXT = (
     "august september october november december"
 )
 _CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())
+QUESTION = re.compile(r"\?|\b(?:what|which|who|whom|whose|when|where|how|whether)\b", re.IGNORECASE)
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 # How many records of one service a lookup brings into the answer: the ones the request is about,
 # not the whole service (pasting everything asserts every wrong value in it too).
@@ -613,7 +614,8 @@ def _consult_world(user_text: str, replay: Replay, seen_doc: dict[str, Any] | No
     now. Only the few that match the request well come back, so the answer uses them and not the
     whole service (pasting everything asserts every wrong value in it too)."""
     wanted = _keys(user_text)
-    current = bool(CURRENT_STATE.search(user_text))
+    # A question about the present (not an order that says "now": "deploy it now").
+    current = any(CURRENT_STATE.search(x) and QUESTION.search(x) for x in sentences(user_text))
     records: list[Record] = []
     notes_cued = bool(NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)))
     if replay.has("notes_list") and notes_cued:
