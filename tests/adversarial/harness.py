@@ -23,7 +23,14 @@ from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.item_record import ItemRecord
-from tests.adversarial.agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
+from tests.adversarial.agents import (
+    CrossEpisodeAgent,
+    DumpAgent,
+    EchoAgent,
+    EmptyAgent,
+    ParaphraseModel,
+    StaleTrustModel,
+)
 
 # name -> builds (agent, model) for one episode of one family
 Contestant = Callable[[Family, Episode], tuple[Agent, ModelClient]]
@@ -40,6 +47,8 @@ CONTESTANTS: dict[str, Contestant] = {
     "recall": lambda f, e: (HermesAgent(), PolicyModel("recall")),
     "curator": lambda f, e: (HermesAgent(), PolicyModel("curator")),
     "curator+hermes-plus": lambda f, e: (HermesAgent(mechanisms=["all"]), PolicyModel("curator")),
+    # Trusts its store over newer evidence (issue 29): below its own off arm where the present wins.
+    "stale_trust": lambda f, e: (HermesAgent(), StaleTrustModel("recall")),
 }
 
 

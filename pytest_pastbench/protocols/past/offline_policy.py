@@ -786,9 +786,9 @@ def _overrides(user_text: str) -> list[Record]:
     return [Record("what you said", s) for s in _stated(user_text) if OVERRIDE_CUES.search(s)]
 
 
-def _superseded_by(note: str, present: list[Record]) -> Record | None:
-    """The present record that replaces a note: one of its sentences is about the same thing (two
-    shared words) and either gives other values than the note or says it changed ("now",
+def _superseded_by(note: str, present: list[Record]) -> tuple[Record, str] | None:
+    """The present record that replaces a note, and its sentence that does: about the same thing
+    (two shared words) and either giving other values than the note or saying it changed ("now",
     "instead", "this time")."""
     note_keys, note_values = _keys(note), _values(note)
     for record in present:
@@ -798,8 +798,47 @@ def _superseded_by(note: str, present: list[Record]) -> Record | None:
             values = _values(sentence)
             changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
             if (note_values - values and values - note_values) or changed:
-                return record
+                return record, sentence
     return None
+
+
+def _split_outdated(note: str, newer: str) -> tuple[list[str], list[str]]:
+    """(clauses that still hold, clauses the newer sentence replaces) of a note. A clause is
+    replaced when it is about what the sentence is about and the sentence gives another value of
+    the same kind ("the retention is 45 days" against "the retention is now 90 days", "the
+    contract is with Inkwell" against "the contract moved to Papyra"); "the owner is @ines.b" in
+    the same note still holds. With no such clause nothing is replaced: a word of change about the
+    same thing is not enough to discard a note that gives no value of the kind the present does."""
+    clauses = [c.strip(" .") for c in re.split(r"[,;]\s+(?:and\s+|but\s+)?|\s+(?:and|but|while)\s+", note)]
+    clauses = [c for c in clauses if c]
+    keys, new_values = _keys(newer), _typed_values(newer)
+
+    def replaced(clause: str) -> bool:
+        mine = _typed_values(clause)
+        kinds = {k for k, _ in mine - new_values} & {k for k, _ in new_values - mine}
+        return bool(kinds) and _overlap(_keys(clause), keys) >= 1
+
+    old = [c for c in clauses if replaced(c)]
+    if not old:
+        return [note], []
+    return [c for c in clauses if c not in old], old
+
+
+def _typed_values(text: str) -> set[tuple[str, str]]:
+    """(kind, value) of the value-like words: handles, numbers and codes, and names."""
+    found = {
+        ("handle" if v.startswith("@") else "number", v)
+        for v in _values(text)
+        if v.startswith("@") or any(c.isdigit() for c in v)
+    }
+    found |= {("code", v) for v in _values(text) if not v.startswith("@") and not any(c.isdigit() for c in v)}
+    return found | {("name", v) for v in _names_in(text)}
+
+
+def _names_in(text: str) -> set[str]:
+    """Capitalised words past a clause's first word, lower-cased: names that can be a value
+    ("Inkwell", "Papyra")."""
+    return {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w-]*", text.strip())}
 
 
 def _compose_answer(
@@ -818,13 +857,19 @@ def _compose_answer(
     stated = _stated(user_text)
     outdated: list[tuple[str, Record]] = []
     if policy.curates:
-        # The present wins over a note about the same thing; the note is named as outdated.
+        # The present wins over a note about the same thing: the clauses it replaces are named as
+        # outdated, each on its own line; the rest of the note still holds.
         told = _overrides(user_text)
+        kept: list[str] = []
         for text in recalled:
-            newer = _superseded_by(text, [*told, *present])
-            if newer is not None:
-                outdated.append((text, newer))
-        recalled = [t for t in recalled if all(t != old for old, _ in outdated)]
+            found = _superseded_by(text, [*told, *present])
+            if found is None:
+                kept.append(text)
+                continue
+            holds, old = _split_outdated(text, found[1])
+            kept += [", ".join(holds)] if holds else []
+            outdated += [(clause, found[0]) for clause in old]
+        recalled = kept
     if recalled:
         parts.append("From my notes:\n" + "\n".join(f"- {text}" for text in recalled))
     if archive_doc:
@@ -836,10 +881,7 @@ def _compose_answer(
     if stated:
         parts.append("As you said:\n" + "\n".join(f"- {s}" for s in stated))
     for old, newer in outdated:
-        parts.append(
-            f'My old note said "{old}"; that is outdated: {newer.source} is newer and replaces it, '
-            "so I went with the current version."
-        )
+        parts.append(f"Outdated: my old note said {old} (old, replaced: {newer.source} is newer).")
     parts.extend(actions)
     if not parts:
         parts.append(
