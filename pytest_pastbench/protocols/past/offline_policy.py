@@ -436,9 +436,16 @@ def _held_texts(result: Any) -> list[str]:
     return [e["text"] for e in note_entries(result.get("notes")) + note_entries(result.get("skills"))]
 
 
+# What follows "release" or "ship" in "the release queue", "release notes": not a service.
+_NOT_A_SERVICE_TEXT = (
+    "queue plan notes note train manager date channel window calendar schedule process checklist it"
+)
+NOT_A_SERVICE = frozenset(_NOT_A_SERVICE_TEXT.split())
+
+
 def _deploy_target(user_text: str) -> str | None:
     match = re.search(r"\b(?:deploy|ship|roll out|release)\s+(?:the\s+)?([a-z][a-z0-9-]*)", user_text, re.I)
-    return match.group(1) if match else None
+    return match.group(1) if match and match.group(1).lower() not in NOT_A_SERVICE else None
 
 
 def store_statements(
@@ -634,7 +641,13 @@ def _consult_world(user_text: str, replay: Replay, seen_doc: dict[str, Any] | No
         ]
     archive_cued = bool(DOCUMENT_WORDS.search(user_text) or ARCHIVE_CUES.search(user_text))
     # The document the request is about, when the archive was not read for it already.
-    if replay.has("archive_search") and (archive_cued or current) and wanted and seen_doc is None:
+    # (A record the request pointed at is what it is about: no rummaging in the archive beside it.)
+    if (
+        replay.has("archive_search")
+        and (archive_cued or (current and not records))
+        and wanted
+        and seen_doc is None
+    ):
         records += _relevant_documents(replay, user_text, wanted, seen_doc)
     if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
         deploys = replay.call("deploys_list", {})
@@ -786,20 +799,21 @@ def _overrides(user_text: str) -> list[Record]:
     return [Record("what you said", s) for s in _stated(user_text) if OVERRIDE_CUES.search(s)]
 
 
-def _superseded_by(note: str, present: list[Record]) -> tuple[Record, str] | None:
-    """The present record that replaces a note, and its sentence that does: about the same thing
+def _superseding(note: str, present: list[Record]) -> list[tuple[Record, str]]:
+    """The present sentences that may replace a note, with their records: about the same thing
     (two shared words) and either giving other values than the note or saying it changed ("now",
     "instead", "this time")."""
-    note_keys, note_values = _keys(note), _values(note)
+    note_keys, note_values = _keys(note), _typed_values(note)
+    found = []
     for record in present:
         for sentence in sentences(record.text):
             if _overlap(_keys(sentence), note_keys) < 2:
                 continue
-            values = _values(sentence)
+            values = _typed_values(sentence)
             changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
             if (note_values - values and values - note_values) or changed:
-                return record, sentence
-    return None
+                found.append((record, sentence))
+    return found
 
 
 def _split_outdated(note: str, newer: str) -> tuple[list[str], list[str]]:
@@ -832,6 +846,8 @@ def _typed_values(text: str) -> set[tuple[str, str]]:
         if v.startswith("@") or any(c.isdigit() for c in v)
     }
     found |= {("code", v) for v in _values(text) if not v.startswith("@") and not any(c.isdigit() for c in v)}
+    # A hyphenated term is a label or a name too ("post-cut", "cut-exception").
+    found |= {("term", w) for w in words(text) if "-" in w.strip("-") and not any(c.isdigit() for c in w)}
     return found | {("name", v) for v in _names_in(text)}
 
 
@@ -862,13 +878,13 @@ def _compose_answer(
         told = _overrides(user_text)
         kept: list[str] = []
         for text in recalled:
-            found = _superseded_by(text, [*told, *present])
-            if found is None:
-                kept.append(text)
-                continue
-            holds, old = _split_outdated(text, found[1])
+            found = _superseding(text, [*told, *present])
+            holds, old = [text], []
+            for record, sentence in found:
+                holds, replaced = _split_outdated(", ".join(holds), sentence) if holds else ([], [])
+                old += [(clause, record) for clause in replaced]
             kept += [", ".join(holds)] if holds else []
-            outdated += [(clause, found[0]) for clause in old]
+            outdated += old
         recalled = kept
     if recalled:
         parts.append("From my notes:\n" + "\n".join(f"- {text}" for text in recalled))
