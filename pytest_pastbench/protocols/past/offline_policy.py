@@ -338,7 +338,7 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
     recalled = [h["text"] for h in skill_hits[:1]] + [h["text"] for h in memory_hits]
 
     archive_doc = _consult_archive(user_text, recalled, replay)
-    records = _consult_world(user_text, replay, archive_doc)
+    records = _consult_world(user_text, replay, archive_doc, recalled)
     if turn.gated:
         # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
         done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
@@ -615,7 +615,12 @@ def _overlap(a: set[str], b: set[str]) -> int:
     return sum(1 for x in a if x in b or (len(x) >= 5 and any(len(y) >= 5 and y[:5] == x[:5] for y in b)))
 
 
-def _consult_world(user_text: str, replay: Replay, seen_doc: dict[str, Any] | None = None) -> list[Record]:
+def _consult_world(
+    user_text: str,
+    replay: Replay,
+    seen_doc: dict[str, Any] | None = None,
+    recalled: list[str] | None = None,
+) -> list[Record]:
     """Look up the records the request points at with the world's tools: a note, a ticket in a
     queue, a filed document, what is live, or whatever bears on a question about how things stand
     now. Only the few that match the request well come back, so the answer uses them and not the
@@ -641,13 +646,11 @@ def _consult_world(user_text: str, replay: Replay, seen_doc: dict[str, Any] | No
         ]
     archive_cued = bool(DOCUMENT_WORDS.search(user_text) or ARCHIVE_CUES.search(user_text))
     # The document the request is about, when the archive was not read for it already.
-    # (A record the request pointed at is what it is about: no rummaging in the archive beside it.)
-    if (
-        replay.has("archive_search")
-        and (archive_cued or (current and not records))
-        and wanted
-        and seen_doc is None
-    ):
+    # (A record the request pointed at is what it is about: no rummaging in the archive beside it.
+    # Nor when its notes already speak to it: an archived document found by a loose search is not
+    # newer than what the user told it; filed documents are often last year's, or a draft.)
+    loose = current and not records and not recalled
+    if replay.has("archive_search") and (archive_cued or loose) and wanted and seen_doc is None:
         records += _relevant_documents(replay, user_text, wanted, seen_doc)
     if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
         deploys = replay.call("deploys_list", {})
