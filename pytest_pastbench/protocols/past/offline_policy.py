@@ -644,7 +644,11 @@ def _consult_world(
             Record(f"the ticket {t.get('id')} ({t.get('title')}, {t.get('queue')} queue)", _ticket_text(t))
             for t in _relevant_tickets(user_text, wanted, tickets, tickets_cued)
         ]
-    archive_cued = bool(DOCUMENT_WORDS.search(user_text) or ARCHIVE_CUES.search(user_text))
+    # "Filed in the compliance queue" points at the queue, not the archive.
+    archive_cued = any(
+        ARCHIVE_CUES.search(x) or (DOCUMENT_WORDS.search(x) and not TICKET_WORD.search(x))
+        for x in sentences(user_text)
+    )
     # The document the request is about, when the archive was not read for it already.
     # (A record the request pointed at is what it is about: no rummaging in the archive beside it.
     # Nor when its notes already speak to it: an archived document found by a loose search is not
@@ -849,6 +853,7 @@ def _typed_values(text: str) -> set[tuple[str, str]]:
         if v.startswith("@") or any(c.isdigit() for c in v)
     }
     found |= {("code", v) for v in _values(text) if not v.startswith("@") and not any(c.isdigit() for c in v)}
+    found |= {("handle", h.lower()) for h in HANDLE.findall(text.lower())}
     # A hyphenated term is a label or a name too ("post-cut", "cut-exception").
     found |= {("term", w) for w in words(text) if "-" in w.strip("-") and not any(c.isdigit() for c in w)}
     return found | {("name", v) for v in _names_in(text)}
