@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_pastbench.agents.mechanisms import E1_HELD, E3_OFFER, E4_SEND_BACK, E5_CLOSE, RUNTIME_PREFIX
-from pytest_pastbench.core.text import content_words, normalise, sentences, words
+from pytest_pastbench.core.text import STOPWORDS, content_words, normalise, sentences, words
 
 NOISE_CUES = re.compile(
     r"\b(just for today|only today|for today only|this time only|just this once|for this session"
@@ -86,8 +86,13 @@ TICKET_REQUEST = re.compile(r"\b(open|create|file|raise|log)\b[^.?!]{0,40}\btick
 DEPLOY_REQUEST = re.compile(r"\b(deploy|ship|roll out|release)\b", re.IGNORECASE)
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
-PRIORITY = re.compile(r"\bP[0-4]\b")
+PRIORITY = re.compile(r"\bP[0-4]\b(?!-)")  # not a desk or room id ("P2-14")
 HANDLE = re.compile(r"@[a-z][a-z0-9._-]*[a-z0-9]")
+# The handle a rule assigns work to ("assigned to @kiri.tane"), before any handle (a reporter's).
+ASSIGNEE = re.compile(
+    r"\b(?:assign(?:ed|ee)?(?:\s+to)?|owner(?:\s+is)?|owned\s+by|routed\s+to|triaged?\s+by)\W+(@[a-z][a-z0-9._-]*[a-z0-9])",
+    re.IGNORECASE,
+)
 # A question about a document: the selective curator goes to the archive and skips its memory.
 DOCUMENT_QUESTION = re.compile(
     r"\b(archived?|retrospective|retro|handoff|hand-off|post-?mortem|minutes)\b", re.IGNORECASE
@@ -136,6 +141,16 @@ _CALENDAR_TEXT = (
     "august september october november december"
 )
 _CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())
+# A record that says it changes something: a renewal, an extension, a revision, a swap, cover.
+RECORD_CHANGE = re.compile(
+    r"\b(renewal|renewed|extension|extended|revised|revision|updated?|swap(?:ped)?|cover|replacement"
+    r"|re-review|amended|amendment|changed?|moved|superseded?|from now)\b",
+    re.IGNORECASE,
+)
+REPORTED = re.compile(
+    r"\b(?:asks?|asking|asked|reports?|reporting|wants? to know|wonders?|says?|said|questions?)\b",
+    re.IGNORECASE,
+)
 QUESTION = re.compile(r"\?|\b(?:what|which|who|whom|whose|when|where|how|whether)\b", re.IGNORECASE)
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 # How many records of one service a lookup brings into the answer: the ones the request is about,
@@ -384,7 +399,8 @@ def _act(
     context = "\n".join(
         [*(r.text for r in records), *recalled, *([archive_doc["body"]] if archive_doc else [])]
     )
-    if DEPLOY_REQUEST.search(user_text) and replay.has("deploys_create"):
+    # A deploy request names what to deploy ("ship payments v2.4"); "the release train" is not one.
+    if DEPLOY_REQUEST.search(user_text) and _deploy_target(user_text) and replay.has("deploys_create"):
         version = VERSION.search(user_text)
         service = _deploy_target(user_text)
         prohibitions = [t for t in recalled if PROHIBITION_CUES.search(t)]
@@ -411,17 +427,32 @@ def _act(
 
 def _ticket(user_text: str, context: str) -> dict[str, Any]:
     args: dict[str, Any] = {"title": sentences(user_text)[0][:100], "body": context[:1500]}
-    for key, pattern in (("queue", QUEUE), ("priority", PRIORITY), ("assignee", HANDLE)):
-        found = pattern.search(user_text) or pattern.search(context)
+    # "open a ticket in the procurement queue": the queue the user names for the new ticket (in
+    # the sentence that asks for it, so "the one in their queue" is not taken for it) comes first.
+    asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s)), "")
+    named = NAMED_QUEUE.search(asking)
+    if named and not QUEUE.search(user_text):
+        args["queue"] = named.group(1)
+    # Otherwise a field from the line of the context most about the request: of two stored
+    # routing rules, the one for what the user is talking about.
+    wanted = _keys(user_text)
+    lines = sorted(
+        enumerate(line for line in context.splitlines() if line.strip()),
+        key=lambda item: (-_overlap(_keys(item[1]), wanted), item[0]),
+    )
+    for key, pattern in (
+        ("queue", QUEUE),
+        ("priority", PRIORITY),
+        ("assignee", ASSIGNEE),
+        ("assignee", HANDLE),
+    ):
+        if key in args:
+            continue
+        found = pattern.search(user_text) or next(
+            (m for _, line in lines if (m := pattern.search(line))), None
+        )
         if found:
             args[key] = found.group(0)
-    if "queue" not in args:
-        # "open a ticket in the procurement queue": the queue the user names for the new ticket
-        # (the sentence that asks for it, so "the one in their queue" is not taken for it).
-        asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s)), "")
-        named = NAMED_QUEUE.search(asking)
-        if named:
-            args["queue"] = named.group(1)
     return args
 
 
@@ -790,13 +821,16 @@ def _live_versions(user_text: str, deploys: list[dict[str, Any]]) -> list[Record
 
 
 def _stated(user_text: str) -> list[str]:
-    """The user's own statements that give a value (a number, a date, an id, a handle) or override
-    what was taught: the present the answer acts on. A question restates nothing."""
+    """The user's own statements that give a value (a deadline, an amount, a handle) or override
+    what was taught ("this time, X instead"): the present the answer acts on and restates. A
+    question restates nothing; nor does a statement that reports someone's question ("the team
+    reports how many Pier 4 devices run ..."): restating it would assert what it names in passing."""
     return [
         s
         for s in sentences(user_text)
         if not s.rstrip().endswith("?")
-        and (any(c.isdigit() for c in s) or HANDLE.search(s) or OVERRIDE_CUES.search(s))
+        and not REPORTED.search(s)
+        and (OVERRIDE_CUES.search(s) or any(c.isdigit() for c in s) or HANDLE.search(s))
     ]
 
 
@@ -813,17 +847,25 @@ def _superseding(note: str, present: list[Record]) -> list[tuple[Record, str]]:
     note_keys, note_values = _keys(note), _typed_values(note)
     found = []
     for record in present:
+        record_changed = bool(
+            RECORD_CHANGE.search(f"{record.source} {record.text}")
+            or CORRECTION_CUES.search(record.text)
+            or OVERRIDE_CUES.search(record.text)
+        )
         for sentence in sentences(record.text):
             if _overlap(_keys(sentence), note_keys) < 2:
                 continue
             values = _typed_values(sentence)
             changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
-            if (note_values - values and values - note_values) or changed:
+            # Other values alone may be another attribute ("37 devices today" beside "a limit of
+            # 40"): they replace the note when the record says it changed something.
+            revised = changed or record_changed
+            if revised and ((note_values - values and values - note_values) or changed):
                 found.append((record, sentence))
     return found
 
 
-def _split_outdated(note: str, newer: str) -> tuple[list[str], list[str]]:
+def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") -> tuple[list[str], list[str]]:
     """(clauses that still hold, clauses the newer sentence replaces) of a note. A clause is
     replaced when it is about what the sentence is about and the sentence gives another value of
     the same kind ("the retention is 45 days" against "the retention is now 90 days", "the
@@ -833,16 +875,63 @@ def _split_outdated(note: str, newer: str) -> tuple[list[str], list[str]]:
     clauses = [c.strip(" .") for c in re.split(r"[,;]\s+(?:and\s+|but\s+)?|\s+(?:and|but|while)\s+", note)]
     clauses = [c for c in clauses if c]
     keys, new_values = _keys(newer), _typed_values(newer)
+    named = _named_in(asked)  # what the request names (the site, the customer) is not replaced
+    # When the record speaks of some of the note's names ("Dev is on leave"), those are the ones
+    # it replaces; a name it never mentions ("Carys Pugh") is not in question.
+    spoken = {w.lower() for w in re.findall(r"\b[A-Z][a-z][\w-]*", record)} - named
+    note_names = {v for k, v in _typed_values(note) if k == "name"} - named
 
     def replaced(clause: str) -> bool:
-        mine = _typed_values(clause)
+        # (A clause's first word is no sentence start: "Dev Malhotra" names Dev.)
+        mine = {
+            (k, v)
+            for k, v in _typed_values(clause) | _typed_values(f"x {clause}")
+            if v not in named and v not in STOPWORDS
+        }
+        if spoken & note_names:
+            mine = {(k, v) for k, v in mine if k != "name" or v in spoken}
         kinds = {k for k, _ in mine - new_values} & {k for k, _ in new_values - mine}
-        return bool(kinds) and _overlap(_keys(clause), keys) >= 1
+        about = _overlap(_keys(clause), keys) >= 1 or any(k == "name" and v in spoken for k, v in mine)
+        return bool(kinds) and about
 
     old = [c for c in clauses if replaced(c)]
     if not old:
         return [note], []
     return [c for c in clauses if c not in old], old
+
+
+def _named_in(asked: str) -> set[str]:
+    """Every word and value of the user's request, lower-cased and stemmed too."""
+    words_ = {w.strip(_TOKEN_EDGES) for w in asked.lower().split()} | _keys(asked)
+    return {v for _, v in _typed_values(asked)} | words_ | {_stem(w) for w in words_}
+
+
+def _mark_old(clause: str, newer: str, asked: str = "") -> str:
+    """The clause with "(old)" after each run of value words holding a value the newer sentence
+    replaced ("1,800 (old) requests per minute", "Dev Malhotra (old)"): each old value is named as
+    old where it stands, not only at the end of a long clause. Only values of a kind the newer
+    sentence gives anew are replaced, and never what the user's request itself names (the
+    customer, the service)."""
+    mine, theirs = _typed_values(clause), _typed_values(newer)
+    kinds = {k for k, _ in mine - theirs} & {k for k, _ in theirs - mine}
+    named = _named_in(asked)
+    replaced = {v for k, v in mine - theirs if k in kinds and v not in named and _stem(v) not in named}
+    tokens = clause.split()
+    marked: list[str] = []
+    run_has_old = False
+    for n, token in enumerate(tokens):
+        values = {v for _, v in _typed_values(token)} | {v for _, v in _typed_values(f"x {token}")}
+        marked.append(token)
+        run_has_old = run_has_old or bool(values & replaced)
+        following = tokens[n + 1] if n + 1 < len(tokens) else ""
+        next_is_value = bool(following) and bool(_typed_values(f"x {following}"))
+        if run_has_old and (not values or not next_is_value):
+            if values:
+                marked[-1] = f"{token} (old)"
+            run_has_old = False
+        elif not values:
+            run_has_old = False
+    return " ".join(marked)
 
 
 def _typed_values(text: str) -> set[tuple[str, str]]:
@@ -889,8 +978,10 @@ def _compose_answer(
             found = _superseding(text, [*told, *present])
             holds, old = [text], []
             for record, sentence in found:
-                holds, replaced = _split_outdated(", ".join(holds), sentence) if holds else ([], [])
-                old += [(clause, record) for clause in replaced]
+                holds, replaced = (
+                    _split_outdated(", ".join(holds), sentence, record.text, user_text) if holds else ([], [])
+                )
+                old += [(_mark_old(clause, sentence, user_text), record) for clause in replaced]
             kept += [", ".join(holds)] if holds else []
             outdated += old
         recalled = kept
