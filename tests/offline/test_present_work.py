@@ -93,3 +93,26 @@ def test_recall_pastes_notes_and_world_side_by_side_and_keeps_the_stale_value() 
     for case, answer in zip(CASES, answers("recall", PRESENT, "on"), strict=True):
         assert case["current"] in answer and case["old"] in answer
         assert "Outdated" not in answer
+
+
+def test_an_override_in_the_request_wins_over_the_stored_rule_for_this_ticket(tmp_path: Path) -> None:
+    from pytest_pastbench.core.store import Store
+    from tests.offline.test_policies import session
+
+    store = Store(tmp_path)
+    session(
+        "curator",
+        store,
+        "Please write the on-call note. Disk alerts on the Harbor cluster go to OPS-STORAGE.",
+    )
+    ask = (
+        "A disk alert fired on the Harbor cluster. This time, file the ticket in OPS-NIGHT instead. Open it."
+    )
+    run = session("curator", store, ask, index=1)
+    [create] = [c for c in run.tool_calls if c.name == "tickets_create"]
+    assert create.arguments["queue"] == "OPS-NIGHT"
+    [outdated] = [line for line in run.answer.splitlines() if line.startswith("Outdated")]
+    assert "OPS-STORAGE (old)" in outdated and "what you said is newer" in outdated
+    # Without the store the request alone says where it goes.
+    blind = session("blind", Store(tmp_path / "blind"), ask)
+    assert [c.arguments["queue"] for c in blind.tool_calls if c.name == "tickets_create"] == ["OPS-NIGHT"]

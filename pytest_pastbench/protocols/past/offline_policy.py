@@ -840,7 +840,7 @@ def _overrides(user_text: str) -> list[Record]:
     return [Record("what you said", s) for s in _stated(user_text) if OVERRIDE_CUES.search(s)]
 
 
-def _superseding(note: str, present: list[Record]) -> list[tuple[Record, str]]:
+def _superseding(note: str, present: list[Record], asked: str = "") -> list[tuple[Record, str]]:
     """The present sentences that may replace a note, with their records: about the same thing
     (two shared words) and either giving other values than the note or saying it changed ("now",
     "instead", "this time")."""
@@ -853,7 +853,10 @@ def _superseding(note: str, present: list[Record]) -> list[tuple[Record, str]]:
             or OVERRIDE_CUES.search(record.text)
         )
         for sentence in sentences(record.text):
-            if _overlap(_keys(sentence), note_keys) < 2:
+            # The user's own override is about their request as a whole ("this time, file it in
+            # OPS-NIGHT instead" about the disk alert the message is about).
+            about = _keys(f"{sentence} {asked}") if record.source == "what you said" else _keys(sentence)
+            if _overlap(about, note_keys) < 2:
                 continue
             values = _typed_values(sentence)
             changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
@@ -975,7 +978,7 @@ def _compose_answer(
         told = _overrides(user_text)
         kept: list[str] = []
         for text in recalled:
-            found = _superseding(text, [*told, *present])
+            found = _superseding(text, [*told, *present], user_text)
             holds, old = [text], []
             for record, sentence in found:
                 holds, replaced = (
