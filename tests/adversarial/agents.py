@@ -12,6 +12,11 @@ agent does (``--pastbench-agent=tests.adversarial.agents:empty``) and into ``run
   the harness uses ``pastbench/curator`` on Hermes with every mechanism), restating its answer:
   numbers and ordinals spelled out, "the" dropped, lower case.
 - ``verbatim``: the same policy, answering as it is.
+- ``stale_trust``: trusts its store over the present (issue 29). With nothing stored it does the
+  work from the prompt and the world like the reference policies; once its notes speak about the request it
+  answers from them alone, as current, even where a record of the world or the user's own message
+  is newer. Its memory makes it worse than no memory where the present supersedes the store, so
+  its Δ there must be below 0 (``StaleTrustModel``, run on Hermes).
 """
 
 from __future__ import annotations
@@ -225,3 +230,47 @@ def dump() -> DumpAgent:
 def verbatim() -> HermesAgent:
     """The verbatim agent is Hermes with every mechanism; run it with ``pastbench/curator``."""
     return HermesAgent(name="verbatim", mechanisms=["all"])
+
+
+# The blocks of a reference policy's answer that come from its store (offline_policy.py writes
+# them: "From my notes:" lines, and "Outdated: my old note said ..." for what it found outdated).
+_NOTES_BLOCK = "From my notes:\n"
+_OUTDATED_NOTE = re.compile(r"^Outdated: my old note said (.*) \(old, replaced: ", re.MULTILINE)
+
+
+class StaleTrustModel:
+    """A reference policy (``pastbench/recall`` in the harness: it always searches its memory)
+    whose final answer, once it recalled anything, is its notes alone (any it found outdated
+    restated as current) and its actions: the world's records and the user's own statements are
+    dropped. Tool calls are the policy's, unchanged."""
+
+    def __init__(self, policy: str = "recall") -> None:
+        self.inner = PolicyModel(policy)
+        self.model = f"{self.inner.model}+stale-trust"
+
+    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
+        reply = self.inner.complete(messages, tools, **params)
+        if reply.tool_calls or reply.content is None:
+            return reply
+        return ModelReply(content=trust_the_store(reply.content))
+
+
+def trust_the_store(answer: str) -> str:
+    """The answer an agent gives that applies what it stored and ignores newer evidence."""
+    blocks = answer.split("\n\n")
+    notes = [
+        line.removeprefix("- ")
+        for block in blocks
+        if block.startswith(_NOTES_BLOCK)
+        for line in block.removeprefix(_NOTES_BLOCK).splitlines()
+    ]
+    notes += _OUTDATED_NOTE.findall(answer)
+    if not notes:
+        return answer  # nothing stored about it: the present is all it has
+    actions = [b for b in blocks if b.startswith(("Deployed ", "I did not deploy", "Opened ticket"))]
+    return "\n\n".join([_NOTES_BLOCK + "\n".join(f"- {n}" for n in notes), *actions])
+
+
+def stale_trust() -> HermesAgent:
+    """Run it with ``StaleTrustModel`` (the harness does); as a plugin agent it is plain Hermes."""
+    return HermesAgent(name="stale_trust")

@@ -26,7 +26,14 @@ from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.item_record import ItemRecord
-from tests.adversarial.agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
+from tests.adversarial.agents import (
+    CrossEpisodeAgent,
+    DumpAgent,
+    EchoAgent,
+    EmptyAgent,
+    ParaphraseModel,
+    StaleTrustModel,
+)
 from tests.adversarial.hoarder import Hoarder, NeverWrites, Oracle, PasteAll
 
 
@@ -60,6 +67,8 @@ CONTESTANTS: dict[str, Contestant] = {
     "paste_all": lambda f, e: (PasteAll(), NoModel()),
     "hoarder": lambda f, e: (Hoarder(), NoModel()),
     "never_writes": lambda f, e: (NeverWrites(), NoModel()),
+    # Trusts its store over newer evidence (issue 29): below its own off arm where the present wins.
+    "stale_trust": lambda f, e: (HermesAgent(), StaleTrustModel("recall")),
 }
 # The Mech anchors, best first: each must beat the next beyond the bootstrap CI, per capability.
 MECH_ANCHORS = ("oracle", "curator+hermes-plus", "recall", "paste_all", "hoarder", "never_writes")
@@ -88,11 +97,14 @@ def past_families(root: Path | None = None) -> list[Family]:
     return [load_family(p)[0] for p in paths]
 
 
-def run_contestant(name: str, arms: tuple[str, ...] = ("on", "off")) -> Result:
+def run_contestant(
+    name: str, arms: tuple[str, ...] = ("on", "off"), families: list[Family] | None = None
+) -> Result:
+    """Every episode of ``families`` (the built-in dataset by default) on each arm."""
     build = CONTESTANTS[name]
     result = Result()
     with tempfile.TemporaryDirectory(prefix=f"pastbench-adv-{name}-") as tmp:
-        for n, family in enumerate(past_families()):
+        for n, family in enumerate(past_families() if families is None else families):
             for m, episode in enumerate(family.episodes):
                 for arm in arms:
                     agent, model = build(family, episode)

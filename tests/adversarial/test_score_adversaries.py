@@ -9,7 +9,8 @@ Bounds (per capability unless said):
   every capability (the v3 episodes are authored one by one, so a sibling's values never answer
   this episode; the generated v2 procedural families scored 0.88 here);
 - paraphrase ≥ 0.85 × verbatim S_on on memory and update;
-- blind |Δ| ≤ 0.02; the baselines separate: blind ≈ 0 < recall < curator < curator on hermes-plus.
+- blind |Δ| ≤ 0.02; the baselines separate on the on arm: blind < recall < curator < curator on
+  hermes-plus (blind's on arm is its present work, issue 29: the same as its off arm).
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def test_blind_gains_nothing_from_persistence(capability: str) -> None:
 @pytest.mark.slow
 def test_the_offline_baselines_still_separate() -> None:
     on = [result(n).overall("on") for n in ("blind", "recall", "curator", "curator+hermes-plus")]
-    assert on[0] <= 0.02
+    blind = result("blind")
+    assert abs(on[0] - blind.overall("off")) <= 0.02  # what blind earns, it earns without a store
     assert on == sorted(on) and len(set(on)) == 4
 
 

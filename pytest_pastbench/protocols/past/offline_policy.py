@@ -4,7 +4,7 @@ A policy sees only what a model sees — the conversation and the tool list — 
 episode's evidence or checks. It decides its next message by replaying a fixed plan against
 the tool results already in the conversation, so it is a pure function of the messages.
 
-- ``blind``: never touches the store; uses world tools only.
+- ``blind``: never touches the store; uses world tools and the prompt only.
 - ``recall``: searches memory before answering, stores every statement it is told (noise and
   secrets included), never deletes or supersedes anything.
 - ``curator``: like recall, plus skills for numbered procedures, and skipping one-off remarks,
@@ -12,6 +12,16 @@ the tool results already in the conversation, so it is a pure function of the me
   reading too: a question about a document (an archived retrospective, a handoff) goes straight
   to the archive, without a memory search. It knows a correction by plain words of change ("now",
   "no longer", "as of", "took over"), not by any phrasing of the data; it infers no unstated rule.
+
+All three do the work that needs no store (issue 29, "the control arm measures competence"): when
+the request refers to a record of the world — a note, a ticket or a queue, an archived document,
+what is deployed or live — they look it up with the world's own tools (``notes_list`` /
+``notes_read``, ``tickets_list``, ``archive_search`` / ``archive_read``, ``deploys_list``), use what
+comes back (in the answer, and in the body of a ticket they open), and restate the values the
+user's own message gives. They differ where the present and their notes disagree: ``recall``
+pastes notes and records side by side (it keeps stale), the curator goes with the present — a
+record of the world or a statement of the user that is newer than a note about the same thing —
+and names the note's value as outdated, and ``blind`` has only the present.
 
 The reference models use what Hermes' mechanisms (``mechanisms.py``) put in front of them, and
 only that — the runtime's messages and the tool schemas. Their base behaviour carries the
@@ -38,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_pastbench.agents.mechanisms import E1_HELD, E3_OFFER, E4_SEND_BACK, E5_CLOSE, RUNTIME_PREFIX
-from pytest_pastbench.core.text import content_words, normalise, sentences, words
+from pytest_pastbench.core.text import STOPWORDS, content_words, normalise, sentences, words
 
 NOISE_CUES = re.compile(
     r"\b(just for today|only today|for today only|this time only|just this once|for this session"
@@ -126,13 +136,76 @@ TICKET_REQUEST = re.compile(r"\b(open|create|file|raise|log)\b[^.?!]{0,40}\btick
 DEPLOY_REQUEST = re.compile(r"\b(deploy|ship|roll out|release)\b", re.IGNORECASE)
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
-PRIORITY = re.compile(r"\bP[0-4]\b")
+PRIORITY = re.compile(r"\bP[0-4]\b(?!-)")  # not a desk or room id ("P2-14")
 HANDLE = re.compile(r"@[a-z][a-z0-9._-]*[a-z0-9]")
+# The handle a rule assigns work to ("assigned to @kiri.tane"), before any handle (a reporter's).
+ASSIGNEE = re.compile(
+    r"\b(?:assign(?:ed|ee)?(?:\s+to)?|owner(?:\s+is)?|owned\s+by|routed\s+to|triaged?\s+by)\W+(@[a-z][a-z0-9._-]*[a-z0-9])",
+    re.IGNORECASE,
+)
 # A question about a document: the selective curator goes to the archive and skips its memory.
 DOCUMENT_QUESTION = re.compile(
     r"\b(archived?|retrospective|retro|handoff|hand-off|post-?mortem|minutes)\b", re.IGNORECASE
 )
 ACTION_NOTES = ("Deployed ", "I did not deploy", "Opened ticket")
+# A request that refers to a record of the world by the place it lives in (issue 29): these are
+# how people point at the present ("it's in their queue", "the review pack note", "what is live").
+NOTE_LOOKUP = re.compile(
+    r"\b(?:the|a|an|their|his|her|our|my|its|this|that|in)\s+(?:[\w'-]+\s+){0,4}notes?\b|\bnotes\b",
+    re.IGNORECASE,
+)
+NOTE_VERB = re.compile(r"\b(?:make|take|leave|add|write)\s+(?:a|the)\s+note\b", re.IGNORECASE)
+TICKET_WORD = re.compile(r"\btickets?\b|\bqueues?\b|\bticketed\b", re.IGNORECASE)
+TICKET_ID = re.compile(r"\b[A-Z]{2,}-\d{2,}\b")
+DEPLOY_LOOKUP = re.compile(
+    r"\b(?:live|running|deployed|in production|deploy log|which version|what version|current version)\b",
+    re.IGNORECASE,
+)
+# Documents a request may point at by kind; the archive is where they are filed.
+DOCUMENT_WORDS = re.compile(
+    r"\b(?:documents?|docs?|filed|calendar|changelog|policy|runbook|wiki|spec|schedule|menu|pack|brief)\b",
+    re.IGNORECASE,
+)
+# A question about how things stand now, or about something that just happened: a competent
+# agent checks the world's records before answering from what it remembers.
+CURRENT_STATE = re.compile(
+    r"\b(?:now|right now|currently|at the moment|as things stand|this week|tonight|today|latest|still"
+    r"|again|just came in|came in|new|logged|posted|flagged|reported|booked|opened|raised|sent|put out"
+    r"|this time|since)\b",
+    re.IGNORECASE,
+)
+NAMED_QUEUE = re.compile(r"\b(?:in|to|into|on|from)\s+(?:the|their|our|its)\s+([a-z][\w-]*)\s+queue\b", re.I)
+# The user overriding what was taught, for this request or from now on ("this time, X instead").
+OVERRIDE_CUES = re.compile(
+    r"\b(this time|for this one|just this once|this once|instead|rather than|not the usual|from now on"
+    r"|going forward|no longer|has changed|changed to|moved to)\b",
+    re.IGNORECASE,
+)
+# A record that is not in force: a draft, a proposal, a request not yet granted.
+NOT_IN_FORCE = re.compile(
+    r"\b(draft|proposed|proposal|to be (?:named|confirmed|decided|agreed)|candidates?|tbc|tbd|requested)\b",
+    re.IGNORECASE,
+)
+_CALENDAR_TEXT = (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december"
+)
+_CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())
+# A record that says it changes something: a renewal, an extension, a revision, a swap, cover.
+RECORD_CHANGE = re.compile(
+    r"\b(renewal|renewed|extension|extended|revised|revision|updated?|swap(?:ped)?|cover|replacement"
+    r"|re-review|amended|amendment|changed?|moved|superseded?|from now)\b",
+    re.IGNORECASE,
+)
+REPORTED = re.compile(
+    r"\b(?:asks?|asking|asked|reports?|reporting|wants? to know|wonders?|says?|said|questions?)\b",
+    re.IGNORECASE,
+)
+QUESTION = re.compile(r"\?|\b(?:what|which|who|whom|whose|when|where|how|whether)\b", re.IGNORECASE)
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# How many records of one service a lookup brings into the answer: the ones the request is about,
+# not the whole service (pasting everything asserts every wrong value in it too).
+LOOKUP_LIMIT = 2
 NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,2})[.)]\s+(.+)$", re.IGNORECASE)
 CODENAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:-[A-Z0-9][a-z0-9]*)*|[A-Z]{2,}[-0-9A-Z]*)\b")
 
@@ -305,6 +378,14 @@ def _parse(content: Any) -> Any:
         return content
 
 
+@dataclass(frozen=True)
+class Record:
+    """One record of the world a lookup returned: where it came from, and its text."""
+
+    source: str  # "the ticket EVT-0907 (Room booking)", "the note 'Runbook'", "the deploy log"
+    text: str
+
+
 def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> str:
     user_text = turn.user_text
     query = " ".join(content_words(user_text))
@@ -322,14 +403,15 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
     recalled = [h["text"] for h in skill_hits[:1]] + [h["text"] for h in memory_hits]
 
     archive_doc = _consult_archive(user_text, recalled, replay)
+    records = _consult_world(user_text, replay, archive_doc, recalled)
     if turn.gated:
         # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
         done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
-        return _compose_answer(recalled, archive_doc, done, policy)
-    action_notes = _act(policy, user_text, recalled, archive_doc, replay)
+        return _compose_answer(recalled, archive_doc, done, policy, records, user_text)
+    action_notes = _act(policy, user_text, recalled, archive_doc, replay, records)
     if policy.uses_store:
         store_statements(policy, user_text, memory_hits, replay, tools)
-    return _compose_answer(recalled, archive_doc, action_notes, policy)
+    return _compose_answer(recalled, archive_doc, action_notes, policy, records, user_text)
 
 
 def note_entries(result: Any) -> list[dict[str, Any]]:
@@ -360,10 +442,15 @@ def _act(
     recalled: list[str],
     archive_doc: dict[str, Any] | None,
     replay: Replay,
+    records: list[Record] = (),  # type: ignore[assignment]
 ) -> list[str]:
     notes: list[str] = []
-    context = "\n".join(recalled) + ("\n" + archive_doc["body"] if archive_doc else "")
-    if DEPLOY_REQUEST.search(user_text) and replay.has("deploys_create"):
+    # What the new ticket carries: what the world showed first (the present), then notes.
+    context = "\n".join(
+        [*(r.text for r in records), *recalled, *([archive_doc["body"]] if archive_doc else [])]
+    )
+    # A deploy request names what to deploy ("ship payments v2.4"); "the release train" is not one.
+    if DEPLOY_REQUEST.search(user_text) and _deploy_target(user_text) and replay.has("deploys_create"):
         version = VERSION.search(user_text)
         service = _deploy_target(user_text)
         prohibitions = [t for t in recalled if PROHIBITION_CUES.search(t)]
@@ -390,8 +477,30 @@ def _act(
 
 def _ticket(user_text: str, context: str) -> dict[str, Any]:
     args: dict[str, Any] = {"title": sentences(user_text)[0][:100], "body": context[:1500]}
-    for key, pattern in (("queue", QUEUE), ("priority", PRIORITY), ("assignee", HANDLE)):
-        found = pattern.search(user_text) or pattern.search(context)
+    # "open a ticket in the procurement queue": the queue the user names for the new ticket (in
+    # the sentence that asks for it, so "the one in their queue" is not taken for it) comes first.
+    asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s)), "")
+    named = NAMED_QUEUE.search(asking)
+    if named and not QUEUE.search(user_text):
+        args["queue"] = named.group(1)
+    # Otherwise a field from the line of the context most about the request: of two stored
+    # routing rules, the one for what the user is talking about.
+    wanted = _keys(user_text)
+    lines = sorted(
+        enumerate(line for line in context.splitlines() if line.strip()),
+        key=lambda item: (-_overlap(_keys(item[1]), wanted), item[0]),
+    )
+    for key, pattern in (
+        ("queue", QUEUE),
+        ("priority", PRIORITY),
+        ("assignee", ASSIGNEE),
+        ("assignee", HANDLE),
+    ):
+        if key in args:
+            continue
+        found = pattern.search(user_text) or next(
+            (m for _, line in lines if (m := pattern.search(line))), None
+        )
         if found:
             args[key] = found.group(0)
     return args
@@ -408,9 +517,16 @@ def _held_texts(result: Any) -> list[str]:
     return [e["text"] for e in note_entries(result.get("notes")) + note_entries(result.get("skills"))]
 
 
+# What follows "release" or "ship" in "the release queue", "release notes": not a service.
+_NOT_A_SERVICE_TEXT = (
+    "queue plan notes note train manager date channel window calendar schedule process checklist it"
+)
+NOT_A_SERVICE = frozenset(_NOT_A_SERVICE_TEXT.split())
+
+
 def _deploy_target(user_text: str) -> str | None:
     match = re.search(r"\b(?:deploy|ship|roll out|release)\s+(?:the\s+)?([a-z][a-z0-9-]*)", user_text, re.I)
-    return match.group(1) if match else None
+    return match.group(1) if match and match.group(1).lower() not in NOT_A_SERVICE else None
 
 
 def store_statements(
@@ -628,16 +744,383 @@ def _values(text: str) -> set[str]:
     return found | {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b", text) if len(m) >= 2}
 
 
+# -- the present: the world's records and the user's own statements (issue 29) ------------------
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip(_TOKEN_EDGES).removesuffix("'s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _keys(text: str) -> set[str]:
+    """Content words as lookup keys: hyphenated words split too ("house-style" is "house",
+    "style"), a plural's "s" dropped."""
+    found = set()
+    for word in content_words(text):
+        found |= {_stem(w) for w in re.split(r"[-_/]", word) if w}
+        found.add(_stem(word))
+    return {w for w in found if w}
+
+
+def _overlap(a: set[str], b: set[str]) -> int:
+    """Shared keys, a word and its derivation counted as one ("region" ~ "regional")."""
+    return sum(1 for x in a if x in b or (len(x) >= 5 and any(len(y) >= 5 and y[:5] == x[:5] for y in b)))
+
+
+def _consult_world(
+    user_text: str,
+    replay: Replay,
+    seen_doc: dict[str, Any] | None = None,
+    recalled: list[str] | None = None,
+) -> list[Record]:
+    """Look up the records the request points at with the world's tools: a note, a ticket in a
+    queue, a filed document, what is live, or whatever bears on a question about how things stand
+    now. Only the few that match the request well come back, so the answer uses them and not the
+    whole service (pasting everything asserts every wrong value in it too)."""
+    wanted = _keys(user_text)
+    # A question about the present (not an order that says "now": "deploy it now").
+    current = any(CURRENT_STATE.search(x) and QUESTION.search(x) for x in sentences(user_text))
+    records: list[Record] = []
+    notes_cued = bool(NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)))
+    if replay.has("notes_list") and notes_cued:
+        records += _relevant_notes(replay, wanted, notes_cued)
+    # A ticket the request refers to: one named by id, or "ticket"/"queue" outside a sentence that
+    # only asks to open one.
+    tickets_cued = bool(TICKET_ID.search(user_text)) or any(
+        TICKET_WORD.search(s) and not TICKET_REQUEST.search(s) for s in sentences(user_text)
+    )
+    if replay.has("tickets_list") and tickets_cued:
+        tickets = replay.call("tickets_list", {})
+        tickets = [t for t in tickets if isinstance(t, dict)] if isinstance(tickets, list) else []
+        records += [
+            Record(f"the ticket {t.get('id')} ({t.get('title')}, {t.get('queue')} queue)", _ticket_text(t))
+            for t in _relevant_tickets(user_text, wanted, tickets, tickets_cued)
+        ]
+    # "Filed in the compliance queue" points at the queue, not the archive.
+    archive_cued = any(
+        ARCHIVE_CUES.search(x) or (DOCUMENT_WORDS.search(x) and not TICKET_WORD.search(x))
+        for x in sentences(user_text)
+    )
+    # The document the request is about, when the archive was not read for it already.
+    # (A record the request pointed at is what it is about: no rummaging in the archive beside it.
+    # Nor when its notes already speak to it: an archived document found by a loose search is not
+    # newer than what the user told it; filed documents are often last year's, or a draft.)
+    loose = current and not records and not recalled
+    if replay.has("archive_search") and (archive_cued or loose) and wanted and seen_doc is None:
+        records += _relevant_documents(replay, user_text, wanted, seen_doc)
+    if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
+        deploys = replay.call("deploys_list", {})
+        deploys = [d for d in deploys if isinstance(d, dict)] if isinstance(deploys, list) else []
+        records += _live_versions(user_text, deploys)
+    return records
+
+
+def _clear_matches(items: list[Any], scores: list[int], cued: bool, limit: int = 1) -> list[Any]:
+    """The best-matching items: two shared words at least, or, when the request points at this
+    service, the only item sharing one."""
+    if not items:
+        return []
+    top = max(scores)
+    best = [item for item, score in zip(items, scores, strict=True) if score == top]
+    if top >= 2 or (cued and top == 1 and len(best) == 1):
+        return best[:limit]
+    return []
+
+
+def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record]:
+    titles = replay.call("notes_list", {})
+    titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
+    # Read the few whose titles share words with the request, then keep the clear matches.
+    ranked = sorted(titles, key=lambda t: (-_overlap(_keys(t), wanted), t))
+    candidates = [t for t in ranked if _overlap(_keys(t), wanted) > 0][:3]
+    notes = replay.batch([("notes_read", {"title": t}) for t in candidates]) if candidates else []
+    notes = [n for n in notes if isinstance(n, dict) and "body" in n]
+    scores = [_overlap(_keys(f"{n.get('title', '')} {n['body']}"), wanted) for n in notes]
+    return [
+        Record(f"the note '{n.get('title')}'", str(n["body"]))
+        for n in _clear_matches(notes, scores, cued, LOOKUP_LIMIT)
+    ]
+
+
+def _names(text: str) -> list[set[str]]:
+    """The names a request is about ("Fernhill Payments", "MFA"): runs of capitalised words, less a
+    lone capitalised word that only starts its sentence, and less days and months."""
+    names = []
+    for sentence in sentences(text):
+        for match in re.finditer(r"\b[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*", sentence):
+            run = [w for w in match.group(0).split() if w.lower() not in _CALENDAR_WORDS]
+            if match.start() == 0 and len(match.group(0).split()) == 1:
+                continue
+            if run:
+                names.append({_stem(w) for w in run})
+    return names
+
+
+def _in_force(record: dict[str, Any], names: list[set[str]], years: set[int]) -> bool:
+    """A record about what the request names (every word of every name), not a draft or a request
+    not yet granted, and of the latest year its peers mention (a later one replaces it)."""
+    text = (
+        " ".join(str(v) for v in record.values() if isinstance(v, str))
+        + " "
+        + " ".join(record.get("tags") or [])
+    )
+    keys = _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+    if NOT_IN_FORCE.search(text) or any(not name <= keys for name in names):
+        return False
+    own = {int(y) for y in YEAR.findall(text)}
+    return not own or not years or max(own) >= max(years)
+
+
+def _relevant_documents(
+    replay: Replay, user_text: str, wanted: set[str], seen_doc: dict[str, Any] | None
+) -> list[Record]:
+    """The archived document the request is about: the clear best match among those in force."""
+    hits = replay.call("archive_search", {"query": " ".join(content_words(user_text))})
+    hits = [h for h in hits if isinstance(h, dict)] if isinstance(hits, list) else []
+    seen = str(seen_doc.get("id")) if seen_doc else None
+    hits = [h for h in hits if str(h.get("id")) != seen]
+    years = {int(y) for h in hits for y in YEAR.findall(f"{h.get('title', '')} {h.get('snippet', '')}")}
+    names = _names(user_text)
+    hits = [h for h in hits if _in_force(h, names, years)]
+    scores = [
+        _overlap(
+            _keys(f"{h.get('title', '')} {h.get('snippet', '')} {' '.join(h.get('tags') or [])}"), wanted
+        )
+        for h in hits
+    ]
+    # Filed documents are alike (a retrospective and its follow-up): only a clear winner is read.
+    ranked = sorted(scores, reverse=True)
+    if not ranked or ranked[0] < 2 or (len(ranked) > 1 and ranked[1] == ranked[0]):
+        return []
+    chosen = [hits[scores.index(ranked[0])]]
+    docs = replay.batch([("archive_read", {"id": str(h.get("id"))}) for h in chosen]) if chosen else []
+    return [
+        Record(f"the archived document {d.get('id')} ({d.get('title')})", str(d["body"]))
+        for d in docs
+        if isinstance(d, dict) and "body" in d
+    ]
+
+
+def _ticket_text(ticket: dict[str, Any]) -> str:
+    fields = ", ".join(f"{k} {ticket[k]}" for k in ("status", "priority", "assignee") if ticket.get(k))
+    return f"{ticket.get('title', '')}. {ticket.get('body', '')}".strip() + (f" ({fields})" if fields else "")
+
+
+def _relevant_tickets(
+    user_text: str, wanted: set[str], tickets: list[dict[str, Any]], cued: bool
+) -> list[dict[str, Any]]:
+    """Tickets the request names (by id), else the clear match in the queue it names (its newest
+    ticket when none matches clearly: "it's in their queue"), else the clear match anywhere."""
+    named = set(TICKET_ID.findall(user_text))
+    by_id = [t for t in tickets if str(t.get("id")) in named]
+    if by_id:
+        return by_id[:LOOKUP_LIMIT]
+    queues = {_stem(m.group(1)) for m in re.finditer(r"\b([\w-]+)\s+queue\b", user_text, re.IGNORECASE)}
+    in_queue = [t for t in tickets if _stem(str(t.get("queue", ""))) in queues]
+    pool = in_queue or tickets
+    scores = [_overlap(_keys(f"{t.get('title', '')} {t.get('body', '')}"), wanted) for t in pool]
+    best = _clear_matches(pool, scores, cued or bool(in_queue))
+    return best or (pool[-1:] if in_queue else [])
+
+
+def _live_versions(user_text: str, deploys: list[dict[str, Any]]) -> list[Record]:
+    """The latest deploy of each service the request names (of every service when it names none)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for deploy in sorted(deploys, key=lambda d: str(d.get("at", ""))):
+        latest[str(deploy.get("service", ""))] = deploy
+    text = user_text.lower()
+    named = [s for s in latest if s and s.lower() in text]
+    return [
+        Record(
+            "the deploy log",
+            f"{d.get('service')} {d.get('version')} is live, deployed {d.get('at')}"
+            + (f" by {d.get('by')}" if d.get("by") else ""),
+        )
+        for s, d in sorted(latest.items())
+        if s in (named or list(latest))
+    ]
+
+
+def _stated(user_text: str) -> list[str]:
+    """The user's own statements that give a value (a deadline, an amount, a handle) or override
+    what was taught ("this time, X instead"): the present the answer acts on and restates. A
+    question restates nothing; nor does a statement that reports someone's question ("the team
+    reports how many Pier 4 devices run ..."): restating it would assert what it names in passing."""
+    return [
+        s
+        for s in sentences(user_text)
+        if not s.rstrip().endswith("?")
+        and not REPORTED.search(s)
+        and (OVERRIDE_CUES.search(s) or any(c.isdigit() for c in s) or HANDLE.search(s))
+    ]
+
+
+def _overrides(user_text: str) -> list[Record]:
+    """The user's statements that replace what was taught ("this time, X instead"): newer than
+    any note."""
+    return [Record("what you said", s) for s in _stated(user_text) if OVERRIDE_CUES.search(s)]
+
+
+def _superseding(note: str, present: list[Record], asked: str = "") -> list[tuple[Record, str]]:
+    """The present sentences that may replace a note, with their records: about the same thing
+    (two shared words) and either giving other values than the note or saying it changed ("now",
+    "instead", "this time")."""
+    note_keys, note_values = _keys(note), _typed_values(note)
+    found = []
+    for record in present:
+        record_changed = bool(
+            RECORD_CHANGE.search(f"{record.source} {record.text}")
+            or CORRECTION_CUES.search(record.text)
+            or OVERRIDE_CUES.search(record.text)
+        )
+        for sentence in sentences(record.text):
+            # The user's own override is about their request as a whole ("this time, file it in
+            # OPS-NIGHT instead" about the disk alert the message is about).
+            about = _keys(f"{sentence} {asked}") if record.source == "what you said" else _keys(sentence)
+            if _overlap(about, note_keys) < 2:
+                continue
+            values = _typed_values(sentence)
+            changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
+            # Other values alone may be another attribute ("37 devices today" beside "a limit of
+            # 40"): they replace the note when the record says it changed something.
+            revised = changed or record_changed
+            if revised and ((note_values - values and values - note_values) or changed):
+                found.append((record, sentence))
+    return found
+
+
+def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") -> tuple[list[str], list[str]]:
+    """(clauses that still hold, clauses the newer sentence replaces) of a note. A clause is
+    replaced when it is about what the sentence is about and the sentence gives another value of
+    the same kind ("the retention is 45 days" against "the retention is now 90 days", "the
+    contract is with Inkwell" against "the contract moved to Papyra"); "the owner is @ines.b" in
+    the same note still holds. With no such clause nothing is replaced: a word of change about the
+    same thing is not enough to discard a note that gives no value of the kind the present does."""
+    clauses = [c.strip(" .") for c in re.split(r"[,;]\s+(?:and\s+|but\s+)?|\s+(?:and|but|while)\s+", note)]
+    clauses = [c for c in clauses if c]
+    keys, new_values = _keys(newer), _typed_values(newer)
+    named = _named_in(asked)  # what the request names (the site, the customer) is not replaced
+    # When the record speaks of some of the note's names ("Dev is on leave"), those are the ones
+    # it replaces; a name it never mentions ("Carys Pugh") is not in question.
+    spoken = {w.lower() for w in re.findall(r"\b[A-Z][a-z][\w-]*", record)} - named
+    note_names = {v for k, v in _typed_values(note) if k == "name"} - named
+
+    def replaced(clause: str) -> bool:
+        # (A clause's first word is no sentence start: "Dev Malhotra" names Dev.)
+        mine = {
+            (k, v)
+            for k, v in _typed_values(clause) | _typed_values(f"x {clause}")
+            if v not in named and v not in STOPWORDS
+        }
+        if spoken & note_names:
+            mine = {(k, v) for k, v in mine if k != "name" or v in spoken}
+        kinds = {k for k, _ in mine - new_values} & {k for k, _ in new_values - mine}
+        about = _overlap(_keys(clause), keys) >= 1 or any(k == "name" and v in spoken for k, v in mine)
+        return bool(kinds) and about
+
+    old = [c for c in clauses if replaced(c)]
+    if not old:
+        return [note], []
+    return [c for c in clauses if c not in old], old
+
+
+def _named_in(asked: str) -> set[str]:
+    """Every word and value of the user's request, lower-cased and stemmed too."""
+    words_ = {w.strip(_TOKEN_EDGES) for w in asked.lower().split()} | _keys(asked)
+    return {v for _, v in _typed_values(asked)} | words_ | {_stem(w) for w in words_}
+
+
+def _mark_old(clause: str, newer: str, asked: str = "") -> str:
+    """The clause with "(old)" after each run of value words holding a value the newer sentence
+    replaced ("1,800 (old) requests per minute", "Dev Malhotra (old)"): each old value is named as
+    old where it stands, not only at the end of a long clause. Only values of a kind the newer
+    sentence gives anew are replaced, and never what the user's request itself names (the
+    customer, the service)."""
+    mine, theirs = _typed_values(clause), _typed_values(newer)
+    kinds = {k for k, _ in mine - theirs} & {k for k, _ in theirs - mine}
+    named = _named_in(asked)
+    replaced = {v for k, v in mine - theirs if k in kinds and v not in named and _stem(v) not in named}
+    tokens = clause.split()
+    marked: list[str] = []
+    run_has_old = False
+    for n, token in enumerate(tokens):
+        values = {v for _, v in _typed_values(token)} | {v for _, v in _typed_values(f"x {token}")}
+        marked.append(token)
+        run_has_old = run_has_old or bool(values & replaced)
+        following = tokens[n + 1] if n + 1 < len(tokens) else ""
+        next_is_value = bool(following) and bool(_typed_values(f"x {following}"))
+        if run_has_old and (not values or not next_is_value):
+            if values:
+                marked[-1] = f"{token} (old)"
+            run_has_old = False
+        elif not values:
+            run_has_old = False
+    return " ".join(marked)
+
+
+def _typed_values(text: str) -> set[tuple[str, str]]:
+    """(kind, value) of the value-like words: handles, numbers and codes, and names."""
+    found = {
+        ("handle" if v.startswith("@") else "number", v)
+        for v in _values(text)
+        if v.startswith("@") or any(c.isdigit() for c in v)
+    }
+    found |= {("code", v) for v in _values(text) if not v.startswith("@") and not any(c.isdigit() for c in v)}
+    found |= {("handle", h.lower()) for h in HANDLE.findall(text.lower())}
+    # A hyphenated term is a label or a name too ("post-cut", "cut-exception").
+    found |= {("term", w) for w in words(text) if "-" in w.strip("-") and not any(c.isdigit() for c in w)}
+    return found | {("name", v) for v in _names_in(text)}
+
+
+def _names_in(text: str) -> set[str]:
+    """Capitalised words past a clause's first word, lower-cased: names that can be a value
+    ("Inkwell", "Papyra")."""
+    return {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w-]*", text.strip())}
+
+
 def _compose_answer(
-    recalled: list[str], archive_doc: dict[str, Any] | None, actions: list[str], policy: Policy
+    recalled: list[str],
+    archive_doc: dict[str, Any] | None,
+    actions: list[str],
+    policy: Policy,
+    records: list[Record] = (),  # type: ignore[assignment]
+    user_text: str = "",
 ) -> str:
     parts: list[str] = []
+    present = list(records)
+    if archive_doc:
+        source = f"the archived document {archive_doc.get('id')} ({archive_doc.get('title')})"
+        present.append(Record(source, str(archive_doc["body"])))
+    stated = _stated(user_text)
+    outdated: list[tuple[str, Record]] = []
+    if policy.curates:
+        # The present wins over a note about the same thing: the clauses it replaces are named as
+        # outdated, each on its own line; the rest of the note still holds.
+        told = _overrides(user_text)
+        kept: list[str] = []
+        for text in recalled:
+            found = _superseding(text, [*told, *present], user_text)
+            holds, old = [text], []
+            for record, sentence in found:
+                holds, replaced = (
+                    _split_outdated(", ".join(holds), sentence, record.text, user_text) if holds else ([], [])
+                )
+                old += [(_mark_old(clause, sentence, user_text), record) for clause in replaced]
+            kept += [", ".join(holds)] if holds else []
+            outdated += old
+        recalled = kept
     if recalled:
         parts.append("From my notes:\n" + "\n".join(f"- {text}" for text in recalled))
     if archive_doc:
         parts.append(
             f"From the archive ({archive_doc.get('id')}: {archive_doc.get('title')}):\n{archive_doc['body']}"
         )
+    for record in records:
+        parts.append(f"From {record.source}:\n{record.text}")
+    if stated:
+        parts.append("As you said:\n" + "\n".join(f"- {s}" for s in stated))
+    for old, newer in outdated:
+        parts.append(f"Outdated: my old note said {old} (old, replaced: {newer.source} is newer).")
     parts.extend(actions)
     if not parts:
         parts.append(
