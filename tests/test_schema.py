@@ -92,3 +92,61 @@ def test_the_json_schema_knows_the_new_checks() -> None:
     assert "fallback" in schema["$defs"]["RubricCheck"]["properties"]
     assert "changelog" in schema["properties"]
     assert schema["properties"]["id"]["pattern"] == "^[A-Za-z][A-Za-z0-9_]*$"
+
+
+# -- issue 29: evidence kinds and a session's own world ------------------------------------------
+
+PRESENT_FAMILY = V3_FAMILY.replace(
+    '            value: "3rd business day"\n            also: ["BD3"]',
+    '            value: "3rd business day"\n            evidence: present\n            also: ["BD3"]',
+).replace(
+    '        user: "When do the Halvorsen invoices go out?"',
+    '        user: "When do the Halvorsen invoices go out?"\n'
+    "        world:\n"
+    "          archive:\n"
+    '            - {id: FIN-9, title: "Invoice calendar", body: "Halvorsen: 3rd business day"}\n'
+    "          tickets:\n"
+    '            - {id: T-900, title: "Halvorsen invoice run", queue: FIN}',
+)
+
+
+def test_every_check_defaults_to_store_evidence(tmp_path: Path) -> None:
+    family, _ = load_family(_write(tmp_path, V3_FAMILY))
+    session = family.episodes[0].sessions[2]
+    assert {c.evidence for c in session.checks} == {"store"}
+    assert session.world.is_empty()
+
+
+def test_present_evidence_and_a_session_world_load(tmp_path: Path) -> None:
+    family, _ = load_family(_write(tmp_path, PRESENT_FAMILY))
+    episode = family.episodes[0]
+    session = episode.sessions[2]
+    assert [c.evidence for c in session.checks] == ["present", "store", "store", "store"]
+    assert [d.id for d in session.world.archive] == ["FIN-9"]
+    # Only that session sees the records; the learn sessions start from the bare seed.
+    assert [t.id for t in episode.session_world(session).tickets] == ["T-900"]
+    assert episode.session_world(episode.sessions[0]).tickets == []
+
+
+def test_an_unknown_evidence_kind_names_the_field(tmp_path: Path) -> None:
+    text = PRESENT_FAMILY.replace("evidence: present", "evidence: prompt")
+    with pytest.raises(FamilyFileError, match="evidence"):
+        load_family(_write(tmp_path, text))
+
+
+def test_a_session_world_rejects_two_revisions_of_one_record(tmp_path: Path) -> None:
+    text = PRESENT_FAMILY.replace(
+        '            - {id: T-900, title: "Halvorsen invoice run", queue: FIN}',
+        '            - {id: T-900, title: "Halvorsen invoice run", queue: FIN}\n'
+        '            - {id: T-900, title: "Halvorsen invoice run, again", queue: FIN}',
+    )
+    with pytest.raises(FamilyFileError, match="duplicate id 'T-900'"):
+        load_family(_write(tmp_path, text))
+
+
+def test_the_json_schema_knows_evidence_and_session_world() -> None:
+    schema = family_json_schema()
+    assert schema["$defs"]["ValueCheck"]["properties"]["evidence"]["enum"] == ["store", "present"]
+    assert schema["$defs"]["ContainsCheck"]["properties"]["evidence"]["default"] == "store"
+    assert "world" in schema["$defs"]["Session"]["properties"]
+    assert set(schema["$defs"]["SessionWorld"]["properties"]) == {"notes", "archive", "tickets", "deploys"}

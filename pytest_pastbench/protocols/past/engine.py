@@ -162,7 +162,7 @@ def _run_session(
     budgets: Budgets,
     trace: TraceRecorder,
 ) -> SessionRecord:
-    world = World(episode.world, now=session.now)
+    world = World(episode.session_world(session))
     return run_agent_session(
         agent,
         model,

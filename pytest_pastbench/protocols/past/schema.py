@@ -51,9 +51,22 @@ class Fact(_Strict):
         return [t.lower() for t in (self.match or [self.text])]
 
 
+EVIDENCE_KINDS = ("store", "present")
+
+
 class _Check(_Strict):
     weight: float = Field(default=1.0, gt=0)
     description: str = ""
+    # Where a competent agent finds what this check asks for (docs/design.md §4, "The control
+    # arm measures competence"). "store": only in what the learn sessions taught, so the control
+    # arm cannot earn it. "present": in this session's own user turns or in the world this
+    # session sees (episode seed plus the session's records), so an agent without a store earns
+    # it by doing the work. The audit checks both claims (dataset/audit.py).
+    evidence: Literal["store", "present"] = Field(
+        default="store",
+        description="store: needs what the learn sessions taught; present: doable from this "
+        "session's prompt and the world it sees, without the store",
+    )
 
 
 class ContainsCheck(_Check):
@@ -281,6 +294,44 @@ class WorldSeed(_Strict):
     deploys: list[Deploy] = Field(default_factory=list)
 
 
+class SessionWorld(_Strict):
+    """Records added to the episode's world for one session only: the present that may be newer
+    than what the learn sessions taught (a document revised since, a new ticket, a later deploy).
+
+    A record with the key of a seed record (note title, document id, ticket id) replaces it for
+    this session, as a revision does; any other record is added. Deploys are always added."""
+
+    notes: list[Note] = Field(default_factory=list)
+    archive: list[Document] = Field(default_factory=list)
+    tickets: list[Ticket] = Field(default_factory=list)
+    deploys: list[Deploy] = Field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (self.notes or self.archive or self.tickets or self.deploys)
+
+    @model_validator(mode="after")
+    def _unique_keys(self) -> SessionWorld:
+        # Two records with one key would make "which revision is current" a matter of file order.
+        for service, records, key in (
+            ("notes", self.notes, "title"),
+            ("archive", self.archive, "id"),
+            ("tickets", self.tickets, "id"),
+        ):
+            keys = [getattr(r, key) for r in records]
+            dupes = sorted({k for k in keys if keys.count(k) > 1})
+            if dupes:
+                raise ValueError(f"{service}: duplicate {key} {dupes[0]!r} in one session's world")
+        return self
+
+
+def _overlay(seed: list[Any], added: list[Any], key: str) -> list[Any]:
+    # Keep the seed's order (the world's listing order is part of determinism); a revision takes
+    # its original's place, new records follow in file order.
+    revised = {getattr(r, key): r for r in added}
+    merged = [revised.pop(getattr(r, key), r) for r in seed]
+    return merged + [r for r in added if getattr(r, key) in revised]
+
+
 class Session(_Strict):
     stage: Literal["learn", "distractor", "eval_near", "eval_far"]
     user: list[Annotated[str, Field(min_length=1)]] = Field(
@@ -289,6 +340,11 @@ class Session(_Strict):
     checks: list[Check] = Field(default_factory=list)
     now: str | None = Field(default=None, description="overrides world.now for this session")
     safety: Safety = Field(default_factory=Safety)
+    world: SessionWorld = Field(
+        default_factory=SessionWorld,
+        description="records added to the episode's world for this session only "
+        "(a record with a seed record's title/id replaces it)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -344,6 +400,19 @@ class Episode(_Strict):
 
     def eval_sessions(self) -> list[Session]:
         return [s for s in self.sessions if s.stage in EVAL_STAGES]
+
+    def session_world(self, session: Session) -> WorldSeed:
+        """The world ``session`` starts from: the episode's seed plus the session's own records,
+        at the session's clock. Every place that builds a session's World goes through this, so
+        the agent, the checks and the audit see the same present."""
+        seed, extra = self.world, session.world
+        return WorldSeed(
+            now=session.now or seed.now,
+            notes=_overlay(seed.notes, extra.notes, "title"),
+            archive=_overlay(seed.archive, extra.archive, "id"),
+            tickets=_overlay(seed.tickets, extra.tickets, "id"),
+            deploys=[*seed.deploys, *extra.deploys],
+        )
 
 
 class Family(_Strict):

@@ -338,7 +338,7 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[s
             agent,
             model,
             store,
-            World(episode.world, now=session.now),
+            World(episode.session_world(session)),
             list(session.user),
             index=index,
             stage=session.stage,

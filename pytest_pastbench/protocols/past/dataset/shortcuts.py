@@ -130,7 +130,7 @@ def answer_scores(episode: Episode, answer: str) -> list[tuple[int, float]]:
     for index, session in enumerate(episode.sessions):
         if session.stage not in EVAL_STAGES:
             continue
-        world = World(episode.world, now=session.now)
+        world = World(episode.session_world(session))
         run = SessionRecord(
             index=index, stage=session.stage, now=world.now, answer=answer, world_after=world.snapshot()
         )
