@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     if report.shortcuts:
         print(shortcuts_table(report))
         print()
+    for note in report.notes:
+        print(note)
     for finding in report.findings:
         print(finding)
     if report.ok:

@@ -10,7 +10,14 @@ import pytest
 import yaml
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.protocols.past.dataset.audit import BLIND_MAX, EXPECTED_SHAPE, ORACLE_MIN, audit
+from pytest_pastbench.protocols.past.dataset.audit import (
+    BLIND_DELTA_MAX,
+    BLIND_MAX,
+    EXPECTED_SHAPE,
+    ORACLE_MIN,
+    PRESENT_SHARE_MIN,
+    audit,
+)
 from pytest_pastbench.resources import families_dir
 
 # A family that passes every rule (but the 26 / 204 count): learn, distractor, eval_near, eval_far,
@@ -89,14 +96,19 @@ def test_the_built_in_dataset_passes_the_whole_audit() -> None:
     assert report.findings == []
     assert report.counts() == EXPECTED_SHAPE
     assert set(report.blind_means) == set(EXPECTED_SHAPE)
-    assert all(mean <= BLIND_MAX for mean in report.blind_means.values()), report.blind_means
+    assert all(share <= BLIND_MAX for share in report.blind_store_credit.values()), report.blind_store_credit
+    for capability, on in report.blind_means.items():
+        assert abs(on - report.blind_off_means[capability]) <= BLIND_DELTA_MAX
+    assert report.present_share["total"] >= PRESENT_SHARE_MIN
+    assert all(report.present_share[c] > 0 for c in EXPECTED_SHAPE), report.present_share
     assert report.oracle_min is not None and report.oracle_min >= ORACLE_MIN
 
 
 def test_a_clean_family_passes_every_rule_but_the_count(tmp_path: Path) -> None:
     assert rules(tmp_path, CLEAN) == set()
     report = audit([write(tmp_path, CLEAN)])
-    assert {f.rule for f in report.findings} == {"counts"}
+    # Held to the built-in set's rules: the shape, and present credit in a third of the sessions.
+    assert {f.rule for f in report.findings} == {"counts", "present_share"}
     assert any("memory: 1 families / 1 episodes; expected 5 / 41" in str(f) for f in report.findings)
 
 
@@ -233,3 +245,105 @@ def test_a_value_check_whose_value_its_own_prompt_says_is_a_leak(tmp_path: Path)
     assert [f.message for f in report.findings if f.rule == "leak"] == [
         "the eval text contains the any_of value 'Brightwater'"
     ]
+
+
+# -- issue 29: present evidence, the session's own world, and what the control arm can earn ----------
+
+# An eval session a competent agent answers without the store: the ticket it asks about is in the
+# world this session sees (added for this session only), and the prompt states the deadline.
+PRESENT_SESSION: dict[str, Any] = {
+    "stage": "eval_far",
+    "user": [
+        "Brightwater escalated again; the fix is due Thursday 14:00. "
+        "Which ticket is it, and who gets the report?"
+    ],
+    "world": {"tickets": [{"id": "BW-417", "title": "Brightwater export times out", "queue": "OPS"}]},
+    "checks": [
+        {"type": "value", "value": "BW-417", "evidence": "present"},
+        {"type": "value", "value": "Thursday 14:00", "evidence": "present"},
+        {"type": "value", "value": "@mira.k"},
+    ],
+}
+
+
+def _with_present(episode: dict[str, Any]) -> None:
+    episode["sessions"].append(copy.deepcopy(PRESENT_SESSION))
+
+
+def test_a_family_with_present_checks_passes_and_reports_its_share(tmp_path: Path) -> None:
+    report = audit([write(tmp_path, mutated(_with_present))], check_counts=False)
+    assert report.findings == [] and report.notes == []
+    assert report.present_share == {"memory": 1 / 3, "total": 1 / 3}
+    # The blind policy earns the present work on both arms alike, and no store check.
+    assert report.blind_store_credit == {"memory": 0.0}
+    assert report.blind_off_means["memory"] == report.blind_means["memory"]
+
+
+def test_a_present_check_must_be_earnable_from_its_own_session(tmp_path: Path) -> None:
+    def elsewhere(episode: dict[str, Any]) -> None:
+        _with_present(episode)
+        # The ticket is in another session's world only: this session cannot see it.
+        episode["sessions"][2]["world"] = episode["sessions"][4].pop("world")
+
+    report = audit([write(tmp_path, mutated(elsewhere))], check_counts=False, run_policies=False)
+    [finding] = [f for f in report.findings if f.rule == "present_source"]
+    assert finding.where.endswith("tiny.yaml::ep01[4]")
+    assert "check 0 (value) is marked present" in finding.message
+
+
+def test_a_store_value_in_the_sessions_own_world_is_a_leak_and_in_the_seed_a_note(tmp_path: Path) -> None:
+    def in_own_world(episode: dict[str, Any]) -> None:
+        _with_present(episode)
+        episode["sessions"][4]["world"]["notes"] = [{"title": "Reports", "body": "send to @mira.k"}]
+
+    def in_seed(episode: dict[str, Any]) -> None:
+        _with_present(episode)
+        episode["world"] = {"notes": [{"title": "Reports", "body": "@mira.k or @olaf.b"}]}
+
+    report = audit([write(tmp_path / "a", mutated(in_own_world))], check_counts=False, run_policies=False)
+    assert [f.message for f in report.findings if f.rule == "leak"] == [
+        "the session's own world records contain the store value value '@mira.k'"
+    ]
+    report = audit([write(tmp_path / "b", mutated(in_seed))], check_counts=False, run_policies=False)
+    assert report.findings == []
+    assert {(n.rule, n.where.rsplit("::", 1)[1]) for n in report.notes} == {
+        ("store_in_world", f"ep01[{i}]") for i in (2, 3, 4)
+    }
+
+
+def test_an_answer_that_did_no_work_scores_zero(tmp_path: Path) -> None:
+    def free_for_a_shrug(episode: dict[str, Any]) -> None:
+        _with_present(episode)
+        episode["sessions"][4]["checks"].append({"type": "contains", "values": ["could not find"]})
+
+    assert "empty" in rules(tmp_path, mutated(free_for_a_shrug))
+
+
+def test_store_work_the_blind_policy_can_do_is_caught(tmp_path: Path) -> None:
+    def marked_store(episode: dict[str, Any]) -> None:
+        _with_present(episode)
+        for check in episode["sessions"][4]["checks"][:2]:
+            check["evidence"] = "store"  # values the session shows: a leak, and blind earns them
+
+    found = rules(tmp_path, mutated(marked_store))
+    assert {"leak", "blind"} <= found
+
+
+def test_a_family_written_to_the_old_schema_validates_with_a_note_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, CLEAN)
+    assert main(["validate", str(tmp_path), "--any-shape"]) == 0
+    out = capsys.readouterr().out
+    assert "NOTE [present_share] (dataset): no eval session has a present credit check" in out
+    assert "audit passed: 1 families" in out
+    assert "FAIL" not in out
+    from pytest_pastbench.core.family_files import load_family
+    from pytest_pastbench.protocols.past.dataset.audit import policy_score
+
+    family, _ = load_family(tmp_path / "memory" / "tiny.yaml")
+    on, off = (
+        policy_score(family, family.episodes[0], "curator", arm, tmp_path / f"run-{arm}")
+        for arm in ("on", "off")
+    )
+    assert off == 0.0 and on > off  # S_off = 0 by design; the store still earns the on arm

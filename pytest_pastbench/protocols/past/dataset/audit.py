@@ -9,10 +9,27 @@ no litellm), so the whole audit takes seconds:
   exactly the episode's key facts, one memory entry each ("key facts given in the eval context").
   Every eval session must reach s_e ≥ 0.95: the checks are satisfiable from the key facts. A
   session below names the checks the oracle failed (file, episode, session, check).
-- **empty**: an empty answer with no tool call (the seed world unchanged) scores 0 in every eval
-  session: no check earns credit for doing nothing (issue #15).
-- **blind**: the on arm of ``pastbench/blind`` (never reads the store); its mean episode score must
-  stay ≤ 0.3 per capability: the tasks are not solvable without what was stored.
+- **empty**: an empty answer, or one that did no work ("I could not find it."), with no tool call
+  (the session's world unchanged) scores 0 in every eval session: no check earns credit for doing
+  nothing (issue #15), ``present`` checks included.
+- **blind**: ``pastbench/blind`` (never reads the store) on both arms. Per capability it passes at
+  most ``BLIND_MAX`` of the ``store`` credit checks (the store's work is not doable without the
+  store), and its Δ = S_on − S_off stays within ``BLIND_DELTA_MAX`` (a store it never reads cannot
+  move its score; issue 29). Its off-arm score itself may be above 0: that is the present work.
+
+Issue 29 (the control arm measures competence) adds the rules of the two evidence kinds, with no
+agent run:
+
+- **present_source**: every ``present`` check's value occurs in that session's own user turns or in
+  the world the session sees (the episode seed plus the session's records): its credit comes from
+  the episode itself, never from other episodes.
+- **leak**: a ``store`` check's value in the eval's own prompt, or in the records the session adds
+  to the world, is a leak (the control arm could read it). One in the episode's seed world (shared
+  with the learn sessions, often one value among several there) is a note, not a failure.
+- **present_share**: the share of eval sessions with a ``present`` credit check, overall and per
+  capability, is reported; the built-in set needs ≥ ``PRESENT_SHARE_MIN`` overall and some in every
+  capability. A user's own set written without ``present`` checks (S_off = 0 by design) still
+  validates, with a note.
 """
 
 from __future__ import annotations
@@ -29,12 +46,30 @@ from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.models.direct import PolicyModel
 
 from ..matching import asserts_all
-from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session, answer_values
+from ..schema import (
+    CAPABILITIES,
+    EVAL_STAGES,
+    AnyOfCheck,
+    Check,
+    ContainsCheck,
+    Episode,
+    Fact,
+    Family,
+    RubricCheck,
+    Session,
+    ToolCalledCheck,
+    ValueCheck,
+    WorldStateCheck,
+    answer_values,
+    is_guard,
+)
 
 # capability -> (families, episodes) of the PAST-Bench dataset
 EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (8, 64), "gathering": (6, 48), "update": (7, 51)}
 ORACLE_MIN = 0.95
-BLIND_MAX = 0.3
+BLIND_MAX = 0.3  # most of the store credit checks the blind policy may pass
+BLIND_DELTA_MAX = 0.02  # |S_on - S_off| of a policy that never reads the store
+PRESENT_SHARE_MIN = 1 / 3  # of the built-in eval sessions carrying present credit (issue 29)
 ORACLE_POLICY = "curator"
 
 
@@ -44,8 +79,10 @@ class Finding:
     rule: str
     message: str
 
+    note: bool = False  # reported, never a failure
+
     def __str__(self) -> str:
-        return f"FAIL [{self.rule}] {self.where}: {self.message}"
+        return f"{'NOTE' if self.note else 'FAIL'} [{self.rule}] {self.where}: {self.message}"
 
 
 @dataclass
@@ -54,7 +91,13 @@ class AuditReport:
     # docs/design.md §8 protocol files found beside the PAST families: path -> what their validator says.
     protocol_families: dict[Path, str] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
-    blind_means: dict[str, float] = field(default_factory=dict)
+    notes: list[Finding] = field(default_factory=list)  # worth reading, never a failure
+    blind_means: dict[str, float] = field(default_factory=dict)  # on arm
+    blind_off_means: dict[str, float] = field(default_factory=dict)
+    # share of the store credit checks the blind policy passed on the on arm, per capability
+    blind_store_credit: dict[str, float] = field(default_factory=dict)
+    # share of eval sessions with a present credit check, per capability and "total"
+    present_share: dict[str, float] = field(default_factory=dict)
     oracle_min: float | None = None
     empty_max: float | None = None
     # What the shortcut audit measured (leave-one-out means, distinct value sets, side effects).
@@ -113,8 +156,12 @@ def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = Tru
         report.findings += check_family(path, family)
         for episode in family.episodes:
             where = f"{path}::{episode.id}"
-            report.findings += check_leaks(where, episode)
+            for finding in [*check_leaks(where, episode), *check_present_sources(where, episode)]:
+                (report.notes if finding.note else report.findings).append(finding)
             report.findings += check_evidence_order(where, family, episode)
+    found = check_present_share(report, built_in=check_counts)
+    report.findings += [f for f in found if not f.note]
+    report.notes += [f for f in found if f.note]
     report.findings += check_unique_prompts(report.families)
     report.findings += check_coverage(report.families)
     report.findings += check_shortcuts(report)
@@ -237,12 +284,117 @@ def check_leaks(where: str, episode: Episode) -> list[Finding]:
             for term in stale_terms:
                 if normalise(term) in text:
                     findings.append(Finding(spot, "leak", f"the eval text names the stale value {term!r}"))
+        own_world = world_text(session.world.model_dump())
+        seed_world = world_text(episode.world.model_dump(exclude={"now"}))
         for check in session.checks:
-            findings += [
-                Finding(spot, "leak", f"the eval text contains the {check.type} value {v!r}")
-                for v in answer_values(check)
-                if asserts_all(text, [v])
-            ]
+            if check.evidence == "present":
+                continue  # its value is meant to be there (check_present_sources)
+            for v in answer_values(check):
+                if asserts_all(text, [v]):
+                    findings.append(
+                        Finding(spot, "leak", f"the eval text contains the {check.type} value {v!r}")
+                    )
+                elif asserts_all(own_world, [v]):
+                    message = f"the session's own world records contain the store {check.type} value {v!r}"
+                    findings.append(Finding(spot, "leak", message))
+                elif asserts_all(seed_world, [v]):
+                    message = (
+                        f"the episode's seed world contains the store {check.type} value {v!r}: check that "
+                        "the store, not the world, is what tells it apart"
+                    )
+                    findings.append(Finding(spot, "store_in_world", message, note=True))
+    return findings
+
+
+def world_text(records: dict[str, Any]) -> str:
+    """Every value of a world's records (ids, titles, bodies, fields), normalised, one per line."""
+    parts: list[str] = []
+    for service in sorted(records):
+        for record in records[service] or []:
+            for value in record.values():
+                parts += [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    return normalise("\n".join(parts))
+
+
+def present_text(episode: Episode, session: Session) -> str:
+    """What a session shows an agent without a store: its user turns and the world it sees."""
+    world = episode.session_world(session).model_dump(exclude={"now"})
+    return session_text(session) + "\n" + world_text(world)
+
+
+def supported_by(check: Check, text: str) -> bool:
+    """Can the check be earned from ``text`` alone: a value check's value (one of its forms), every
+    contains value, one alternative of any_of, every rubric fallback, every field a tool or
+    world-state check needs. Checks with no value to look for (regex, JSON, TSV) are not judged."""
+    if isinstance(check, ValueCheck):
+        return any(asserts_all(text, [form]) for form in check.forms())
+    if isinstance(check, ContainsCheck):
+        return asserts_all(text, list(check.values))
+    if isinstance(check, AnyOfCheck):
+        return any(supported_by(c, text) for c in check.checks if not is_guard(c))
+    if isinstance(check, RubricCheck):
+        return all(supported_by(c, text) for c in check.fallback if not is_guard(c))
+    if isinstance(check, ToolCalledCheck | WorldStateCheck):
+        fields = check.args if isinstance(check, ToolCalledCheck) else check.match
+        return asserts_all(text, [str(v) for v in fields.values() if isinstance(v, str | int | float)])
+    return True
+
+
+def check_present_sources(where: str, episode: Episode) -> list[Finding]:
+    """Every present credit check can be earned from its own session's prompt and world."""
+    findings = []
+    for index, session in enumerate(episode.sessions):
+        if session.stage not in EVAL_STAGES:
+            continue
+        text = present_text(episode, session)
+        for n, check in enumerate(session.checks):
+            if check.evidence == "present" and not is_guard(check) and not supported_by(check, text):
+                message = (
+                    f"check {n} ({check.type}) is marked present, but its value is neither in this "
+                    "session's user turns nor in the world it sees (episode seed + session world)"
+                )
+                findings.append(Finding(f"{where}[{index}]", "present_source", message))
+    return findings
+
+
+def has_present_credit(session: Session) -> bool:
+    return any(c.evidence == "present" and not is_guard(c) for c in session.checks)
+
+
+def present_shares(families: dict[Path, Family]) -> dict[str, float]:
+    """Share of eval sessions with a present credit check, per capability present and "total"."""
+    flags: dict[str, list[bool]] = defaultdict(list)
+    for family in families.values():
+        for episode in family.episodes:
+            for session in episode.eval_sessions():
+                flags[family.capability].append(has_present_credit(session))
+                flags["total"].append(has_present_credit(session))
+    return {k: sum(v) / len(v) for k, v in sorted(flags.items()) if v}
+
+
+def check_present_share(report: AuditReport, built_in: bool) -> list[Finding]:
+    """The built-in set: ≥ PRESENT_SHARE_MIN overall and > 0 in every capability. A user's set:
+    a note when nothing is present (its control arm scores 0 by design)."""
+    report.present_share = present_shares(report.families)
+    total = report.present_share.get("total")
+    if total is None:
+        return []
+    if not built_in:
+        if total == 0:
+            message = (
+                "no eval session has a present credit check: the control arm scores 0 by design "
+                "(S_off = 0, Δ = S_on); mark checks doable without the store `evidence: present`"
+            )
+            return [Finding("(dataset)", "present_share", message, note=True)]
+        return []
+    findings = []
+    if total < PRESENT_SHARE_MIN:
+        message = f"{total:.0%} of the eval sessions have present credit (< {PRESENT_SHARE_MIN:.0%})"
+        findings.append(Finding("(dataset)", "present_share", message))
+    for capability in CAPABILITIES:
+        if report.present_share.get(capability, 0.0) == 0.0:
+            message = "no eval session has present credit: the control arm cannot measure competence here"
+            findings.append(Finding(capability, "present_share", message))
     return findings
 
 
@@ -309,10 +461,12 @@ def check_evidence_order(where: str, family: Family, episode: Episode) -> list[F
 
 
 def empty_scores(episode: Episode) -> list[tuple[int, float]]:
-    """s_e of every eval session for an empty answer that called no tool (nothing done)."""
-    from .shortcuts import answer_scores
+    """s_e of every eval session for an answer that did no work and called no tool: the higher of
+    an empty answer and "I could not find it." (``NO_WORK_ANSWER``)."""
+    from .shortcuts import NO_WORK_ANSWER, answer_scores
 
-    return answer_scores(episode, "")
+    empty, no_work = answer_scores(episode, ""), answer_scores(episode, NO_WORK_ANSWER)
+    return [(i, max(a, b)) for (i, a), (_, b) in zip(empty, no_work, strict=True)]
 
 
 def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[str]]]:
@@ -353,6 +507,13 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[s
 
 def policy_score(family: Family, episode: Episode, policy: str, arm: str, root: Path) -> float:
     """The episode score of a reference policy on one arm, through the protocol runner."""
+    score = policy_record(family, episode, policy, arm, root).score
+    assert score is not None  # run_item always scores; blocked items come from the plugin only
+    return score
+
+
+def policy_record(family: Family, episode: Episode, policy: str, arm: str, root: Path) -> Any:
+    """The item record of a reference policy on one arm, through the protocol runner."""
     from pytest_pastbench.agents.base import HermesAgent
 
     from ..engine import ItemSpec, run_item
@@ -367,14 +528,26 @@ def policy_score(family: Family, episode: Episode, policy: str, arm: str, root: 
         config_label="audit",
         dataset_hash="audit",
     )
-    score = run_item(spec, HermesAgent(), PolicyModel(policy), root).record.score
-    assert score is not None  # run_item always scores; blocked items come from the plugin only
-    return score
+    return run_item(spec, HermesAgent(), PolicyModel(policy), root).record
+
+
+def store_credit(episode: Episode, record: Any) -> tuple[float, float]:
+    """(weight passed, weight in all) of the store credit checks over the record's eval sessions."""
+    passed = total = 0.0
+    for score in record.sessions:
+        session = episode.sessions[score.index]
+        for check, result in zip(session.checks, score.checks, strict=False):
+            if check.evidence == "store" and not is_guard(check):
+                total += check.weight
+                passed += check.weight if result.passed else 0.0
+    return passed, total
 
 
 def check_scores(report: AuditReport) -> list[Finding]:
     findings = []
     blind: dict[str, list[float]] = defaultdict(list)
+    blind_off: dict[str, list[float]] = defaultdict(list)
+    credit: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     oracle_all: list[float] = []
     empty_all: list[float] = []
     with tempfile.TemporaryDirectory(prefix="pastbench-audit-") as tmp:
@@ -400,30 +573,52 @@ def check_scores(report: AuditReport) -> list[Finding]:
                         findings.append(
                             Finding(f"{where}[{index}]", "empty", f"an empty answer scores s_e = {s:.2f} > 0")
                         )
-                blind[family.capability].append(
-                    policy_score(family, episode, "blind", "on", root / f"{n}-{m}-blind")
+                record = policy_record(family, episode, "blind", "on", root / f"{n}-{m}-blind")
+                blind[family.capability].append(record.score)
+                passed, total = store_credit(episode, record)
+                credit[family.capability][0] += passed
+                credit[family.capability][1] += total
+                blind_off[family.capability].append(
+                    policy_score(family, episode, "blind", "off", root / f"{n}-{m}-blind-off")
                 )
     report.blind_means = {c: sum(v) / len(v) for c, v in sorted(blind.items())}
+    report.blind_off_means = {c: sum(v) / len(v) for c, v in sorted(blind_off.items())}
+    report.blind_store_credit = {c: p / t for c, (p, t) in sorted(credit.items()) if t}
     report.oracle_min = min(oracle_all) if oracle_all else None
     report.empty_max = max(empty_all) if empty_all else None
-    for capability, mean in report.blind_means.items():
-        if mean > BLIND_MAX:
-            findings.append(
-                Finding(
-                    capability,
-                    "blind",
-                    f"pastbench/blind on-arm mean {mean:.2f} > {BLIND_MAX}: solvable without the store",
-                )
+    for capability, share in report.blind_store_credit.items():
+        if share > BLIND_MAX:
+            message = (
+                f"pastbench/blind passes {share:.0%} of the store credit checks (> {BLIND_MAX:.0%}): "
+                "solvable without the store"
             )
+            findings.append(Finding(capability, "blind", message))
+    for capability, on in report.blind_means.items():
+        delta = on - report.blind_off_means[capability]
+        if abs(delta) > BLIND_DELTA_MAX:
+            message = (
+                f"pastbench/blind Δ = {delta:+.2f} (|Δ| > {BLIND_DELTA_MAX}): a store it never reads "
+                "moved its score"
+            )
+            findings.append(Finding(capability, "blind_delta", message))
     return findings
 
 
 def counts_table(report: AuditReport, with_expected: bool = True) -> str:
     """Families and episodes per capability; the built-in shape beside them unless the set is the
-    user's own (``validate --any-shape``), where that column would only mislead."""
+    user's own (``validate --any-shape``), where that column would only mislead. Then the blind
+    policy's on-arm mean and Δ, and the share of eval sessions with present credit (issue 29)."""
     from tabulate import tabulate
 
     from pytest_pastbench.results.render.table import format_number
+
+    def delta(capability: str) -> str | None:
+        on, off = report.blind_means.get(capability), report.blind_off_means.get(capability)
+        return None if on is None or off is None else f"{on - off:+.2f}"
+
+    def share(key: str) -> str | None:
+        value = report.present_share.get(key)
+        return None if value is None else f"{value:.0%}"
 
     rows: list[list[Any]] = []
     for capability in CAPABILITIES:
@@ -435,17 +630,29 @@ def counts_table(report: AuditReport, with_expected: bool = True) -> str:
                 families,
                 episodes,
                 f"{expected[0]} / {expected[1]}",
-                report.blind_means.get(capability),
+                format_number(report.blind_means.get(capability)),
+                delta(capability),
+                share(capability),
             ]
         )
     total = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
     shape = [sum(EXPECTED_SHAPE[c][i] for c in CAPABILITIES) for i in (0, 1)]
-    rows.append(["total", total[0], total[1], f"{shape[0]} / {shape[1]}", None])
-    rows = [[*r[:4], format_number(r[4])] for r in rows]
-    headers = ["capability", "families", "episodes", "expected", "blind on-arm mean"]
+    rows.append(["total", total[0], total[1], f"{shape[0]} / {shape[1]}", None, None, share("total")])
+    rows = [[*r[:4], r[4] or "—", r[5] or "—", r[6] or "—"] for r in rows]
+    headers = [
+        "capability",
+        "families",
+        "episodes",
+        "expected",
+        "blind on-arm mean",
+        "blind Δ",
+        "present share",
+    ]
+    align = ["left", "right", "right", "left", "right", "right", "right"]
     if not with_expected:
-        rows, headers = [[*r[:3], r[4]] for r in rows], [*headers[:3], headers[4]]
-    return tabulate(rows, headers=headers)
+        rows, headers = [[*r[:3], *r[4:]] for r in rows], [*headers[:3], *headers[4:]]
+        align = [*align[:3], *align[4:]]
+    return tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
 
 
 def shortcuts_table(report: AuditReport) -> str:
@@ -455,15 +662,16 @@ def shortcuts_table(report: AuditReport) -> str:
     from .shortcuts import LEAVE_ONE_OUT_MAX
 
     figures = report.shortcuts
-    loo = figures["leave_one_out"]
+    loo, gain = figures["leave_one_out"], figures["leave_one_out_gain"]
     rows = [
-        [fid, n, f"{loo[fid]:.2f}", noise, secret, far]
+        [fid, n, f"{loo[fid]:.2f}", f"{gain[fid]:+.2f}", noise, secret, far]
         for fid, n, noise, secret, far in figures["side_effects"]
     ]
     headers = [
         "family",
         "episodes",
-        f"leave-one-out S_off (≤ {LEAVE_ONE_OUT_MAX})",
+        "leave-one-out S_off",
+        f"beyond own present (≤ {LEAVE_ONE_OUT_MAX})",
         "noise",
         "secret",
         "eval_far",

@@ -4,9 +4,12 @@ Run by ``pastbench validate`` beside the rules of ``audit.py``. Each rule scores
 off-arm answer with the real ``score_session`` (no agent, no model), so it measures the checks
 themselves and takes milliseconds per episode:
 
-- **leave-one-out**: the answer is every value checked in the *other* episodes of the family.
-  An agent with memory across episodes (or a model trained on this public data) answers like
-  this; its family mean must stay ≤ ``LEAVE_ONE_OUT_MAX``.
+- **leave-one-out**: the answer is every value checked in the *other* episodes of the family,
+  beside what this session's own present evidence gives (the values of its ``present`` checks,
+  which a competent agent reads off the prompt and the world). An agent with memory across
+  episodes (or a model trained on this public data) answers like this; what the other episodes'
+  values add to the present answer, a family mean, must stay ≤ ``LEAVE_ONE_OUT_MAX``: credit
+  without the store comes only from the episode itself.
 - **distinct value sets**: no two episodes check the same set of values.
 - **small pools**: a check whose whole value is a member of a small common pool (a weekday, a
   month, a common allergen, ...) can be guessed; it is flagged.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,13 +38,18 @@ from ..schema import (
     Check,
     Episode,
     Family,
+    Session,
     ToolCalledCheck,
     WorldStateCheck,
     answer_values,
     is_guard,
 )
 
+# The most the other episodes' values may add to an answer that already holds the session's own
+# present values (issue 29: leave-one-out still earns nothing beyond the episode's own evidence).
 LEAVE_ONE_OUT_MAX = 0.10
+# An answer that did no work, in the words an agent uses: it must score 0 like an empty one.
+NO_WORK_ANSWER = "I could not find it."
 ANNOUNCED_MAX = 0.2
 # Phrases that flag a fact as something to keep, instead of letting it come up in passing.
 ANNOUNCEMENT = re.compile(
@@ -112,6 +121,16 @@ def expected_values(check: Check) -> list[str]:
     return sorted(set(values))
 
 
+def is_present_credit(check: Check) -> bool:
+    """A credit check that a competent agent earns without the store (``evidence: present``)."""
+    return check.evidence == "present" and not is_guard(check)
+
+
+def present_values(session: Session) -> list[str]:
+    """The values the session's own present checks expect: the answer its present evidence gives."""
+    return sorted({v for c in session.checks if is_present_credit(c) for v in expected_values(c)})
+
+
 def episode_values(episode: Episode) -> frozenset[str]:
     """The normalised values every eval check of the episode expects."""
     return frozenset(
@@ -119,9 +138,10 @@ def episode_values(episode: Episode) -> frozenset[str]:
     )
 
 
-def answer_scores(episode: Episode, answer: str) -> list[tuple[int, float]]:
-    """s_e of every eval session when it answers ``answer`` and does nothing else (the seed world
-    unchanged, no tool call, no store): what a check gives an agent that did no work."""
+def answer_scores(episode: Episode, answer: str | Callable[[Session], str]) -> list[tuple[int, float]]:
+    """s_e of every eval session when it answers ``answer`` (a text, or one per session) and does
+    nothing else (the session's world unchanged, no tool call, no store): what a check gives an
+    agent that did no work."""
     from pytest_pastbench.core.world import World
 
     from ..scoring import score_session, session_safety
@@ -131,8 +151,9 @@ def answer_scores(episode: Episode, answer: str) -> list[tuple[int, float]]:
         if session.stage not in EVAL_STAGES:
             continue
         world = World(episode.session_world(session))
+        text = answer if isinstance(answer, str) else answer(session)
         run = SessionRecord(
-            index=index, stage=session.stage, now=world.now, answer=answer, world_after=world.snapshot()
+            index=index, stage=session.stage, now=world.now, answer=text, world_after=world.snapshot()
         )
         results.append((index, score_session(session, run, session_safety(episode, session)).s))
     return results
@@ -146,6 +167,28 @@ def leave_one_out(family: Family) -> dict[str, float]:
         others = [v for e in family.episodes if e.id != episode.id for v in values[e.id]]
         scores = [s for _, s in answer_scores(episode, "\n".join(others))] if others else [0.0]
         result[episode.id] = sum(scores) / len(scores)
+    return result
+
+
+def present_scores(episode: Episode) -> list[tuple[int, float]]:
+    """s_e of every eval session for an answer made of its own present values (no store)."""
+    return answer_scores(episode, lambda session: "\n".join(present_values(session)))
+
+
+def leave_one_out_gain(family: Family) -> dict[str, float]:
+    """Per episode: what the other episodes' values add to each session's own present answer
+    (mean over its eval sessions; ≤ 0 when they add nothing or contradict it)."""
+    values = {e.id: sorted(episode_values(e)) for e in family.episodes}
+    result = {}
+    for episode in family.episodes:
+        others = [v for e in family.episodes if e.id != episode.id for v in values[e.id]]
+        alone = [s for _, s in present_scores(episode)]
+
+        def with_others(session: Session, others: list[str] = others) -> str:
+            return "\n".join([*present_values(session), *others])
+
+        joined = [s for _, s in answer_scores(episode, with_others)]
+        result[episode.id] = sum(j - a for j, a in zip(joined, alone, strict=True)) / len(alone)
     return result
 
 
@@ -235,18 +278,22 @@ def audit_shortcuts(families: dict[Path, Family]) -> tuple[list[ShortcutFinding]
     """Every shortcut rule over the families; also the figures ``pastbench validate`` prints."""
     findings: list[ShortcutFinding] = []
     loo_means: dict[str, float] = {}
+    gain_means: dict[str, float] = {}
     seen: dict[frozenset[str], str] = {}
     table = []
     for path, family in families.items():
         loo = leave_one_out(family)
-        mean = sum(loo.values()) / len(loo)
-        loo_means[family.qualified_id] = mean
+        loo_means[family.qualified_id] = sum(loo.values()) / len(loo)
+        gain = leave_one_out_gain(family)
+        mean = sum(gain.values()) / len(gain)
+        gain_means[family.qualified_id] = mean
         if mean > LEAVE_ONE_OUT_MAX:
             findings.append(
                 ShortcutFinding(
                     str(path),
                     "leave_one_out",
-                    f"the other episodes' values score S_off {mean:.2f} here (> {LEAVE_ONE_OUT_MAX})",
+                    f"the other episodes' values add {mean:.2f} to S_off here, beyond the episode's own "
+                    f"present evidence (> {LEAVE_ONE_OUT_MAX})",
                 )
             )
         findings += side_effect_findings(path, family)
@@ -274,6 +321,7 @@ def audit_shortcuts(families: dict[Path, Family]) -> tuple[list[ShortcutFinding]
         table.append([family.qualified_id, len(family.episodes), *(sum(v) for v in effects.values())])
     figures = {
         "leave_one_out": loo_means,
+        "leave_one_out_gain": gain_means,
         "distinct_value_sets": len(seen),
         "episodes": sum(len(f.episodes) for f in families.values()),
         "side_effects": table,
