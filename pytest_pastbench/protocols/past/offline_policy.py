@@ -4,7 +4,7 @@ A policy sees only what a model sees — the conversation and the tool list — 
 episode's evidence or checks. It decides its next message by replaying a fixed plan against
 the tool results already in the conversation, so it is a pure function of the messages.
 
-- ``blind``: never touches the store; uses world tools only.
+- ``blind``: never touches the store; uses world tools and the prompt only.
 - ``recall``: searches memory before answering, stores every statement it is told (noise and
   secrets included), never deletes or supersedes anything.
 - ``curator``: like recall, plus skills for numbered procedures, and skipping one-off remarks,
@@ -12,6 +12,16 @@ the tool results already in the conversation, so it is a pure function of the me
   reading too: a question about a document (an archived retrospective, a handoff) goes straight
   to the archive, without a memory search. It knows a correction by plain words of change ("now",
   "no longer", "as of", "took over"), not by any phrasing of the data; it infers no unstated rule.
+
+All three do the work that needs no store (issue 29, "the control arm measures competence"): when
+the request refers to a record of the world — a note, a ticket or a queue, an archived document,
+what is deployed or live — they look it up with the world's own tools (``notes_list`` /
+``notes_read``, ``tickets_list``, ``archive_search`` / ``archive_read``, ``deploys_list``), use what
+comes back (in the answer, and in the body of a ticket they open), and restate the values the
+user's own message gives. They differ where the present and their notes disagree: ``recall``
+pastes notes and records side by side (it keeps stale), the curator goes with the present — a
+record of the world or a statement of the user that is newer than a note about the same thing —
+and names the note's value as outdated, and ``blind`` has only the present.
 
 The reference models use what Hermes' mechanisms (``mechanisms.py``) put in front of them, and
 only that — the runtime's messages and the tool schemas. Their base behaviour carries the
@@ -83,6 +93,31 @@ DOCUMENT_QUESTION = re.compile(
     r"\b(archived?|retrospective|retro|handoff|hand-off|post-?mortem|minutes)\b", re.IGNORECASE
 )
 ACTION_NOTES = ("Deployed ", "I did not deploy", "Opened ticket")
+# A request that refers to a record of the world by the place it lives in (issue 29): these are
+# how people point at the present ("it's in their queue", "the review pack note", "what is live").
+NOTE_LOOKUP = re.compile(
+    r"\b(?:the|a|an|their|his|her|our|my|its|this|that)\s+(?:[\w'-]+\s+){0,3}notes?\b|\bnotes\b",
+    re.IGNORECASE,
+)
+NOTE_VERB = re.compile(r"\b(?:make|take|leave|add|write)\s+(?:a|the)\s+note\b", re.IGNORECASE)
+TICKET_LOOKUP = re.compile(
+    r"\bqueues?\b|\bticketed\b|\b[A-Z]{2,}-\d{2,}\b"
+    r"|\b(?:which|what|the|that|this|their|our|his|her)\s+(?:[\w'-]+\s+){0,2}tickets?\b(?!\s+(?:for|about))",
+    re.IGNORECASE,
+)
+DEPLOY_LOOKUP = re.compile(
+    r"\b(?:live|running|deployed|in production|deploy log|which version|what version|current version)\b",
+    re.IGNORECASE,
+)
+NAMED_QUEUE = re.compile(r"\b(?:in|to|into|on|from)\s+(?:the|their|our|its)\s+([a-z][\w-]*)\s+queue\b", re.I)
+# The user overriding what was taught, for this request or from now on ("this time, X instead").
+OVERRIDE_CUES = re.compile(
+    r"\b(this time|for this one|just this once|this once|instead|rather than|not the usual|today)\b",
+    re.IGNORECASE,
+)
+# How many records of one service a lookup brings into the answer: the ones the request is about,
+# not the whole service (pasting everything asserts every wrong value in it too).
+LOOKUP_LIMIT = 2
 NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,2})[.)]\s+(.+)$", re.IGNORECASE)
 CODENAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:-[A-Z0-9][a-z0-9]*)*|[A-Z]{2,}[-0-9A-Z]*)\b")
 
@@ -255,6 +290,14 @@ def _parse(content: Any) -> Any:
         return content
 
 
+@dataclass(frozen=True)
+class Record:
+    """One record of the world a lookup returned: where it came from, and its text."""
+
+    source: str  # "the ticket EVT-0907 (Room booking)", "the note 'Runbook'", "the deploy log"
+    text: str
+
+
 def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> str:
     user_text = turn.user_text
     query = " ".join(content_words(user_text))
@@ -272,14 +315,15 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
     recalled = [h["text"] for h in skill_hits[:1]] + [h["text"] for h in memory_hits]
 
     archive_doc = _consult_archive(user_text, recalled, replay)
+    records = _consult_world(user_text, replay)
     if turn.gated:
         # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
         done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
-        return _compose_answer(recalled, archive_doc, done, policy)
-    action_notes = _act(policy, user_text, recalled, archive_doc, replay)
+        return _compose_answer(recalled, archive_doc, done, policy, records, user_text)
+    action_notes = _act(policy, user_text, recalled, archive_doc, replay, records)
     if policy.uses_store:
         store_statements(policy, user_text, memory_hits, replay, tools)
-    return _compose_answer(recalled, archive_doc, action_notes, policy)
+    return _compose_answer(recalled, archive_doc, action_notes, policy, records, user_text)
 
 
 def note_entries(result: Any) -> list[dict[str, Any]]:
@@ -310,9 +354,13 @@ def _act(
     recalled: list[str],
     archive_doc: dict[str, Any] | None,
     replay: Replay,
+    records: list[Record] = (),  # type: ignore[assignment]
 ) -> list[str]:
     notes: list[str] = []
-    context = "\n".join(recalled) + ("\n" + archive_doc["body"] if archive_doc else "")
+    # What the new ticket carries: what the world showed first (the present), then notes.
+    context = "\n".join(
+        [*(r.text for r in records), *recalled, *([archive_doc["body"]] if archive_doc else [])]
+    )
     if DEPLOY_REQUEST.search(user_text) and replay.has("deploys_create"):
         version = VERSION.search(user_text)
         service = _deploy_target(user_text)
@@ -344,6 +392,13 @@ def _ticket(user_text: str, context: str) -> dict[str, Any]:
         found = pattern.search(user_text) or pattern.search(context)
         if found:
             args[key] = found.group(0)
+    if "queue" not in args:
+        # "open a ticket in the procurement queue": the queue the user names for the new ticket
+        # (the sentence that asks for it, so "the one in their queue" is not taken for it).
+        asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s)), "")
+        named = NAMED_QUEUE.search(asking)
+        if named:
+            args["queue"] = named.group(1)
     return args
 
 
@@ -507,15 +562,171 @@ def _values(text: str) -> set[str]:
     return found | {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b", text) if len(m) >= 2}
 
 
+# -- the present: the world's records and the user's own statements (issue 29) ------------------
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip(_TOKEN_EDGES).removesuffix("'s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _keys(text: str) -> set[str]:
+    """Content words as lookup keys: hyphenated words split too ("house-style" is "house",
+    "style"), a plural's "s" dropped."""
+    found = set()
+    for word in content_words(text):
+        found |= {_stem(w) for w in re.split(r"[-_/]", word) if w}
+        found.add(_stem(word))
+    return {w for w in found if w}
+
+
+def _overlap(a: set[str], b: set[str]) -> int:
+    """Shared keys, a word and its derivation counted as one ("region" ~ "regional")."""
+    return sum(1 for x in a if x in b or (len(x) >= 5 and any(len(y) >= 5 and y[:5] == x[:5] for y in b)))
+
+
+def _consult_world(user_text: str, replay: Replay) -> list[Record]:
+    """Look up the records the request points at (a note, a ticket in a queue, what is live) with
+    the world's tools; the best-matching few, so the answer uses them and not the whole service."""
+    wanted = _keys(user_text)
+    records: list[Record] = []
+    if replay.has("notes_list") and NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)):
+        titles = replay.call("notes_list", {})
+        titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
+        ranked = sorted(((-_overlap(_keys(t), wanted), t) for t in titles), key=lambda x: x)
+        chosen = [t for score, t in ranked if score < 0][:LOOKUP_LIMIT]
+        found = replay.batch([("notes_read", {"title": t}) for t in chosen]) if chosen else []
+        for note in found:
+            if isinstance(note, dict) and "body" in note:
+                records.append(Record(f"the note '{note.get('title')}'", str(note["body"])))
+    if replay.has("tickets_list") and TICKET_LOOKUP.search(user_text):
+        tickets = replay.call("tickets_list", {})
+        tickets = [t for t in tickets if isinstance(t, dict)] if isinstance(tickets, list) else []
+        records += [
+            Record(f"the ticket {t.get('id')} ({t.get('title')}, {t.get('queue')} queue)", _ticket_text(t))
+            for t in _relevant_tickets(user_text, wanted, tickets)
+        ]
+    if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
+        deploys = replay.call("deploys_list", {})
+        deploys = [d for d in deploys if isinstance(d, dict)] if isinstance(deploys, list) else []
+        records += _live_versions(user_text, deploys)
+    return records
+
+
+def _ticket_text(ticket: dict[str, Any]) -> str:
+    fields = ", ".join(f"{k} {ticket[k]}" for k in ("status", "priority", "assignee") if ticket.get(k))
+    return f"{ticket.get('title', '')}. {ticket.get('body', '')}".strip() + (f" ({fields})" if fields else "")
+
+
+def _relevant_tickets(
+    user_text: str, wanted: set[str], tickets: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Tickets the request names (by id), else the ones of the queue it names, best match first."""
+    named = {t for t in re.findall(r"\b[A-Z]{2,}-\d{2,}\b", user_text)}
+    by_id = [t for t in tickets if str(t.get("id")) in named]
+    if by_id:
+        return by_id[:LOOKUP_LIMIT]
+    queues = {_stem(m.group(1)) for m in re.finditer(r"\b([\w-]+)\s+queue\b", user_text, re.IGNORECASE)}
+    in_queue = [t for t in tickets if _stem(str(t.get("queue", ""))) in queues]
+    pool = in_queue or tickets
+
+    def score(ticket: dict[str, Any]) -> int:
+        return _overlap(_keys(f"{ticket.get('title', '')} {ticket.get('body', '')}"), wanted)
+
+    scores = [score(t) for t in pool]
+    if not pool:
+        return []
+    top = max(scores)
+    best = [t for t, sc in zip(pool, scores, strict=True) if sc == top]
+    # One clear match (two shared words, or the only ticket sharing one); a queue the user named
+    # with no clear match: its newest ticket, the one they mean ("it's in their queue").
+    if top >= 2 or (top == 1 and len(best) == 1):
+        return best[:1]
+    return pool[-1:] if in_queue else []
+
+
+def _live_versions(user_text: str, deploys: list[dict[str, Any]]) -> list[Record]:
+    """The latest deploy of each service the request names (of every service when it names none)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for deploy in sorted(deploys, key=lambda d: str(d.get("at", ""))):
+        latest[str(deploy.get("service", ""))] = deploy
+    text = user_text.lower()
+    named = [s for s in latest if s and s.lower() in text]
+    return [
+        Record(
+            "the deploy log",
+            f"{d.get('service')} {d.get('version')} is live, deployed {d.get('at')}"
+            + (f" by {d.get('by')}" if d.get("by") else ""),
+        )
+        for s, d in sorted(latest.items())
+        if s in (named or list(latest))
+    ]
+
+
+def _stated(user_text: str) -> list[str]:
+    """The user's own statements that carry a value or override what was taught: the present the
+    answer acts on (a question restates nothing)."""
+    return [
+        s
+        for s in sentences(user_text)
+        if not s.rstrip().endswith("?")
+        and (_values(s) or OVERRIDE_CUES.search(s) or CORRECTION_CUES.search(s))
+    ]
+
+
+def _superseded_by(note: str, present: list[Record]) -> Record | None:
+    """The present record that replaces a note: one of its sentences is about the same thing (two
+    shared words) and either gives other values than the note or says it changed ("now",
+    "instead", "this time")."""
+    note_keys, note_values = _keys(note), _values(note)
+    for record in present:
+        for sentence in sentences(record.text):
+            if _overlap(_keys(sentence), note_keys) < 2:
+                continue
+            values = _values(sentence)
+            changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
+            if (note_values - values and values - note_values) or changed:
+                return record
+    return None
+
+
 def _compose_answer(
-    recalled: list[str], archive_doc: dict[str, Any] | None, actions: list[str], policy: Policy
+    recalled: list[str],
+    archive_doc: dict[str, Any] | None,
+    actions: list[str],
+    policy: Policy,
+    records: list[Record] = (),  # type: ignore[assignment]
+    user_text: str = "",
 ) -> str:
     parts: list[str] = []
+    present = list(records)
+    if archive_doc:
+        source = f"the archived document {archive_doc.get('id')} ({archive_doc.get('title')})"
+        present.append(Record(source, str(archive_doc["body"])))
+    stated = _stated(user_text)
+    outdated: list[tuple[str, Record]] = []
+    if policy.curates:
+        # The present wins over a note about the same thing; the note is named as outdated.
+        told = [Record("what you said", s) for s in stated]
+        for text in recalled:
+            newer = _superseded_by(text, [*told, *present])
+            if newer is not None:
+                outdated.append((text, newer))
+        recalled = [t for t in recalled if all(t != old for old, _ in outdated)]
     if recalled:
         parts.append("From my notes:\n" + "\n".join(f"- {text}" for text in recalled))
     if archive_doc:
         parts.append(
             f"From the archive ({archive_doc.get('id')}: {archive_doc.get('title')}):\n{archive_doc['body']}"
+        )
+    for record in records:
+        parts.append(f"From {record.source}:\n{record.text}")
+    if stated:
+        parts.append("As you said:\n" + "\n".join(f"- {s}" for s in stated))
+    for old, newer in outdated:
+        parts.append(
+            f'My old note said "{old}"; that is outdated: {newer.source} is newer and replaces it, '
+            "so I went with the current version."
         )
     parts.extend(actions)
     if not parts:
