@@ -37,7 +37,7 @@ from pytest_pastbench.protocols.past.metrics import build_summary  # noqa: E402
 from tests.adversarial.harness import CONTESTANTS, run_contestant  # noqa: E402
 
 DEFAULT = (
-    "families/update/SM08_present_overrides_memory.yaml",
+    "families/update/SM08_present_overrides_store.yaml",
     "families/procedural/PC05_revised_procedure.yaml",
 )
 
