@@ -65,7 +65,7 @@ from ..schema import (
 )
 
 # capability -> (families, episodes) of the PAST-Bench dataset
-EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (8, 64), "gathering": (6, 48), "update": (7, 51)}
+EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (9, 72), "gathering": (6, 48), "update": (8, 59)}
 ORACLE_MIN = 0.95
 BLIND_MAX = 0.3  # most of the store credit checks the blind policy may pass
 BLIND_DELTA_MAX = 0.02  # |S_on - S_off| of a policy that never reads the store
