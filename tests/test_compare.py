@@ -173,3 +173,21 @@ def test_cli_compare_a_regression_outranks_an_unevaluable_gate(
         "ERROR memory.prefs.delta: cannot evaluate: current run: no family 'memory.prefs'"
         in capsys.readouterr().out
     )
+
+
+def test_a_fall_below_zero_shows_as_a_change_and_the_hurt_family_is_marked() -> None:
+    hurt: Spec = {
+        "update.fact": {"ep1": (0.2, 0.5), "ep2": (0.1, 0.5), "ep3": (0.3, 0.6)},
+        "update.rules": {"ep1": (0.6, 0.4), "ep2": (0.6, 0.4), "ep3": (0.6, 0.4)},
+    }
+    base: Spec = {
+        "update.fact": {"ep1": (0.9, 0.5), "ep2": (0.8, 0.5), "ep3": (0.9, 0.6)},
+        "update.rules": {"ep1": (0.6, 0.4), "ep2": (0.6, 0.4), "ep3": (0.6, 0.4)},
+    }
+    table = rows(render_comparison(summary_of(hurt), summary_of(base)))
+    assert table["update.fact ▼"][:3] == ["+0.33", "-0.33", "-0.67"]
+    assert "update.rules" in table  # Δ above 0: no mark
+    side = render_side_by_side([("", summary_of(hurt))])
+    fact = next(line for line in side.splitlines() if line.startswith("update.fact"))
+    assert fact.endswith("memory hurt here")
+    assert "memory hurt" not in next(line for line in side.splitlines() if line.startswith("update.rules"))

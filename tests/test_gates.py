@@ -378,3 +378,18 @@ def test_gates_compare_only_the_families_both_runs_measured() -> None:
         parse_gates(["update.rule_migration.delta:0.05"]), summary, episodes, baseline_of(two), seed=0
     )
     assert orphan.error is not None and "current run: no family 'update.rule_migration'" in orphan.error
+
+
+def test_a_fall_below_zero_is_a_drop_like_any_other() -> None:
+    # Δ 0.4 → −0.2 (memory now hurts) and Δ 0.9 → 0.3: the same drop, the same verdict.
+    below: Spec = {"update.fact_correction": {"ep1": (0.3, 0.5), "ep2": (0.2, 0.4)}}
+    high_base: Spec = {"update.fact_correction": {"ep1": (0.9, 0.0), "ep2": (0.8, -0.0)}}
+    high_now: Spec = {"update.fact_correction": {"ep1": (0.3, 0.0), "ep2": (0.2, 0.0)}}
+    [hurt] = check(["update.delta:0.05"], below, BASE)
+    [above] = check(["update.delta:0.05"], high_now, high_base)
+    assert hurt.failed and above.failed
+    assert hurt.change == pytest.approx(above.change) == pytest.approx(-0.6)
+    assert hurt.message.startswith("update.delta dropped by 0.600 (0.400 → -0.200; limit 0.05")
+    # And a negative baseline that rises to 0 is a rise, not a regression.
+    [back] = check(["update.delta:0"], BASE, below)
+    assert back.passed and back.change == pytest.approx(0.6)

@@ -438,3 +438,25 @@ def test_a_damaged_protocol_results_file_exits_2_with_its_path(
     assert main(["html", str(run_dir)]) == 2
     assert "protocol_results.json: unreadable" in capsys.readouterr().err
     assert not (run_dir / "report.html").exists()
+
+
+def test_a_family_whose_delta_ci_lies_below_zero_says_memory_hurt_here() -> None:
+    from pytest_pastbench.results.render.html import _config_table
+
+    base = {"capability": "update", "n_episodes": 4, "s_on": 0.2, "s_off": 0.5}
+    config = {
+        "label": "hermes@m",
+        "families": {
+            "update.stale": {**base, "delta": -0.3, "delta_ci": [-0.4, -0.2]},
+            "update.noisy": {**base, "delta": -0.1, "delta_ci": [-0.3, 0.1]},
+        },
+        "capabilities": {},
+        "overall": {},
+    }
+    rows = {
+        m[1]: m[0]
+        for m in re.findall(r'(<tr[^>]*><td class="label">([^<]+)</td>.*?</tr>)', _config_table(config))
+    }
+    assert '<tr class="memory-hurt">' in rows["update.stale"]
+    assert '<span class="hurt"' in rows["update.stale"] and "memory hurt here</span>" in rows["update.stale"]
+    assert "memory hurt" not in rows["update.noisy"] and "memory-hurt" not in rows["update.noisy"]

@@ -44,3 +44,29 @@ def test_notes_name_the_groups_and_pass_hat_k_with_trials() -> None:
         "Per-episode spread over trials (max − min): on mean 0.40 max 0.70, off mean 0.00 max 0.00.",
     ]
     assert config_notes(config(ci_unit="mixed"))[0].endswith("over episodes where a family has none.")
+
+
+def test_a_row_whose_delta_ci_lies_below_zero_is_marked_memory_hurt() -> None:
+    from pytest_pastbench.results.render.ci_summary import render_markdown
+    from pytest_pastbench.results.render.table import HURT_TEXT, memory_hurt
+
+    hurt = {
+        **ENTRY,
+        "capability": "update",
+        "s_on": 0.2,
+        "s_off": 0.5,
+        "delta": -0.3,
+        "delta_ci": [-0.4, -0.2],
+    }
+    noisy = {**hurt, "delta": -0.1, "delta_ci": [-0.3, 0.1]}  # below 0, but the CI reaches 0
+    cfg = {**config(), "families": {"update.stale": hurt, "update.noisy": noisy}}
+    assert memory_hurt(hurt) and not memory_hurt(noisy) and not memory_hurt(ENTRY)
+    lines = render_delta_table({"configs": [cfg]}).splitlines()
+    stale = next(line for line in lines if line.startswith("update.stale"))
+    assert stale.startswith("update.stale ▼") and f"-0.30 [-0.40, -0.20] {HURT_TEXT}" in stale
+    assert HURT_TEXT not in next(line for line in lines if line.startswith("update.noisy"))
+    assert lines[-1].startswith("▼ memory hurt here: the Δ 95% CI lies wholly below 0")
+    assert lines[-1].endswith(": update.stale.")
+    markdown = render_markdown({"configs": [cfg]})
+    assert f"| `update.stale` ▼ | update | 3 | 0.20 | 0.50 | -0.30 [-0.40, -0.20] {HURT_TEXT} |" in markdown
+    assert "▼ memory hurt here" in markdown

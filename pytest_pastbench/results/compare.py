@@ -27,7 +27,7 @@ from .gates import (
     protocol_gate_metrics,
     registry_metrics,
 )
-from .render.table import format_delta, format_number
+from .render.table import HURT_MARK, HURT_TEXT, format_delta, format_number, memory_hurt
 
 COMPARISON_HEADERS = ("scope", "baseline Δ", "current Δ", "change", "baseline Mech", "current Mech")
 
@@ -126,7 +126,9 @@ def render_comparison(current: dict[str, Any], baseline: dict[str, Any], registr
             change = None if b_delta is None or c_delta is None else c_delta - b_delta
             rows.append(
                 [
-                    _scope_name(scope),
+                    # A fall below 0 is a drop like any other (the change column); the mark says
+                    # the current run's Δ CI lies wholly below 0: memory hurt there.
+                    _scope_name(scope) + (HURT_MARK if memory_hurt(now) else ""),
                     format_number(b_delta, signed=True),
                     format_number(c_delta, signed=True),
                     format_number(change, signed=True),
@@ -155,7 +157,7 @@ def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
     ]
     scopes = _scopes(*(config for _, config in columns))
     delta_rows = [
-        [_scope_name(scope)] + [format_delta(_entry(config, scope)) for _, config in columns]
+        [_scope_name(scope)] + [_delta_cell(_entry(config, scope)) for _, config in columns]
         for scope in scopes
     ]
     mech_rows = [
@@ -165,6 +167,10 @@ def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
     delta = tabulate(delta_rows, headers=headers, tablefmt="simple", disable_numparse=True)
     mech = tabulate(mech_rows, headers=headers, tablefmt="simple", disable_numparse=True)
     return f"Δ = S_on − S_off [95% CI]\n{delta}\n\nMech\n{mech}"
+
+
+def _delta_cell(entry: dict[str, Any] | None) -> str:
+    return format_delta(entry) + (f" {HURT_TEXT}" if memory_hurt(entry) else "")
 
 
 def _compare_command(args: argparse.Namespace) -> int:

@@ -66,11 +66,14 @@ def past_families(root: Path | None = None) -> list[Family]:
     return [load_family(p)[0] for p in paths]
 
 
-def run_contestant(name: str, arms: tuple[str, ...] = ("on", "off")) -> Result:
+def run_contestant(
+    name: str, arms: tuple[str, ...] = ("on", "off"), families: list[Family] | None = None
+) -> Result:
+    """Every episode of ``families`` (the built-in dataset by default) on each arm."""
     build = CONTESTANTS[name]
     result = Result()
     with tempfile.TemporaryDirectory(prefix=f"pastbench-adv-{name}-") as tmp:
-        for n, family in enumerate(past_families()):
+        for n, family in enumerate(past_families() if families is None else families):
             for m, episode in enumerate(family.episodes):
                 for arm in arms:
                     agent, model = build(family, episode)

@@ -96,25 +96,48 @@ ACTION_NOTES = ("Deployed ", "I did not deploy", "Opened ticket")
 # A request that refers to a record of the world by the place it lives in (issue 29): these are
 # how people point at the present ("it's in their queue", "the review pack note", "what is live").
 NOTE_LOOKUP = re.compile(
-    r"\b(?:the|a|an|their|his|her|our|my|its|this|that)\s+(?:[\w'-]+\s+){0,3}notes?\b|\bnotes\b",
+    r"\b(?:the|a|an|their|his|her|our|my|its|this|that|in)\s+(?:[\w'-]+\s+){0,4}notes?\b|\bnotes\b",
     re.IGNORECASE,
 )
 NOTE_VERB = re.compile(r"\b(?:make|take|leave|add|write)\s+(?:a|the)\s+note\b", re.IGNORECASE)
-TICKET_LOOKUP = re.compile(
-    r"\bqueues?\b|\bticketed\b|\b[A-Z]{2,}-\d{2,}\b"
-    r"|\b(?:which|what|the|that|this|their|our|his|her)\s+(?:[\w'-]+\s+){0,2}tickets?\b(?!\s+(?:for|about))",
-    re.IGNORECASE,
-)
+TICKET_WORD = re.compile(r"\btickets?\b|\bqueues?\b|\bticketed\b", re.IGNORECASE)
+TICKET_ID = re.compile(r"\b[A-Z]{2,}-\d{2,}\b")
 DEPLOY_LOOKUP = re.compile(
     r"\b(?:live|running|deployed|in production|deploy log|which version|what version|current version)\b",
+    re.IGNORECASE,
+)
+# Documents a request may point at by kind; the archive is where they are filed.
+DOCUMENT_WORDS = re.compile(
+    r"\b(?:documents?|docs?|filed|calendar|changelog|policy|runbook|wiki|spec|schedule|menu|pack|brief)\b",
+    re.IGNORECASE,
+)
+# A question about how things stand now, or about something that just happened: a competent
+# agent checks the world's records before answering from what it remembers.
+CURRENT_STATE = re.compile(
+    r"\b(?:now|right now|currently|at the moment|as things stand|this week|tonight|today|latest|still"
+    r"|again|just came in|came in|new|logged|posted|flagged|reported|booked|opened|raised|sent|put out"
+    r"|this time|since)\b",
     re.IGNORECASE,
 )
 NAMED_QUEUE = re.compile(r"\b(?:in|to|into|on|from)\s+(?:the|their|our|its)\s+([a-z][\w-]*)\s+queue\b", re.I)
 # The user overriding what was taught, for this request or from now on ("this time, X instead").
 OVERRIDE_CUES = re.compile(
-    r"\b(this time|for this one|just this once|this once|instead|rather than|not the usual|today)\b",
+    r"\b(this time|for this one|just this once|this once|instead|rather than|not the usual|from now on"
+    r"|going forward|no longer|has changed|changed to|moved to)\b",
     re.IGNORECASE,
 )
+# A record that is not in force: a draft, a proposal, a request not yet granted.
+NOT_IN_FORCE = re.compile(
+    r"\b(draft|proposed|proposal|to be (?:named|confirmed|decided|agreed)|candidates?|tbc|tbd|requested)\b",
+    re.IGNORECASE,
+)
+_CALENDAR_TEXT = (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december"
+)
+_CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())
+QUESTION = re.compile(r"\?|\b(?:what|which|who|whom|whose|when|where|how|whether)\b", re.IGNORECASE)
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 # How many records of one service a lookup brings into the answer: the ones the request is about,
 # not the whole service (pasting everything asserts every wrong value in it too).
 LOOKUP_LIMIT = 2
@@ -315,7 +338,7 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
     recalled = [h["text"] for h in skill_hits[:1]] + [h["text"] for h in memory_hits]
 
     archive_doc = _consult_archive(user_text, recalled, replay)
-    records = _consult_world(user_text, replay)
+    records = _consult_world(user_text, replay, archive_doc)
     if turn.gated:
         # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
         done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
@@ -585,32 +608,125 @@ def _overlap(a: set[str], b: set[str]) -> int:
     return sum(1 for x in a if x in b or (len(x) >= 5 and any(len(y) >= 5 and y[:5] == x[:5] for y in b)))
 
 
-def _consult_world(user_text: str, replay: Replay) -> list[Record]:
-    """Look up the records the request points at (a note, a ticket in a queue, what is live) with
-    the world's tools; the best-matching few, so the answer uses them and not the whole service."""
+def _consult_world(user_text: str, replay: Replay, seen_doc: dict[str, Any] | None = None) -> list[Record]:
+    """Look up the records the request points at with the world's tools: a note, a ticket in a
+    queue, a filed document, what is live, or whatever bears on a question about how things stand
+    now. Only the few that match the request well come back, so the answer uses them and not the
+    whole service (pasting everything asserts every wrong value in it too)."""
     wanted = _keys(user_text)
+    # A question about the present (not an order that says "now": "deploy it now").
+    current = any(CURRENT_STATE.search(x) and QUESTION.search(x) for x in sentences(user_text))
     records: list[Record] = []
-    if replay.has("notes_list") and NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)):
-        titles = replay.call("notes_list", {})
-        titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
-        ranked = sorted(((-_overlap(_keys(t), wanted), t) for t in titles), key=lambda x: x)
-        chosen = [t for score, t in ranked if score < 0][:LOOKUP_LIMIT]
-        found = replay.batch([("notes_read", {"title": t}) for t in chosen]) if chosen else []
-        for note in found:
-            if isinstance(note, dict) and "body" in note:
-                records.append(Record(f"the note '{note.get('title')}'", str(note["body"])))
-    if replay.has("tickets_list") and TICKET_LOOKUP.search(user_text):
+    notes_cued = bool(NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)))
+    if replay.has("notes_list") and notes_cued:
+        records += _relevant_notes(replay, wanted, notes_cued)
+    # A ticket the request refers to: one named by id, or "ticket"/"queue" outside a sentence that
+    # only asks to open one.
+    tickets_cued = bool(TICKET_ID.search(user_text)) or any(
+        TICKET_WORD.search(s) and not TICKET_REQUEST.search(s) for s in sentences(user_text)
+    )
+    if replay.has("tickets_list") and tickets_cued:
         tickets = replay.call("tickets_list", {})
         tickets = [t for t in tickets if isinstance(t, dict)] if isinstance(tickets, list) else []
         records += [
             Record(f"the ticket {t.get('id')} ({t.get('title')}, {t.get('queue')} queue)", _ticket_text(t))
-            for t in _relevant_tickets(user_text, wanted, tickets)
+            for t in _relevant_tickets(user_text, wanted, tickets, tickets_cued)
         ]
+    archive_cued = bool(DOCUMENT_WORDS.search(user_text) or ARCHIVE_CUES.search(user_text))
+    # The document the request is about, when the archive was not read for it already.
+    if replay.has("archive_search") and (archive_cued or current) and wanted and seen_doc is None:
+        records += _relevant_documents(replay, user_text, wanted, seen_doc)
     if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
         deploys = replay.call("deploys_list", {})
         deploys = [d for d in deploys if isinstance(d, dict)] if isinstance(deploys, list) else []
         records += _live_versions(user_text, deploys)
     return records
+
+
+def _clear_matches(items: list[Any], scores: list[int], cued: bool, limit: int = 1) -> list[Any]:
+    """The best-matching items: two shared words at least, or, when the request points at this
+    service, the only item sharing one."""
+    if not items:
+        return []
+    top = max(scores)
+    best = [item for item, score in zip(items, scores, strict=True) if score == top]
+    if top >= 2 or (cued and top == 1 and len(best) == 1):
+        return best[:limit]
+    return []
+
+
+def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record]:
+    titles = replay.call("notes_list", {})
+    titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
+    # Read the few whose titles share words with the request, then keep the clear matches.
+    ranked = sorted(titles, key=lambda t: (-_overlap(_keys(t), wanted), t))
+    candidates = [t for t in ranked if _overlap(_keys(t), wanted) > 0][:3]
+    notes = replay.batch([("notes_read", {"title": t}) for t in candidates]) if candidates else []
+    notes = [n for n in notes if isinstance(n, dict) and "body" in n]
+    scores = [_overlap(_keys(f"{n.get('title', '')} {n['body']}"), wanted) for n in notes]
+    return [
+        Record(f"the note '{n.get('title')}'", str(n["body"]))
+        for n in _clear_matches(notes, scores, cued, LOOKUP_LIMIT)
+    ]
+
+
+def _names(text: str) -> list[set[str]]:
+    """The names a request is about ("Fernhill Payments", "MFA"): runs of capitalised words, less a
+    lone capitalised word that only starts its sentence, and less days and months."""
+    names = []
+    for sentence in sentences(text):
+        for match in re.finditer(r"\b[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*", sentence):
+            run = [w for w in match.group(0).split() if w.lower() not in _CALENDAR_WORDS]
+            if match.start() == 0 and len(match.group(0).split()) == 1:
+                continue
+            if run:
+                names.append({_stem(w) for w in run})
+    return names
+
+
+def _in_force(record: dict[str, Any], names: list[set[str]], years: set[int]) -> bool:
+    """A record about what the request names (every word of every name), not a draft or a request
+    not yet granted, and of the latest year its peers mention (a later one replaces it)."""
+    text = (
+        " ".join(str(v) for v in record.values() if isinstance(v, str))
+        + " "
+        + " ".join(record.get("tags") or [])
+    )
+    keys = _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+    if NOT_IN_FORCE.search(text) or any(not name <= keys for name in names):
+        return False
+    own = {int(y) for y in YEAR.findall(text)}
+    return not own or not years or max(own) >= max(years)
+
+
+def _relevant_documents(
+    replay: Replay, user_text: str, wanted: set[str], seen_doc: dict[str, Any] | None
+) -> list[Record]:
+    """The archived document the request is about: the clear best match among those in force."""
+    hits = replay.call("archive_search", {"query": " ".join(content_words(user_text))})
+    hits = [h for h in hits if isinstance(h, dict)] if isinstance(hits, list) else []
+    seen = str(seen_doc.get("id")) if seen_doc else None
+    hits = [h for h in hits if str(h.get("id")) != seen]
+    years = {int(y) for h in hits for y in YEAR.findall(f"{h.get('title', '')} {h.get('snippet', '')}")}
+    names = _names(user_text)
+    hits = [h for h in hits if _in_force(h, names, years)]
+    scores = [
+        _overlap(
+            _keys(f"{h.get('title', '')} {h.get('snippet', '')} {' '.join(h.get('tags') or [])}"), wanted
+        )
+        for h in hits
+    ]
+    # Filed documents are alike (a retrospective and its follow-up): only a clear winner is read.
+    ranked = sorted(scores, reverse=True)
+    if not ranked or ranked[0] < 2 or (len(ranked) > 1 and ranked[1] == ranked[0]):
+        return []
+    chosen = [hits[scores.index(ranked[0])]]
+    docs = replay.batch([("archive_read", {"id": str(h.get("id"))}) for h in chosen]) if chosen else []
+    return [
+        Record(f"the archived document {d.get('id')} ({d.get('title')})", str(d["body"]))
+        for d in docs
+        if isinstance(d, dict) and "body" in d
+    ]
 
 
 def _ticket_text(ticket: dict[str, Any]) -> str:
@@ -619,30 +735,20 @@ def _ticket_text(ticket: dict[str, Any]) -> str:
 
 
 def _relevant_tickets(
-    user_text: str, wanted: set[str], tickets: list[dict[str, Any]]
+    user_text: str, wanted: set[str], tickets: list[dict[str, Any]], cued: bool
 ) -> list[dict[str, Any]]:
-    """Tickets the request names (by id), else the ones of the queue it names, best match first."""
-    named = {t for t in re.findall(r"\b[A-Z]{2,}-\d{2,}\b", user_text)}
+    """Tickets the request names (by id), else the clear match in the queue it names (its newest
+    ticket when none matches clearly: "it's in their queue"), else the clear match anywhere."""
+    named = set(TICKET_ID.findall(user_text))
     by_id = [t for t in tickets if str(t.get("id")) in named]
     if by_id:
         return by_id[:LOOKUP_LIMIT]
     queues = {_stem(m.group(1)) for m in re.finditer(r"\b([\w-]+)\s+queue\b", user_text, re.IGNORECASE)}
     in_queue = [t for t in tickets if _stem(str(t.get("queue", ""))) in queues]
     pool = in_queue or tickets
-
-    def score(ticket: dict[str, Any]) -> int:
-        return _overlap(_keys(f"{ticket.get('title', '')} {ticket.get('body', '')}"), wanted)
-
-    scores = [score(t) for t in pool]
-    if not pool:
-        return []
-    top = max(scores)
-    best = [t for t, sc in zip(pool, scores, strict=True) if sc == top]
-    # One clear match (two shared words, or the only ticket sharing one); a queue the user named
-    # with no clear match: its newest ticket, the one they mean ("it's in their queue").
-    if top >= 2 or (top == 1 and len(best) == 1):
-        return best[:1]
-    return pool[-1:] if in_queue else []
+    scores = [_overlap(_keys(f"{t.get('title', '')} {t.get('body', '')}"), wanted) for t in pool]
+    best = _clear_matches(pool, scores, cued or bool(in_queue))
+    return best or (pool[-1:] if in_queue else [])
 
 
 def _live_versions(user_text: str, deploys: list[dict[str, Any]]) -> list[Record]:
@@ -664,14 +770,20 @@ def _live_versions(user_text: str, deploys: list[dict[str, Any]]) -> list[Record
 
 
 def _stated(user_text: str) -> list[str]:
-    """The user's own statements that carry a value or override what was taught: the present the
-    answer acts on (a question restates nothing)."""
+    """The user's own statements that give a value (a number, a date, an id, a handle) or override
+    what was taught: the present the answer acts on. A question restates nothing."""
     return [
         s
         for s in sentences(user_text)
         if not s.rstrip().endswith("?")
-        and (_values(s) or OVERRIDE_CUES.search(s) or CORRECTION_CUES.search(s))
+        and (any(c.isdigit() for c in s) or HANDLE.search(s) or OVERRIDE_CUES.search(s))
     ]
+
+
+def _overrides(user_text: str) -> list[Record]:
+    """The user's statements that replace what was taught ("this time, X instead"): newer than
+    any note."""
+    return [Record("what you said", s) for s in _stated(user_text) if OVERRIDE_CUES.search(s)]
 
 
 def _superseded_by(note: str, present: list[Record]) -> Record | None:
@@ -707,7 +819,7 @@ def _compose_answer(
     outdated: list[tuple[str, Record]] = []
     if policy.curates:
         # The present wins over a note about the same thing; the note is named as outdated.
-        told = [Record("what you said", s) for s in stated]
+        told = _overrides(user_text)
         for text in recalled:
             newer = _superseded_by(text, [*told, *present])
             if newer is not None:

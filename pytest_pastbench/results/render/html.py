@@ -31,7 +31,7 @@ from .html_kit import ci_cell, json_for_script
 from .html_kit import esc as _e
 from .html_protocols import SECTION_TABLES, TITLES
 from .plots import FIGURES, PAST, make_plots, protocols_in
-from .table import format_delta, format_number, format_violations
+from .table import HURT_NOTE, HURT_TEXT, format_delta, format_number, format_violations, memory_hurt
 
 REPORT_FILE = "report.html"
 _RUN_KEYS = (
@@ -66,9 +66,16 @@ _COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
 def _delta(entry: dict[str, Any]) -> str:
     delta = entry.get("delta")
     number = isinstance(delta, int | float) and not isinstance(delta, bool)
-    return ci_cell(
+    cell = ci_cell(
         format_delta(entry), "pos" if number and delta > 0 else "neg" if number and delta < 0 else ""
     )
+    if memory_hurt(entry):
+        # Δ's whole CI below 0: said in words, not only in red (issue 29).
+        cell = (
+            cell.removesuffix("</td>")
+            + f' <span class="hurt" title="{_e(HURT_NOTE)}">{_e(HURT_TEXT)}</span></td>'
+        )
+    return cell
 
 
 def _scope_cells(entry: dict[str, Any]) -> str:
@@ -142,8 +149,10 @@ def _config_table(config: dict[str, Any]) -> str:
     )
     for fid, entry in families:
         comps = entry.get("mech_components") or {}
+        row_class = ' class="memory-hurt"' if memory_hurt(entry) else ""
         rows.append(
-            f'<tr><td class="label">{_e(fid)}</td><td>{_e(entry.get("capability"))}</td>{_scope_cells(entry)}'
+            f'<tr{row_class}><td class="label">{_e(fid)}</td><td>{_e(entry.get("capability"))}</td>'
+            + _scope_cells(entry)
             + "".join(f'<td class="num">{format_number(comps.get(c))}</td>' for c in _COMPONENTS)
             + "</tr>"
         )

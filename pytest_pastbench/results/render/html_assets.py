@@ -27,6 +27,8 @@ td.num.wrap{white-space:normal}.ci{display:inline-block;white-space:nowrap;color
 tr.agg td{font-weight:600;background:#fafafa}tr.blocked td{background:#fff1f0}
 .pos{color:#11632a}.neg{color:#a4161a}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;
   font-size:12px}pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0}
+.hurt{display:inline-block;margin-left:.3em;padding:0 .3em;border:1px solid #a4161a;border-radius:3px;
+color:#a4161a;font-size:.85em;white-space:nowrap}tr.memory-hurt td.label{border-left:3px solid #a4161a}
 button.open{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
   background:none;border:none;color:#0645ad;cursor:pointer;text-align:left;padding:0;
   overflow-wrap:anywhere;word-break:break-all}

@@ -40,6 +40,26 @@ def delta_rows(config: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, A
     return rows
 
 
+# Marks a row whose Δ CI lies wholly below 0: the store made the agent worse than no store there
+# (issue 29; the paper's Agent-Zero, Δ −0.08). Terminal, Markdown and HTML use the same words.
+HURT_MARK = " ▼"
+HURT_TEXT = "memory hurt here"
+HURT_NOTE = (
+    f"▼ {HURT_TEXT}: the Δ 95% CI lies wholly below 0 (the agent did worse with its store than without)"
+)
+
+
+def memory_hurt(entry: Mapping[str, Any] | None, key: str = "delta") -> bool:
+    """Did memory make this row worse: Δ below 0 with its whole 95% CI below 0? A Δ below 0 with a
+    CI that reaches 0 is not marked (it may be noise)."""
+    if not entry:
+        return False
+    ci = entry.get(f"{key}_ci")
+    value = entry.get(key)
+    numbers = isinstance(ci, list | tuple) and len(ci) == 2 and all(isinstance(x, int | float) for x in ci)
+    return bool(numbers and isinstance(value, int | float) and value < 0 and max(ci) < 0)  # type: ignore[arg-type]
+
+
 # Marks a row whose rubric checks were graded by their deterministic fallback (no judge configured).
 FALLBACK_MARK = " †"
 FALLBACK_NOTE = "† rubric checks graded by their deterministic fallback (no judge configured)"
@@ -64,12 +84,14 @@ def delta_cells(name: str, capability: str, entry: Mapping[str, Any], ablated: b
     causal = [format_number(entry.get("s_ablated")), format_delta(entry, "delta_causal")] if ablated else []
     arms = ("on", "off", "ablated") if ablated else ("on", "off")
     return [
-        name + (FALLBACK_MARK if entry.get("rubric_fallback") else ""),
+        name
+        + (FALLBACK_MARK if entry.get("rubric_fallback") else "")
+        + (HURT_MARK if memory_hurt(entry) else ""),
         capability,
         str(entry.get("n_episodes", 0)),
         format_number(entry.get("s_on")),
         format_number(entry.get("s_off")),
-        format_delta(entry),
+        format_delta(entry) + (f" {HURT_TEXT}" if memory_hurt(entry) else ""),
         format_number(entry.get("delta_c"), signed=True),
         *causal,
         format_number(entry.get("mech")),
@@ -102,6 +124,9 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
         notes.append(f"Per-episode spread over trials (max − min): {spread}.")
     if overall.get("rubric_fallback"):
         notes.append(FALLBACK_NOTE)
+    hurt = [name for name, _, entry in delta_rows(config) if memory_hurt(entry)]
+    if hurt:
+        notes.append(f"{HURT_NOTE}: {', '.join(hurt)}.")
     return notes
 
 
