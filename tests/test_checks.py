@@ -45,7 +45,9 @@ class BrokenJudge:
 
 def test_result_carries_type_and_weight() -> None:
     result = check("x", {"type": "contains", "values": ["x"], "weight": 2.5})
-    assert result == CheckResult(type="contains", weight=2.5, passed=True, detail="")
+    assert result == CheckResult(
+        type="contains", weight=2.5, passed=True, detail="", verdict="asserts_expected"
+    )
 
 
 # contains / forbids -----------------------------------------------------------------

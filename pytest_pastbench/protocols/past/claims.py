@@ -87,7 +87,17 @@ def _words(text: str) -> frozenset[str]:
 
 
 # --- cue words: closed classes of English function words and predicates, not phrasings of the data
-_NEG = _words("not no never nor neither cannot none t")
+_NEG = _words("not never nor neither cannot t")  # "no" is a determiner ("no X report"): see below
+_REPORT = _words(
+    "did does has have had didn doesn hasn haven hadn"
+)  # "didn't cite X": a report of an event, not a rejection
+_SCOPE_END = _words("until till unless because since when where which who that while and if whether once")
+_PREPOSITIONS = _words("at in on from to for with by of into within via about between per through")
+_EVALUATIVE = _words(
+    "right correct valid current it one answer used accepted allowed applicable available active "
+    "open true ok okay good fine relevant needed required apply applies work works exist exists "
+    "wrong incorrect closed shut old stale expired in the"
+)
 _BOUND = _words(
     "later earlier sooner more less fewer before after until till than over under above below "
     "beyond exceeding exceed only just"
@@ -108,7 +118,11 @@ _DENY_AFTER = _words("wrong incorrect mistaken false inaccurate invalid bogus")
 _NOW = _words("now currently today new latest current still")
 _COMMIT = _words(
     "definitely certainly clearly confirmed correct right answer final current currently now new "
-    "latest still actually effective"
+    "latest still actually effective starting henceforth since update updated going forward"
+)
+_ONSET = _words(
+    "now this next today tomorrow monday tuesday wednesday thursday friday saturday sunday january "
+    "february march april may june july august september october november december"
 )
 _HEDGE = _words("maybe perhaps possibly possible probably likely might could either guess alternatively")
 _HEDGE_PHRASES = (("not", "sure"), ("not", "certain"), ("no", "idea"), ("t", "know"), ("not", "know"),
@@ -138,6 +152,7 @@ _CHANGE = _words(
     "adjusted edited altered handed passed rerouted redirected repointed brought"
 )
 _TO = _words("to into")
+_INFINITIVE = _words("have has had need needs want wants going ought used able got")
 _SUBSTITUTE = (("instead", "of"), ("rather", "than"), ("in", "place", "of"), ("in", "lieu", "of"),
                ("as", "opposed", "to"))  # fmt: skip
 _REFUSAL = (
@@ -336,7 +351,9 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
                 any(t in _BE for t in st[max(0, v - 2) : v]) or "by" in st[v + 1 : v + 3]
             )
             if rel_end <= v:
-                return (Status.OLD, "replaced (passive subject)") if passive else (Status.NEW, "the replacement")
+                return (
+                    (Status.OLD, "replaced (passive subject)") if passive else (Status.NEW, "the replacement")
+                )
             prep = next((i for i in range(v + 1, rel_start) if st[i] in preps), None)
             if prep is not None:
                 return Status.NEW, "the replacement"
@@ -355,13 +372,28 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
         if rel_start > f:
             return Status.OLD, "taken over from"
         return Status.NEW, "took over"
-    if verbs and (froms or tos):
-        v = verbs[0]
-        to = next((i for i in tos if i > v), None)
-        frm = next((i for i in froms if i > v), None)
-        if frm is not None and frm < rel_start and (to is None or rel_start < to or to < frm):
+
+    # A change needs its own "from"/"to" right after the verb, in the same clause ("moved from X
+    # to Y", "changed X to Y"), never a "to" of an infinitive ("have to approve") or of a range.
+    def near(v: int, positions: list[int]) -> int | None:
+        for i in positions:
+            if v < i <= v + 5 and not any(t in SOFT_MARKS for t in st[v:i]):
+                if st[i] in _TO and st[i - 1] in _INFINITIVE:
+                    continue
+                return i
+        return None
+
+    changes = [(v, near(v, froms), near(v, tos)) for v in verbs]
+    changes = [c for c in changes if c[1] is not None or c[2] is not None]
+    if changes:
+        v, frm, to = changes[0]
+        if to is None and frm is not None:
+            to = next((i for i in tos if i > frm and not any(t in SOFT_MARKS for t in st[frm:i])), None)
+        if rel_end <= v and any(t in SOFT_MARKS for t in st[rel_end:v]):
+            return None
+        if frm is not None and frm < rel_start <= frm + 3 and (to is None or rel_start < to or to < frm):
             return Status.OLD, "changed from"
-        if to is not None and to < rel_start:
+        if to is not None and to < rel_start <= to + 3:
             return Status.NEW, "changed to"
         if rel_end <= v:
             return (Status.OLD, "what changed") if to is not None else None
@@ -374,42 +406,99 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
     return None
 
 
-def _cues(seq: Sequence[str]) -> tuple[int, int, int, bool]:
-    """(negations, old cues, denial cues, hedged) of a run of surface tokens."""
-    hedged = any(_has(seq, p) for p in _HEDGE_PHRASES)
-    neg = old = deny = 0
-    skip: set[int] = set()
-    for p in _HEDGE_PHRASES:
+def _commits(statement: Sequence[str]) -> bool:
+    """The statement says what holds now or from a point on: "now", "new", "current", "from now
+    on", "as of this week", "from 1 March", "since the new line started", "starting …"."""
+    if any(t in _COMMIT for t in statement) or _has(statement, ("as", "of")):
+        return True
+    for i, t in enumerate(statement[:-1]):
+        nxt = statement[i + 1]
+        after = statement[i + 2] if i + 2 < len(statement) else ""
+        if t == "from" and (nxt in _ONSET or _token_class(nxt) != "word" or after.startswith(GLUE)):
+            return True
+    return False
+
+
+def _hedged(seq: Sequence[str]) -> bool:
+    return any(_has(seq, p) for p in _HEDGE_PHRASES) or any(t in _HEDGE for t in seq)
+
+
+def _phrase_positions(seq: Sequence[str], phrases: Sequence[Sequence[str]]) -> set[int]:
+    out: set[int] = set()
+    for p in phrases:
         for i in range(len(seq) - len(p) + 1):
-            if tuple(seq[i : i + len(p)]) == p:
-                skip.update(range(i, i + len(p)))
-    for i, t in enumerate(seq):
-        if i in skip:
+            if tuple(seq[i : i + len(p)]) == tuple(p):
+                out.update(range(i, i + len(p)))
+    return out
+
+
+def _negates_bound(seq: Sequence[str], i: int) -> bool:
+    """ "no later than X", "can't go above X", "must not exceed X": a negated bound states it."""
+    return any(t in _BOUND for t in seq[i + 1 : i + 4])
+
+
+def _cues_before(before: Sequence[str]) -> tuple[int, int]:
+    """(negations, old cues) that reach the mention from before it. A negation reaches a value
+    only from close by (≤ 4 tokens, "definitely not X", "don't use X", "not X"), not across a
+    subordinate clause ("must not deploy until … X"), and a negated past event reports what did
+    not happen ("the ticket didn't cite X"), which is no rejection of X."""
+    neg = old = 0
+    skip = _phrase_positions(before, _HEDGE_PHRASES)
+    start = 0
+    for i, t in enumerate(before):
+        if t in _SCOPE_END:
+            start = i + 1
+    for i, t in enumerate(before):
+        if i in skip or i < start:
             continue
-        nxt = seq[i + 1] if i + 1 < len(seq) else ""
-        if t in _NEG:
+        nxt = before[i + 1] if i + 1 < len(before) else ""
+        if t in _NEG or t == "no":
             if nxt in _TEMPORAL_END:
                 old += 1
-                skip.add(i + 1)
-            elif nxt in _BOUND:
-                skip.add(i + 1)
-            else:
+            elif t == "no" or _negates_bound(before, i):
+                continue  # "no X report" states an absence, not a rejection of X
+            elif len(before) - i <= 5 and not (i > 0 and before[i - 1] in _REPORT):
                 neg += 1
-        elif t in _TEMPORAL_END and t == "anymore":
+        elif t == "anymore":
+            old += 1
+    return neg, old
+
+
+def _cues_after(after: Sequence[str], governed: bool) -> tuple[int, int, int]:
+    """(negations, old cues, denial cues) that the predicate after the mention says of it. A
+    negation counts when it negates an evaluation of the value ("X is not right", "X isn't it",
+    "X is not used any more"), not a lexical verb ("X is never rebuilt" reports an event). None
+    applies to a value that is the object of a preposition or a bound ("the meeting at X was
+    cancelled", "anything over X is cancelled"): the predicate is about something else."""
+    if governed:
+        return 0, 0, 0
+    neg = old = deny = 0
+    skip = _phrase_positions(after, _HEDGE_PHRASES)
+    for i, t in enumerate(after):
+        if i in skip:
+            continue
+        if t in _NEG or t == "no":
+            rest = [w for w in after[i + 1 : i + 4] if w not in _BE]
+            nxt = rest[0] if rest else ""
+            if nxt in _TEMPORAL_END:
+                old += 1
+            elif t != "no" and not _negates_bound(after, i) and (nxt in _EVALUATIVE or not rest):
+                neg += 1
+        elif t == "anymore":
             old += 1
         elif t in _DENY_AFTER:
             deny += 1
-        elif t in _HEDGE:
-            hedged = True
-    return neg, old, deny, hedged
+    return neg, old, deny
 
 
-def _old_before(before: Sequence[str]) -> bool:
-    """A past marker right before the mention ("the previous X", "was X"), not reset by "now"."""
+def _old_before(before: Sequence[str], nominal: bool) -> bool:
+    """A past marker right before the mention ("the previous X", "was X"), not reset by "now".
+    "was" marks a value as old only when it is a nominal (a code, number, date, name): before a
+    plain word it is the verb's tense or voice ("it was yanked")."""
     for k, t in enumerate(reversed(before[-5:])):
         if t in _NOW:
             return False
-        if t in _OLD_BEFORE or (t in _WAS and k <= 1):
+        if t in _OLD_BEFORE or (t in _WAS and k <= 1 and nominal):
             return True
         if t == "to" and k + 1 < len(before) and list(reversed(before[-5:]))[k + 1 : k + 2] == ["used"]:
             return True
@@ -417,16 +506,14 @@ def _old_before(before: Sequence[str]) -> bool:
 
 
 def _old_after(after: Sequence[str]) -> int:
+    """Predicates of the past after the mention: "X has ended", "X was used before" (an adverb at
+    the clause's end, not "before booking"), "X is out of service", "X is over"."""
     n = 0
     for i, t in enumerate(after):
-        if t in _OLD_AFTER and t != "anymore":
-            n += 1
-        elif t == "before" and (i + 1 >= len(after) or _token_class(after[i + 1]) == "word"):
-            n += 1
-        elif t == "out" and i + 1 < len(after) and after[i + 1] == "of":
-            n += 1
-        elif t == "over" and i > 0 and after[i - 1] in _BE:
-            n += 1
+        adverb_before = t == "before" and i + 1 >= len(after)
+        out_of = t == "out" and i + 1 < len(after) and after[i + 1] == "of"
+        is_over = t == "over" and i > 0 and after[i - 1] in _BE
+        n += int((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over)
     return n
 
 
@@ -456,36 +543,42 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
         # A list under one negation or one predicate: "not X, Y or Z", "X and Y are closed".
         glue_only = all(t in _LIST_GLUE for t in before)
         list_prev = by_start[n - 1] if n > 0 else None
-        if list_prev is not None and glue_only and _between_is_list(s, list_prev, m):
-            if list_prev.status in (Status.DENIED, Status.OLD):
-                m.status, m.inherited = list_prev.status, True
-                m.cues.append("in a denied list")
-                continue
-        neg_b, old_b, deny_b, hedge_b = _cues(before)
-        neg_a, old_a, deny_a, hedge_a = _cues(after)
-        olds = old_b + old_a + int(_old_before(before)) + _old_after(after)
-        count = neg_b + neg_a + olds + deny_a + deny_b
-        hedged = hedge_b or hedge_a or _cues(segment)[3]
+        in_list = list_prev is not None and glue_only and _between_is_list(s, list_prev, m)
+        if in_list and list_prev is not None and list_prev.status in (Status.DENIED, Status.OLD):
+            m.status, m.inherited = list_prev.status, True
+            m.cues.append("in a denied list")
+            continue
+        governed = bool(before) and before[-1] in _PREPOSITIONS | _BOUND
+        neg_b, old_b = _cues_before(before)
+        neg_a, old_a, deny_a = _cues_after(after, governed)
+        nominal = any(ch.isdigit() or ch.isupper() for ch in m.value)
+        olds = old_b + old_a + int(_old_before(before, nominal)) + (0 if governed else _old_after(after))
+        count = neg_b + neg_a + olds + deny_a
+        hedged = _hedged(segment)
         if count % 2 == 1:
-            m.status = Status.OLD if olds and not (neg_b + deny_a + deny_b) else Status.DENIED
+            m.status = Status.OLD if olds and not (neg_b + deny_a) else Status.DENIED
             m.cues.append("named as old" if m.status == Status.OLD else "denied")
             continue
         continuity = any(_has(statement, p) for p in _CONTINUITY)
-        if not continuity and (any(t in _HABIT for t in statement) or any(t in _CONDITION for t in segment)):
+        if not continuity and any(t in _HABIT or t in _CONDITION for t in segment):
             m.status = Status.BACKGROUND
             m.cues.append("a contrast or condition")
             continue
         m.status = Status.HEDGED if hedged else Status.ASSERTED
-        m.commit = any(t in _COMMIT for t in segment) and not neg_b
+        m.commit = _commits(statement) and not neg_b
         if hedged:
             m.cues.append("hedged")
     # "not X, Y or Z": a denied mention whose list continues over commas passes its status on.
     for n in range(1, len(by_start)):
         m, prev = by_start[n], by_start[n - 1]
-        if m.status in OFFERED and not m.cues and prev.status == Status.DENIED and _between_is_list(s, prev, m):
-            if _list_segment(s, m):
-                m.status, m.inherited = Status.DENIED, True
-                m.cues.append("in a denied list")
+        if (
+            m.status in OFFERED
+            and not m.cues
+            and prev.status == Status.DENIED
+            and _between_is_list(s, prev, m)
+        ) and _list_segment(s, m):
+            m.status, m.inherited = Status.DENIED, True
+            m.cues.append("in a denied list")
 
 
 def _between_is_list(s: Sequence[str], first: _Mention, second: _Mention) -> bool:
@@ -543,11 +636,15 @@ def read_claim(
     name = expected[0]
     d = doc(answer)
     if not [t for t in d.match if t not in MARKS]:
-        return ClaimVerdict(Reading.NO_ANSWER, "empty answer")
+        return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r} (empty answer)")
     forms = set(expected)
     stale = [v for v in stale if v not in forms]
     decoys = [v for v in decoys if v not in forms and v not in stale]
-    listed = [*_find(answer, expected, "expected"), *_find(answer, stale, "stale"), *_find(answer, decoys, "decoy")]
+    listed = [
+        *_find(answer, expected, "expected"),
+        *_find(answer, stale, "stale"),
+        *_find(answer, decoys, "decoy"),
+    ]
     echoed = _echoed_sentences(d, question)
     asked = question if question.strip() else ""
     shapes = [
@@ -585,9 +682,9 @@ def read_claim(
             _joined_by_or(s, e, r) for e in offered_mine for r in rivals
         )
         committed = [m for m in pool if m.commit]
-        if committed and all(m.role == "expected" for m in committed):
-            if not hedged or all(m.status != Status.HEDGED for m in committed):
-                return ClaimVerdict(Reading.ASSERTS_EXPECTED, "commits to the expected value", name)
+        mine_only = committed and all(m.role == "expected" for m in committed)
+        if mine_only and (not hedged or all(m.status != Status.HEDGED for m in committed)):
+            return ClaimVerdict(Reading.ASSERTS_EXPECTED, "commits to the expected value", name)
         if committed and all(m.role != "expected" for m in committed):
             other = committed[0]
             return ClaimVerdict(Reading.ASSERTS_OTHER, f"asserts {_role(other)} {other.value!r}", other.value)
@@ -614,5 +711,7 @@ def read_claim(
         return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r} (no answer given)")
     others = [m for m in found if m.role == "shape" and m.status in OFFERED]
     if others:
-        return ClaimVerdict(Reading.ASSERTS_OTHER, f"missing {name!r}; asserts {others[0].value!r}", others[0].value)
+        return ClaimVerdict(
+            Reading.ASSERTS_OTHER, f"missing {name!r}; asserts {others[0].value!r}", others[0].value
+        )
     return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r}")

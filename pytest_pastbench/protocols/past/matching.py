@@ -132,7 +132,9 @@ _UK_RULES = (
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _YMD_DATE = re.compile(r"\b(\d{4})/(\d{1,2})/(\d{1,2})\b")
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})(?:/(\d{1,2})/(\d{4}|\d{2})|\.(\d{1,2})\.(\d{4}))\b")
-_CLOCK = re.compile(r"\b([01]?\d|2[0-3])[:.]([0-5]\d)\s*([ap])\.?\s?m\b\.?|\b(1[0-2]|0?[1-9])\s*([ap])\.?\s?m\b\.?")
+_CLOCK = re.compile(
+    r"\b([01]?\d|2[0-3])[:.]([0-5]\d)\s*([ap])\.?\s?m\b\.?|\b(1[0-2]|0?[1-9])\s*([ap])\.?\s?m\b\.?"
+)
 _CLOCK_24 = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?\b")
 _MULTIPLIER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(k|thousand|million|bn|billion)\b")
 _GLUED_UNIT = re.compile(r"(?<=\d)(ms|msec|secs?|mins?|hrs?|h|s|d|wks?|rpm|rps|qps|gb|mb|kb|tb)\b")
@@ -143,7 +145,8 @@ _MONTH_WORDS = {
 }  # fmt: skip
 _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3})((?:[, \u00a0\u202f]\d{3})+)(?![\d])")
 _DECIMAL = re.compile(r"\d+\.\d+")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+# A sentence ends at . ! ? (a closing quote or bracket may follow) or a line break.
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d)\]]*(?=\s|$|\\n)|\n")
 _DASH = re.compile(r"\s[-\u2012\u2013\u2014\u2015]+\s|[\u2013\u2014\u2015]")
 _ARROWS = re.compile(r"->|=>|-->|[\u2192\u21d2\u27f6\u279c\u2794]")
 # A decimal stays one token ("3.90" is not "3", "90"); marks are tokens of their own.
@@ -378,6 +381,7 @@ def _clean(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'")
+    text = text.replace("\\n", "\n")  # a JSON-escaped line break (a tool result pasted as is) is one
     text = _ARROWS.sub(f" {ARROW} ", text)
     for symbol, code in _CURRENCY_SYMBOLS.items():
         text = text.replace(symbol, code)
