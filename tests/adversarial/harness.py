@@ -23,7 +23,16 @@ from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.item_record import ItemRecord
-from tests.adversarial.agents import CrossEpisodeAgent, DumpAgent, EchoAgent, EmptyAgent, ParaphraseModel
+from tests.adversarial.agents import (
+    CrossEpisodeAgent,
+    DenyAgent,
+    DumpAgent,
+    EchoAgent,
+    EmptyAgent,
+    HedgeAgent,
+    ParaphraseModel,
+    SwapAgent,
+)
 
 # name -> builds (agent, model) for one episode of one family
 Contestant = Callable[[Family, Episode], tuple[Agent, ModelClient]]
@@ -40,6 +49,10 @@ CONTESTANTS: dict[str, Contestant] = {
     "recall": lambda f, e: (HermesAgent(), PolicyModel("recall")),
     "curator": lambda f, e: (HermesAgent(), PolicyModel("curator")),
     "curator+hermes-plus": lambda f, e: (HermesAgent(mechanisms=["all"]), PolicyModel("curator")),
+    # Issue 27: the right fact, then denied, reversed (old and new swapped) or hedged.
+    "denier": lambda f, e: (DenyAgent(f, e.id), PolicyModel("blind")),
+    "swapper": lambda f, e: (SwapAgent(f, e.id), PolicyModel("blind")),
+    "hedger": lambda f, e: (HedgeAgent(f, e.id), PolicyModel("blind")),
 }
 
 

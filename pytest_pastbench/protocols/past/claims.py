@@ -46,6 +46,7 @@ from pytest_pastbench.protocols.past.matching import (
     Doc,
     ambiguous_dates,
     doc,
+    normalise_for_match,
     same,
     spans,
 )
@@ -172,6 +173,7 @@ class _Mention:
     status: Status = Status.ASSERTED
     commit: bool = False
     inherited: bool = False  # status taken from a list it is part of ("not X, Y or Z")
+    hedge_only: bool = False  # a rival only when hedged, never through a plain "or"
     cues: list[str] = field(default_factory=list)
 
 
@@ -220,6 +222,8 @@ def _token_class(token: str) -> str:
 
 
 _NAME = re.compile(r"[A-Z][a-z'\u2019-]+")
+_CODE = re.compile(r"\b[A-Z]{2,}(?:[-_][A-Z0-9]+)+\b|\b[A-Z]{3,}\b")
+STOP_CODES = frozenset({"OK", "USD", "EUR", "GBP", "UTC", "CET", "API", "PR", "IT", "QA", "FAQ", "ID"})
 
 
 def _shape_candidates(answer: str, expected: Sequence[str]) -> list[_Mention]:
@@ -233,6 +237,13 @@ def _shape_candidates(answer: str, expected: Sequence[str]) -> list[_Mention]:
         want = [t for t in doc(form).match if t not in MARKS]
         classes = [_token_class(t) for t in want]
         if not want:
+            continue
+        if all(c == "word" for c in classes) and _CODE.fullmatch(form):
+            # A code of capitals ("IAM-GRANTS"): other such codes are its rivals, but only when
+            # hedged (a plain "X or Y" of labels is a set to choose from, not two answers).
+            for raw in dict.fromkeys(_CODE.findall(answer)):
+                if raw not in STOP_CODES:
+                    found += [_Mention("shape", raw, a, b, hedge_only=True) for a, b in spans(answer, raw)]
             continue
         if all(c == "word" for c in classes):
             words = form.split()
@@ -273,6 +284,28 @@ def _shape_candidates(answer: str, expected: Sequence[str]) -> list[_Mention]:
 _CUE_WORDS = (
     _NEG | _OLD_BEFORE | _OLD_AFTER | _DENY_AFTER | _COMMIT | _HEDGE | _HABIT | _LIST_GLUE | _CONTRAST
 )
+
+
+def _echoes_question(answer_doc: Doc, m: _Mention, asked: tuple[str, ...]) -> bool:
+    """The mention sits in words copied from the question (≥ 4 more than the value itself): a
+    restated question, a ticket titled with the user's words, is no evidence of an answer."""
+    if not asked:
+        return False
+    text = " " + " ".join(asked) + " "
+    tokens = [t.removeprefix(GLUE) for t in answer_doc.match]
+
+    def inside(a: int, b: int) -> bool:
+        window = [t for t in tokens[a:b] if t not in MARKS]
+        return f" {' '.join(window)} " in text
+
+    if not inside(m.start, m.end):
+        return False
+    a, b = m.start, m.end
+    while a > 0 and tokens[a - 1] != BREAK and inside(a - 1, b):
+        a -= 1
+    while b < len(tokens) and tokens[b] != BREAK and inside(a, b + 1):
+        b += 1
+    return len([t for t in tokens[a:b] if t not in MARKS]) - (m.end - m.start) >= 4
 
 
 def _echoed_sentences(answer_doc: Doc, question: str) -> list[tuple[int, int]]:
@@ -525,6 +558,13 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
         lo, hi = _statement(s, m)
         structural = _replacement(s, m, lo, hi)
         a, b = _segment(s, m, lo, hi)
+        if all(t in _LIST_GLUE for t in [*s[a : m.start], *s[m.end : b]]):
+            # An apposition ("The previous berth, X, has been retired"): the clause is around it,
+            # unless a neighbouring clause holds another candidate (then it is a list).
+            pa = _segment(s, _Mention("", "", a - 1, a - 1), lo, hi)[0] if a > lo else a
+            nb = _segment(s, _Mention("", "", b + 1, b + 1), lo, hi)[1] if b < hi else b
+            if not any(o is not m and pa <= o.start < nb for o in found):
+                a, b = pa, nb
         prev_end = by_start[n - 1].end if n > 0 else a
         nxt = by_start[n + 1] if n + 1 < len(by_start) and by_start[n + 1].start < b else None
         before = list(s[max(a, prev_end) : m.start])
@@ -553,7 +593,9 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
         neg_a, old_a, deny_a = _cues_after(after, governed)
         nominal = any(ch.isdigit() or ch.isupper() for ch in m.value)
         olds = old_b + old_a + int(_old_before(before, nominal)) + (0 if governed else _old_after(after))
-        count = neg_b + neg_a + olds + deny_a
+        # Negations count by parity against what they negate ("X is not wrong", "X is not closed");
+        # several marks of the past are still the past ("the previous X has been retired").
+        count = neg_b + neg_a + int(olds > 0) + deny_a
         hedged = _hedged(segment)
         if count % 2 == 1:
             m.status = Status.OLD if olds and not (neg_b + deny_a) else Status.DENIED
@@ -603,6 +645,62 @@ def _joined_by_or(s: Sequence[str], x: _Mention, y: _Mention) -> bool:
     return BREAK not in between and len(between) <= 6 and ("or" in between)
 
 
+_NOT_A_RIVAL = _words("not so else otherwise later earlier whatever any more less both")
+
+
+def _disjuncts(s: Sequence[str], mine: list[_Mention], found: list[_Mention]) -> list[_Mention]:
+    """The other side of a hedged disjunction, whatever its shape: in "either X or Y", "whether X
+    or Y", "X, or maybe Y" the Y is a candidate offered beside X (a plain "X or Y" counts only
+    when Y has X's shape, see ``_shape_candidates``). The hedge must be in the disjunction's own
+    clauses: "labelled X or Y, he says the rest makes him guess" offers no candidates."""
+    taken = [(m.start, m.end) for m in found]
+    out: list[_Mention] = []
+    skip = _HEDGE | {",", "perhaps", "maybe", "possibly"}
+    for m in mine:
+        lo, hi = _statement(s, m)
+        sides = []
+        k = m.end
+        while k < hi and s[k] in {","}:
+            k += 1
+        if k < hi and s[k] == "or":
+            j = k + 1
+            while j < hi and s[j] in skip:
+                j += 1
+            e = j
+            while e < hi and e - j < 4 and s[e] not in MARKS and s[e] not in _CUE_WORDS:
+                e += 1
+            sides.append((k, j, e))
+        k = m.start - 1
+        while k > lo and s[k] in {",", "maybe", "perhaps", "possibly"}:
+            k -= 1
+        if k > lo and s[k] == "or":
+            e = k
+            while e > lo and s[e - 1] == ",":
+                e -= 1
+            j = e
+            while j > lo and e - j < 4 and s[j - 1] not in MARKS and s[j - 1] not in _CUE_WORDS:
+                j -= 1
+            sides.append((k, j, e))
+        for k, j, e in sides:
+            a = min(j, m.start)
+            while a > lo and s[a - 1] not in SOFT_MARKS:
+                a -= 1
+            b = max(e, m.end)
+            while b < hi and s[b] not in SOFT_MARKS:
+                b += 1
+            clauses = s[a:b]
+            if not (_hedged(clauses) or "whether" in clauses or _hedged(s[k + 1 : j])):
+                continue
+            if s[j : j + 1] == ("not",) or tuple(s[j : j + 1]) == ("not",):
+                out.append(_Mention("shape", f"not {m.value}", m.start, m.end, Status.HEDGED))
+                continue  # "X, or maybe not"
+            words = [w for w in s[j:e] if w not in STOPWORDS]
+            if not words or s[j] in _NOT_A_RIVAL or any(x < e and j < y for x, y in taken):
+                continue
+            out.append(_Mention("shape", " ".join(s[j:e]), j, e, Status.HEDGED))
+    return out
+
+
 # --- the verdict ----------------------------------------------------------------------------
 
 
@@ -650,10 +748,17 @@ def read_claim(
     shapes = [
         m
         for m in _shape_candidates(answer, expected)
-        if not (asked and spans(asked, m.value)) and not any(spans(m.value, e) for e in expected)
+        if not (asked and spans(asked, m.value))
+        and normalise_for_match(m.value) not in {normalise_for_match(e) for e in expected}
     ]
     found = _resolve_overlaps([*listed, *shapes])
-    found = [m for m in found if not any(a <= m.start and m.end <= b for a, b in echoed)]
+    asked_tokens = tuple(t.removeprefix(GLUE) for t in doc(question).match if t not in MARKS) if asked else ()
+    found = [
+        m
+        for m in found
+        if not any(a <= m.start and m.end <= b for a, b in echoed)
+        and not _echoes_question(d, m, asked_tokens)
+    ]
     _read_mentions(answer, found)
     s = d.surface
 
@@ -671,9 +776,14 @@ def read_claim(
         for m in found
         if m.role == "shape"
         and m.status in OFFERED
-        and (m.status == Status.HEDGED or any(_joined_by_or(s, m, e) for e in offered_mine))
+        and (
+            m.status == Status.HEDGED
+            or (not m.hedge_only and any(_joined_by_or(s, m, e) for e in offered_mine))
+        )
         and offered_mine
     ]
+    if not rivals:
+        rivals += _disjuncts(s, offered_mine, found)
     if offered_mine and not rivals:
         return ClaimVerdict(Reading.ASSERTS_EXPECTED, "", offered_mine[0].value)
     if offered_mine:

@@ -402,9 +402,13 @@ def _clean(text: str) -> str:
     return text.replace("-", " ")
 
 
-@lru_cache(maxsize=8192)
 def doc(text: str) -> Doc:
     """The canonical tokens of ``text`` (cached: a grader reads the same answer many times)."""
+    return _doc(text, DATE_ORDER.get())
+
+
+@lru_cache(maxsize=16384)
+def _doc(text: str, order: DateOrder) -> Doc:  # the locale is part of the key
     words = _rates(_TOKEN.findall(_clean(text)))
     words = [w for w in words if w not in _ARTICLES]
     surface = tuple(_spelling(w) for w in _currencies(_dates(_numbers(_glue(words)))))
