@@ -44,3 +44,13 @@ def test_notes_name_the_groups_and_pass_hat_k_with_trials() -> None:
         "Per-episode spread over trials (max − min): on mean 0.40 max 0.70, off mean 0.00 max 0.00.",
     ]
     assert config_notes(config(ci_unit="mixed"))[0].endswith("over episodes where a family has none.")
+
+
+def test_undecided_text_checks_are_marked_and_counted_under_the_table() -> None:
+    from pytest_pastbench.results.render.table import UNDECIDED_MARK, undecided_note
+
+    summary = {"configs": [{**config(undecided=3), "families": {"f": {**ENTRY, "undecided": 3}}}]}
+    text = render_delta_table(summary)
+    assert f"f{UNDECIDED_MARK}" in text and undecided_note(3) in text
+    assert "3 text check(s) undecided" in undecided_note(3)
+    assert UNDECIDED_MARK.strip() not in render_delta_table({"configs": [config()]})

@@ -103,6 +103,7 @@ _BOUND = _words(
     "later earlier sooner more less fewer before after until till than over under above below "
     "beyond exceeding exceed only just"
 )  # "no later than X", "not more than X", "not only X": a negated bound states the bound
+_COMPARATIVE = _words("more less fewer")
 _TEMPORAL_END = _words("anymore longer")  # "not … anymore", "no longer": old, not a denial
 _OLD_BEFORE = _words(
     "old older former formerly previous previously prior earlier original originally outdated "
@@ -467,7 +468,12 @@ def _phrase_positions(seq: Sequence[str], phrases: Sequence[Sequence[str]]) -> s
 
 def _negates_bound(seq: Sequence[str], i: int) -> bool:
     """ "no later than X", "can't go above X", "must not exceed X": a negated bound states it."""
-    return any(t in _BOUND for t in seq[i + 1 : i + 4])
+    for k in range(i + 1, min(i + 4, len(seq))):
+        if seq[k] in _COMPARATIVE:
+            return k + 1 < len(seq) and seq[k + 1] == "than"  # "no more than X", not "not needed more"
+        if seq[k] in _BOUND:
+            return True
+    return False
 
 
 def _cues_before(before: Sequence[str]) -> tuple[int, int]:
@@ -593,6 +599,14 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
         neg_a, old_a, deny_a = _cues_after(after, governed)
         nominal = any(ch.isdigit() or ch.isupper() for ch in m.value)
         olds = old_b + old_a + int(_old_before(before, nominal)) + (0 if governed else _old_after(after))
+        # "not … any more", "don't use X anymore": one mark of the past, the negation is part of it.
+        ends = sum(1 for t in [*before, *after] if t == "anymore")
+        absorbed = min(ends, neg_b + neg_a)
+        take_a = min(absorbed, neg_a)
+        neg_a -= take_a
+        neg_b -= absorbed - take_a
+        if ends:
+            olds = max(olds, 1)
         # Negations count by parity against what they negate ("X is not wrong", "X is not closed");
         # several marks of the past are still the past ("the previous X has been retired").
         count = neg_b + neg_a + int(olds > 0) + deny_a

@@ -397,6 +397,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"\bmidnight\b", " tm_00_00 ", text)
     text = _GLUED_UNIT.sub(r" \1", text)
     text = re.sub(r"(?<=[a-z0-9])\s*/\s*(?=[a-z])", " per ", text)  # "requests/min"
+    text = re.sub(r"\bany\s+more\b", "anymore", text)  # one word either way ("not … any more")
     text = _DASH.sub(" , ", text)
     text = _SENTENCE_END.sub(f" {BREAK} ", text)
     return text.replace("-", " ")

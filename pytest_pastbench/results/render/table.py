@@ -43,6 +43,22 @@ def delta_rows(config: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, A
 # Marks a row whose rubric checks were graded by their deterministic fallback (no judge configured).
 FALLBACK_MARK = " †"
 FALLBACK_NOTE = "† rubric checks graded by their deterministic fallback (no judge configured)"
+# Marks a row with text checks the deterministic grader could not decide (claims.py: no credit).
+UNDECIDED_MARK = " ‡"
+
+
+def undecided_note(count: int) -> str:
+    return (
+        f"‡ {count} text check(s) undecided by the deterministic grader (no credit given; "
+        "a judge, --pastbench-judge-model, decides them)"
+    )
+
+
+def row_marks(entry: Mapping[str, Any]) -> str:
+    """† / ‡ after a row's name: fallback-graded rubrics, undecided text checks."""
+    return (FALLBACK_MARK if entry.get("rubric_fallback") else "") + (
+        UNDECIDED_MARK if entry.get("undecided") else ""
+    )
 
 
 def has_ablated(config: Mapping[str, Any]) -> bool:
@@ -64,7 +80,7 @@ def delta_cells(name: str, capability: str, entry: Mapping[str, Any], ablated: b
     causal = [format_number(entry.get("s_ablated")), format_delta(entry, "delta_causal")] if ablated else []
     arms = ("on", "off", "ablated") if ablated else ("on", "off")
     return [
-        name + (FALLBACK_MARK if entry.get("rubric_fallback") else ""),
+        name + row_marks(entry),
         capability,
         str(entry.get("n_episodes", 0)),
         format_number(entry.get("s_on")),
@@ -79,8 +95,8 @@ def delta_cells(name: str, capability: str, entry: Mapping[str, Any], ablated: b
 
 
 def config_notes(config: Mapping[str, Any]) -> list[str]:
-    """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, and rubric
-    checks graded by their fallback."""
+    """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, rubric
+    checks graded by their fallback, and text checks the deterministic grader left undecided."""
     overall = config.get("overall", {})
     unit = overall.get("ci_unit")
     if unit == "group":
@@ -102,6 +118,8 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
         notes.append(f"Per-episode spread over trials (max − min): {spread}.")
     if overall.get("rubric_fallback"):
         notes.append(FALLBACK_NOTE)
+    if overall.get("undecided"):
+        notes.append(undecided_note(overall["undecided"]))
     return notes
 
 

@@ -177,7 +177,10 @@ def test_a_hedge_is_no_answer(answer: str) -> None:
         ("Either 300 rpm or 450 rpm, I can't say.", {"expected": ["300 rpm"]}),
         ("Maybe 14 May 2026, or maybe 21 May 2026.", {"expected": ["2026-05-14"]}),
         ("It could be 09:30 or 10:15.", {"expected": ["09:30"]}),
-        ("Either the fire certificate or the noise permit, not sure which.", {"expected": ["fire certificate"]}),
+        (
+            "Either the fire certificate or the noise permit, not sure which.",
+            {"expected": ["fire certificate"]},
+        ),
     ],
 )
 def test_a_hedge_between_values_of_any_shape(answer: str, spec: dict) -> None:
@@ -252,7 +255,9 @@ def test_an_ambiguous_numeric_date_is_undecided_unless_the_locale_decides() -> N
     token = DATE_ORDER.set("DMY")
     try:
         assert read_claim("The audit is on 05/06/2026.", ["2026-06-05"]).reading is Reading.ASSERTS_EXPECTED
-        assert read_claim("The audit is on 05/06/2026.", ["2026-05-06"]).reading is not Reading.ASSERTS_EXPECTED
+        assert (
+            read_claim("The audit is on 05/06/2026.", ["2026-05-06"]).reading is not Reading.ASSERTS_EXPECTED
+        )
     finally:
         DATE_ORDER.reset(token)
 
@@ -290,7 +295,13 @@ def test_read_claim_needs_an_expected_form() -> None:
 
 ISSUE = [
     ("It is definitely not WV-2207.", ["WV-2207"], [], ["WV-2270"], False),
-    ("It is not WV-2270, WV-2206, WV-2107 or WV-2207.", ["WV-2207"], [], ["WV-2270", "WV-2206", "WV-2107"], False),
+    (
+        "It is not WV-2270, WV-2206, WV-2107 or WV-2207.",
+        ["WV-2207"],
+        [],
+        ["WV-2270", "WV-2206", "WV-2107"],
+        False,
+    ),
     ("Dock 4B was replaced by Dock 11.", ["Dock 4B"], ["Dock 11"], [], False),
     ("Dock 11 is shut for resurfacing, so unload at Dock 4B.", ["Dock 4B"], ["Dock 11"], [], True),
     (
