@@ -110,6 +110,9 @@ _OLD_BEFORE = _words(
     "obsolete legacy superseded deprecated expired retired stale past"
 )
 _WAS = _words("was were")
+_OLD_ADVERBS = _words("formerly previously originally earlier")
+_RELATIVE = _words("that which who whose")
+_MODAL = _words("do does must should shall may can will")
 _OLD_AFTER = _words(
     "ended expired lapsed closed shut retired withdrawn cancelled revoked void obsolete outdated "
     "deprecated superseded gone discontinued decommissioned suspended defunct inactive abandoned "
@@ -384,6 +387,14 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
             passive = (word in _PARTICIPLE or word.endswith("ed")) and (
                 any(t in _BE for t in st[max(0, v - 2) : v]) or "by" in st[v + 1 : v + 3]
             )
+            # The subject and object of the verb are in its own clause: nothing subordinate
+            # ("silenced under X while the certificate is replaced") and no comma between,
+            # except an apposition or relative clause right before it ("X, which replaced Y").
+            between = st[rel_end:v] if rel_end <= v else st[v + 1 : rel_start]
+            if any(t in _SCOPE_END or t in SOFT_MARKS for t in between) and not (
+                rel_end <= v and between in ([",", "which"], [",", "that"], ["which"], ["that"])
+            ):
+                continue
             if rel_end <= v:
                 return (
                     (Status.OLD, "replaced (passive subject)") if passive else (Status.NEW, "the replacement")
@@ -391,6 +402,8 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
             prep = next((i for i in range(v + 1, rel_start) if st[i] in preps), None)
             if prep is not None:
                 return Status.NEW, "the replacement"
+            if rel_start - v > 4:
+                continue
             return Status.OLD, "replaced (object)"
         if word in _REPLACEMENT_NOUN:
             if rel_start > v and any(t in {"for", "of", "to"} for t in st[v + 1 : rel_start]):
@@ -403,9 +416,10 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
     verbs = [i for i, t in enumerate(st) if t in _CHANGE]
     took_over = [i for i in froms if i > 0 and st[i - 1] == "over"]
     for f in took_over:  # "Y took over from X", "taking over from X"
-        if rel_start > f:
+        if f < rel_start <= f + 3:
             return Status.OLD, "taken over from"
-        return Status.NEW, "took over"
+        if rel_end <= f and not any(t in SOFT_MARKS or t in _SCOPE_END for t in st[rel_end:f]):
+            return Status.NEW, "took over"
 
     # A change needs its own "from"/"to" right after the verb, in the same clause ("moved from X
     # to Y", "changed X to Y"), never a "to" of an infinitive ("have to approve") or of a range.
@@ -476,7 +490,13 @@ def _negates_bound(seq: Sequence[str], i: int) -> bool:
     return False
 
 
-def _cues_before(before: Sequence[str]) -> tuple[int, int]:
+def _relative(seq: Sequence[str], i: int) -> bool:
+    """The negation at ``i`` is inside a relative clause ("… that are not …", "… which isn't …")."""
+    head = [t for t in seq[max(0, i - 3) : i] if t not in _BE and t != "s"]
+    return bool(head) and head[-1] in _RELATIVE
+
+
+def _cues_before(before: Sequence[str], nominal: bool = True) -> tuple[int, int]:
     """(negations, old cues) that reach the mention from before it. A negation reaches a value
     only from close by (≤ 4 tokens, "definitely not X", "don't use X", "not X"), not across a
     subordinate clause ("must not deploy until … X"), and a negated past event reports what did
@@ -496,7 +516,15 @@ def _cues_before(before: Sequence[str]) -> tuple[int, int]:
                 old += 1
             elif t == "no" or _negates_bound(before, i):
                 continue  # "no X report" states an absence, not a rejection of X
-            elif len(before) - i <= 5 and not (i > 0 and before[i - 1] in _REPORT):
+            elif len(before) - i > 5 or (i > 0 and before[i - 1] in _REPORT):
+                continue
+            elif _relative(before, i):
+                continue  # "numbers that are not in X": the clause restricts a noun, it denies no X
+            elif (
+                not nominal and len(before) - i <= 2 and (t == "never" or (i > 0 and before[i - 1] in _MODAL))
+            ):
+                continue  # "never speculate", "do not share": a rule of conduct states the act
+            else:
                 neg += 1
         elif t == "anymore":
             old += 1
@@ -530,13 +558,17 @@ def _cues_after(after: Sequence[str], governed: bool) -> tuple[int, int, int]:
     return neg, old, deny
 
 
-def _old_before(before: Sequence[str], nominal: bool) -> bool:
+def _old_before(before: Sequence[str], nominal: bool, governed: bool = False) -> bool:
     """A past marker right before the mention ("the previous X", "was X"), not reset by "now".
     "was" marks a value as old only when it is a nominal (a code, number, date, name): before a
     plain word it is the verb's tense or voice ("it was yanked")."""
     for k, t in enumerate(reversed(before[-5:])):
         if t in _NOW:
             return False
+        if t in _BE and not (t in _WAS and k <= 1):
+            return False  # a modifier of the past belongs to the noun right before the value
+        if governed and t not in _OLD_ADVERBS:
+            continue  # "expired on X": X is when it ended, not an old X ("formerly at X" still is)
         if t in _OLD_BEFORE or (t in _WAS and k <= 1 and nominal):
             return True
         if t == "to" and k + 1 < len(before) and list(reversed(before[-5:]))[k + 1 : k + 2] == ["used"]:
@@ -595,10 +627,15 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             m.cues.append("in a denied list")
             continue
         governed = bool(before) and before[-1] in _PREPOSITIONS | _BOUND
-        neg_b, old_b = _cues_before(before)
-        neg_a, old_a, deny_a = _cues_after(after, governed)
         nominal = any(ch.isdigit() or ch.isupper() for ch in m.value)
-        olds = old_b + old_a + int(_old_before(before, nominal)) + (0 if governed else _old_after(after))
+        neg_b, old_b = _cues_before(before, nominal)
+        neg_a, old_a, deny_a = _cues_after(after, governed)
+        olds = (
+            old_b
+            + old_a
+            + int(_old_before(before, nominal, governed))
+            + (0 if governed else _old_after(after))
+        )
         # "not … any more", "don't use X anymore": one mark of the past, the negation is part of it.
         ends = sum(1 for t in [*before, *after] if t == "anymore")
         absorbed = min(ends, neg_b + neg_a)

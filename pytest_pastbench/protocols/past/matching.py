@@ -23,6 +23,8 @@ find dates *inside* prose, token-bounded, and must not invent a year. The number
 code below: it already reads "one hundred and five", ordinals and "twenty-first", which
 ``word2number`` does not (no ordinals) and which ``number-parser`` rewrites in whole sentences.
 
+Proper names (every word capitalised, no digit) are matched as spelled, without stemming.
+
 Public: ``Doc``, ``doc``, ``tokens``, ``normalise_for_match``, ``spans``, ``asserts_value``,
 ``asserts_all``, ``mentions`` (each hit with whether the answer marks it as not current, read by
 ``claims.py``), ``DATE_ORDER`` (the locale hook for ambiguous numeric dates).
@@ -464,8 +466,11 @@ def _content(tokens: tuple[str, ...]) -> list[int]:
 def spans(text: str, value: str) -> list[tuple[int, int]]:
     """Where the tokens of ``value`` occur in ``text`` (indices into ``doc(text).match``), soft
     marks between them allowed ("Dock — 4B" states "Dock 4B")."""
-    want = [t for t in doc(value).match if t not in MARKS]
-    have = doc(text).match
+    # A proper name ("Returnly", "Indexing", "Lena Fischer") is matched as spelled: morphology
+    # is for words, and "returns" does not name Returnly.
+    layer = "surface" if _is_name(value) else "match"
+    want = [t for t in getattr(doc(value), layer) if t not in MARKS]
+    have = getattr(doc(text), layer)
     if not want:
         return []
     index = _content(have)
@@ -480,6 +485,20 @@ def spans(text: str, value: str) -> list[tuple[int, int]]:
                 continue
             found.append((index[k], end))
     return found
+
+
+_IDENTIFIER = re.compile(r"[a-z]+(?:[-_.][a-z0-9]+)+")
+_NAME_WORD = re.compile(r"[A-Z][\w'\u2019.-]*")
+
+
+def _is_name(value: str) -> bool:
+    """Every word capitalised and no digit (a name), or one hyphenated identifier ("drill-restore"):
+    matched as spelled, without stemming."""
+    words = value.split()
+    if len(words) == 1 and _IDENTIFIER.fullmatch(value):
+        return True
+    capitalised = all(_NAME_WORD.fullmatch(w) for w in words)
+    return bool(words) and not any(ch.isdigit() for ch in value) and capitalised
 
 
 def ambiguous_dates(text: str, value: str) -> bool:

@@ -333,3 +333,68 @@ ISSUE = [
 def test_the_issues_examples(answer: str, expected: list, stale: list, decoys: list, correct: bool) -> None:
     verdict = read_claim(answer, expected, stale, decoys)
     assert (verdict.reading is Reading.ASSERTS_EXPECTED) is correct, verdict
+
+
+# --- scope: what a negation, a past marker or a replacement verb reaches ------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        # a negated past event reports what did not happen; the value is still what is needed
+        ("The request bounced: the form didn't quote the DPIA reference.", {"expected": ["DPIA reference"]}),
+        # "no X report": an absence, not a rejection of X
+        ("Procurement stopped it: no ISO 27001 certificate on file.", {"expected": ["ISO 27001"]}),
+        # a negation inside a relative clause restricts a noun
+        ("The portal drops files that are not in PDF/A format.", {"expected": ["PDF/A"]}),
+        # a rule of conduct: the act itself is the value
+        ("Press statements never name the patient.", {"expected": ["name the patient"]}),
+        # a negation does not reach across a subordinate clause
+        ("Do not start the cutover until the queue depth is under 200.", {"expected": ["200"]}),
+        # a predicate is about its subject, not about a value governed by a preposition
+        ("Anything over 40 kg is refused at the counter.", {"expected": ["40 kg"]}),
+        ("The booking at Berth 7C was cancelled by the agent, but the berth stays ours.", BERTH),
+        # a date is when something ended, not an old date
+        ("The exemption lapsed on 3 August 2026.", {"expected": ["2026-08-03"]}),
+        # a replacement verb in another clause does not reach the value
+        ("The alarm is muted under MUTE-7731 while the sensor is replaced.", {"expected": ["MUTE-7731"]}),
+        # "before" as a preposition is not "used before"
+        ("Attach the load plan before departure.", {"expected": ["load plan"]}),
+    ],
+)
+def test_cues_reach_only_what_they_scope(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        ("It's not the load plan.", {"expected": ["load plan"]}),
+        ("Don't use the load plan any more.", {"expected": ["load plan"]}),
+        ("The load plan is no longer required.", {"expected": ["load plan"]}),
+    ],
+)
+def test_a_plain_word_value_can_still_be_denied(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.DENIES
+
+
+def test_a_statement_of_what_holds_from_now_on_commits() -> None:
+    spec = {"expected": ["Ines Duarte"], "stale": ["Tomas Berg"]}
+    answer = "Tomas Berg approves refunds. From 1 July, Ines Duarte approves refunds."
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED
+    assert (
+        reading("Ines Duarte approves refunds. As of this week Tomas Berg does.", spec)
+        is Reading.ASSERTS_OTHER
+    )
+
+
+def test_names_and_identifiers_are_matched_as_spelled() -> None:
+    # morphology is for words: "returns" does not name "Returnly", "restores" is not "drill-restore"
+    assert (
+        read_claim("Customers send their returns by post.", ["Returnly"]).reading
+        is not Reading.ASSERTS_EXPECTED
+    )
+    assert read_claim("The drill restores last night's snapshot.", ["drill-restore"]).reading is not (
+        Reading.ASSERTS_EXPECTED
+    )
+    assert read_claim("Restore into drill-restore.", ["drill-restore"]).reading is Reading.ASSERTS_EXPECTED
