@@ -397,3 +397,14 @@ def test_the_question_is_read_a_restated_question_answers_nothing() -> None:
     question = "Is the flight at Gate 14 or at Gate 41 today?"
     assert check("Is the flight at Gate 14 or at Gate 41 today?", spec, question=question).passed is False
     assert check("Gate 14.", spec, question=question).passed is True
+
+
+def test_an_undecided_text_check_goes_to_the_judge_with_the_deterministic_verdict_beside_it() -> None:
+    judge = FixedJudge(True)
+    result = check("Boarding is at Gate 14. Boarding is at Gate 41.", GATE, judge=judge)
+    assert result.passed is True and result.undecided is True and result.deterministic_verdict == "undecided"
+    assert judge.seen and "'Gate 14'" in judge.seen[0][0] and "'Gate 41'" in judge.seen[0][0]
+    broken = check("Boarding is at Gate 14. Boarding is at Gate 41.", GATE, judge=BrokenJudge())
+    assert broken.passed is None and broken.judge_error
+    decided = FixedJudge(False)
+    assert check("Board at Gate 14.", GATE, judge=decided).passed is True and not decided.seen

@@ -311,6 +311,37 @@ def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None) -> Check
     )
 
 
+def _claim_rubric(check: ValueCheck | ContainsCheck) -> str:
+    """What the judge is asked about a text check the deterministic grader left undecided."""
+    if isinstance(check, ValueCheck):
+        rubric = f"The answer asserts, as its answer, the value {check.value!r}"
+        if check.also:
+            rubric += f" (accepted forms: {', '.join(map(repr, check.also))})"
+        wrong = [*check.superseded, *check.decoys]
+        if wrong:
+            rubric += f"; it does not assert {', '.join(map(repr, wrong))} as the answer"
+        return rubric + ". Naming two candidates without choosing one fails."
+    return "The answer asserts each of: " + ", ".join(map(repr, check.values)) + "."
+
+
+def _judge_undecided(check: Any, run: SessionRecord, judge: Judge, result: CheckResult) -> CheckResult:
+    """An undecided text check goes to the judge; the deterministic verdict stays beside it and
+    the check stays flagged undecided (counted). No verdict: unscored with the judge's error."""
+    update: dict[str, Any] = {"deterministic_verdict": result.verdict}
+    try:
+        verdict = judge.grade(_claim_rubric(check), run.answer)
+    except JudgeError as exc:
+        return result.model_copy(update={**update, "passed": None, "judge_error": str(exc)})
+    passed = verdict if isinstance(verdict, bool) else getattr(verdict, "passed", None)
+    if not isinstance(passed, bool):
+        problem = f"judge returned a non-boolean verdict: {verdict!r}"
+        return result.model_copy(update={**update, "passed": None, "judge_error": problem})
+    outcome = "asserted" if passed else "not asserted"
+    return result.model_copy(
+        update={**update, "passed": passed, "detail": f"{result.detail}; judge {judge.name}: {outcome}"}
+    )
+
+
 def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None) -> CheckResult:
     """Score one check of a session; ``passed`` is None only for an unscored rubric."""
     if isinstance(check, RubricCheck):
@@ -319,7 +350,7 @@ def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None)
         return _any_of(check, run, judge)
     if check.type in _TEXT_EVALUATORS:
         passed, detail, verdict, undecided = _TEXT_EVALUATORS[check.type](check, run)
-        return CheckResult(
+        result = CheckResult(
             type=check.type,
             weight=check.weight,
             passed=passed,
@@ -327,6 +358,7 @@ def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None)
             verdict=verdict,
             undecided=undecided,
         )
+        return _judge_undecided(check, run, judge, result) if undecided and judge is not None else result
     if check.type in _EVALUATORS:
         passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here
