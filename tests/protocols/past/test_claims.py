@@ -398,3 +398,39 @@ def test_names_and_identifiers_are_matched_as_spelled() -> None:
         Reading.ASSERTS_EXPECTED
     )
     assert read_claim("Restore into drill-restore.", ["drill-restore"]).reading is Reading.ASSERTS_EXPECTED
+
+
+# --- the issue's examples on the built-in data, through the offline path (answer_scores) ------------
+
+
+def _episode(pattern: str, episode_id: str):
+    from pytest_pastbench.core.family_files import load_family
+    from pytest_pastbench.resources import families_dir
+
+    path = next(families_dir().glob(f"*/{pattern}*.yaml"))
+    return next(e for e in load_family(path)[0].episodes if e.id == episode_id)
+
+
+@pytest.mark.parametrize(
+    ("family", "episode", "answer", "credit"),
+    [
+        ("PG04", "ep01", "It is definitely not WV-2207.", False),
+        ("PG04", "ep01", "It is not WV-2270, WV-2206, WV-2107 or WV-2207.", False),
+        ("SM03", "ep01", "Dock 4B was replaced by Dock 11.", False),
+        ("SM03", "ep01", "Dock 11 is shut for resurfacing, so unload at Dock 4B.", True),
+        ("SM06", "ep01", "Lena Fischer signs off; Bola Adeyemi's temporary cover has ended.", True),
+        (
+            "PC03",
+            "ep08",
+            "Give it P1. Normally a wording tweak would be P3, but Harbour-plan tickets are always P1.",
+            True,
+        ),
+    ],
+)
+def test_the_issues_examples_on_the_built_in_data(
+    family: str, episode: str, answer: str, credit: bool
+) -> None:
+    from pytest_pastbench.protocols.past.dataset.shortcuts import answer_scores
+
+    best = max(s for _, s in answer_scores(_episode(family, episode), answer))
+    assert (best > 0) is credit
