@@ -406,11 +406,22 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
                 continue
             return Status.OLD, "replaced (object)"
         if word in _REPLACEMENT_NOUN:
-            if rel_start > v and any(t in {"for", "of", "to"} for t in st[v + 1 : rel_start]):
+            # "Y is the replacement for X", "X's successor is Y": only within the noun's own
+            # clause and close by ("a replacement rotor for the lab, delivery to X" names none).
+            between = st[v + 1 : rel_start] if rel_start > v else st[rel_end:v]
+            if any(t in SOFT_MARKS or t in _SCOPE_END for t in between) or len(between) > 4:
+                continue
+            if rel_start > v and between and between[0] in {"for", "of", "to"} and len(between) <= 2:
                 return Status.OLD, "what the replacement is for"
-            if rel_end <= v and v - rel_end <= 2 and "s" in st[rel_end:v]:
+            if rel_end <= v and "s" in between:
                 return Status.OLD, "the one whose replacement is named"
-            return Status.NEW, "the replacement"
+            if (
+                rel_end <= v
+                and any(t in _BE for t in between)
+                or rel_start > v
+                and any(t in _BE for t in between)
+            ):
+                return Status.NEW, "the replacement"
     froms = [i for i, t in enumerate(st) if t == "from"]
     tos = [i for i, t in enumerate(st) if t in _TO]
     verbs = [i for i, t in enumerate(st) if t in _CHANGE]
@@ -767,7 +778,9 @@ def mention_statuses(text: str, value: str) -> list[tuple[tuple[int, int], bool]
     """Each occurrence of ``value`` in ``text`` and whether the text offers it as current."""
     found = _resolve_overlaps(_find(text, [value], "expected"))
     _read_mentions(text, found)
-    return [((m.start, m.end), m.status in OFFERED) for m in found]
+    # As in read_claim, a contrast or condition is what the text says when it says nothing else:
+    # with one value and no rival, "normally X" / "if …, X" still states X.
+    return [((m.start, m.end), m.status in OFFERED or m.status == Status.BACKGROUND) for m in found]
 
 
 def read_claim(

@@ -434,3 +434,21 @@ def test_the_issues_examples_on_the_built_in_data(
 
     best = max(s for _, s in answer_scores(_episode(family, episode), answer))
     assert (best > 0) is credit
+
+
+def test_a_replacement_noun_reaches_only_its_own_clause() -> None:
+    assert reading("Berth 7C is the replacement for Berth 2A.", BERTH) is Reading.ASSERTS_EXPECTED
+    assert reading("Berth 2A's replacement is Berth 7C.", BERTH) is Reading.ASSERTS_EXPECTED
+    assert reading("Berth 2A is the replacement for Berth 7C.", BERTH) is Reading.ASSERTS_OTHER
+    spec = {"expected": ["Harlow Road 12"]}
+    assert reading("Send a replacement pump for the depot, delivery to Harlow Road 12.", spec) is (
+        Reading.ASSERTS_EXPECTED
+    )
+
+
+def test_mentions_read_one_value_on_its_own() -> None:
+    from pytest_pastbench.protocols.past.matching import mentions
+
+    assert [m.marked_old for m in mentions("Normally Berth 7C.", "Berth 7C")] == [False]
+    assert [m.marked_old for m in mentions("Berth 7C was retired.", "Berth 7C")] == [True]
+    assert [m.marked_old for m in mentions("Use Berth 2A instead of Berth 7C.", "Berth 7C")] == [True]
