@@ -42,6 +42,7 @@ from pytest_pastbench.protocols.past.matching import (
     BREAK,
     GLUE,
     MARKS,
+    QUESTION,
     SOFT_MARKS,
     Doc,
     ambiguous_dates,
@@ -139,6 +140,8 @@ _HABIT = _words(
 _CONDITION = _words("if unless would")
 _CONTINUITY = (("as", "usual"), ("as", "always"), ("as", "before"))  # "X as usual": X still holds
 _LIST_GLUE = _words("or nor and either neither also even plus then")
+_TURN = _words("but however yet")
+_ASKED = "asked, not claimed"
 _CONTRAST = _words("but however whereas although though yet so instead")
 _REPLACE = _words(
     "replace replaced replaces replacing supersede superseded supersedes superseding override "
@@ -178,6 +181,7 @@ class _Mention:
     commit: bool = False
     inherited: bool = False  # status taken from a list it is part of ("not X, Y or Z")
     hedge_only: bool = False  # a rival only when hedged, never through a plain "or"
+    after_turn: bool = False  # in the clause after "but"/"however": the speaker's point
     cues: list[str] = field(default_factory=list)
 
 
@@ -552,6 +556,8 @@ def _cues_after(after: Sequence[str], governed: bool) -> tuple[int, int, int]:
         return 0, 0, 0
     neg = old = deny = 0
     skip = _phrase_positions(after, _HEDGE_PHRASES)
+    if len(after) >= 2 and after[0] in _WAS and after[1] in _EVALUATIVE - _DENY_AFTER:
+        old += 1  # "X was correct until May": a past state
     for i, t in enumerate(after):
         if i in skip:
             continue
@@ -624,6 +630,12 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
                 after = after[: negs[-1]]
         statement = list(s[lo:hi])
         segment = list(s[a:b])
+        sentence_end = _bounds(s, m.start, {BREAK})[1]
+        if sentence_end > 0 and s[sentence_end - 1] == QUESTION:
+            m.status = Status.BACKGROUND  # "Pier 3? No, …", "Is it X?": asked about, not claimed
+            m.cues.append(_ASKED)
+            continue
+        m.after_turn = lo > 0 and s[lo] in _TURN
         if structural is not None:
             m.status, why = structural
             m.cues.append(why)
@@ -829,7 +841,7 @@ def read_claim(
     # Background (a contrast or condition) is what the answer says only when it offers nothing else.
     if not any(m.status in OFFERED for m in found if m.role != "shape"):
         for m in found:
-            if m.status == Status.BACKGROUND:
+            if m.status == Status.BACKGROUND and _ASKED not in m.cues:
                 m.status = Status.ASSERTED
     mine = [m for m in found if m.role == "expected"]
     offered_mine = [m for m in mine if m.status in OFFERED]
@@ -856,6 +868,10 @@ def read_claim(
             _joined_by_or(s, e, r) for e in offered_mine for r in rivals
         )
         committed = [m for m in pool if m.commit]
+        turned = [m for m in pool if m.after_turn]
+        if not hedged and turned and len({m.role == "expected" for m in turned}) == 1:
+            # "X is still listed, but Y is correct": the clause after the turn is the claim.
+            committed = [m for m in committed if m.after_turn] or turned
         mine_only = committed and all(m.role == "expected" for m in committed)
         if mine_only and (not hedged or all(m.status != Status.HEDGED for m in committed)):
             return ClaimVerdict(Reading.ASSERTS_EXPECTED, "commits to the expected value", name)
@@ -874,6 +890,8 @@ def read_claim(
         kind = "superseded" if kinds == {"superseded"} else "decoy"
         values = [m.value for m in listed_rivals]
         return ClaimVerdict(Reading.ASSERTS_OTHER, f"asserts {kind} [{_quote(values)}]", values[0])
+    if mine and all(m.cues == [_ASKED] for m in mine):
+        return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r} (only asked about, never claimed)")
     if mine:
         why = sorted({c for m in mine for c in m.cues}) or ["not asserted"]
         return ClaimVerdict(Reading.DENIES, f"names {name!r} but does not assert it ({', '.join(why)})", name)

@@ -43,7 +43,10 @@ import snowballstemmer
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"
-SOFT_MARKS = frozenset({",", ";", ":", "(", ")", ARROW})
+# Kept before the break of a question (a value asked about is not claimed); a quoted question
+# ("a 'Would I do it?' line") is reported speech and ends with a plain break.
+QUESTION = "?"
+SOFT_MARKS = frozenset({",", ";", ":", "(", ")", ARROW, QUESTION})
 MARKS = SOFT_MARKS | {BREAK}
 GLUE = "~"  # prefix of a token glued to the letters before it ("wv2207" -> "wv", "~2207")
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -152,7 +155,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"'\u201d)\]]*(?=\s|$|\\n)|\n")
 _DASH = re.compile(r"\s[-\u2012\u2013\u2014\u2015]+\s|[\u2013\u2014\u2015]")
 _ARROWS = re.compile(r"->|=>|-->|[\u2192\u21d2\u27f6\u279c\u2794]")
 # A decimal stays one token ("3.90" is not "3", "90"); marks are tokens of their own.
-_TOKEN = re.compile(r"\d+\.\d+|[a-z0-9_]+|[|,;:()\u2192]")
+_TOKEN = re.compile(r"\d+\.\d+|[a-z0-9_]+|[|,;:()?\u2192]")
 _DIGIT_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _LETTERS_DIGITS = re.compile(r"^([a-z]{1,6})(\d+[a-z]{0,2})$")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -401,7 +404,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"(?<=[a-z0-9])\s*/\s*(?=[a-z])", " per ", text)  # "requests/min"
     text = re.sub(r"\bany\s+more\b", "anymore", text)  # one word either way ("not … any more")
     text = _DASH.sub(" , ", text)
-    text = _SENTENCE_END.sub(f" {BREAK} ", text)
+    text = _SENTENCE_END.sub(lambda m: f" {QUESTION} {BREAK} " if m[0] == "?" else f" {BREAK} ", text)
     return text.replace("-", " ")
 
 

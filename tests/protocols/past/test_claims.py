@@ -452,3 +452,23 @@ def test_mentions_read_one_value_on_its_own() -> None:
     assert [m.marked_old for m in mentions("Normally Berth 7C.", "Berth 7C")] == [False]
     assert [m.marked_old for m in mentions("Berth 7C was retired.", "Berth 7C")] == [True]
     assert [m.marked_old for m in mentions("Use Berth 2A instead of Berth 7C.", "Berth 7C")] == [True]
+
+
+def test_a_value_only_asked_about_is_not_claimed() -> None:
+    assert reading("Berth 2A? No, Berth 7C.", BERTH) is Reading.ASSERTS_EXPECTED
+    assert reading("Is it Berth 7C?", BERTH) is Reading.NO_ANSWER
+
+
+def test_the_clause_after_a_turn_is_the_claim() -> None:
+    assert (
+        reading("Berth 2A is still on the old chart, but Berth 7C is correct.", BERTH)
+        is Reading.ASSERTS_EXPECTED
+    )
+    assert (
+        reading("Berth 7C is still on the old chart, but Berth 2A is correct.", BERTH)
+        is Reading.ASSERTS_OTHER
+    )
+
+
+def test_a_past_state_is_old() -> None:
+    assert reading("Berth 7C is right; Berth 2A was right until June.", BERTH) is Reading.ASSERTS_EXPECTED
