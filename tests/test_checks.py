@@ -45,7 +45,9 @@ class BrokenJudge:
 
 def test_result_carries_type_and_weight() -> None:
     result = check("x", {"type": "contains", "values": ["x"], "weight": 2.5})
-    assert result == CheckResult(type="contains", weight=2.5, passed=True, detail="")
+    assert result == CheckResult(
+        type="contains", weight=2.5, passed=True, detail="", verdict="asserts_expected"
+    )
 
 
 # contains / forbids -----------------------------------------------------------------
@@ -315,3 +317,94 @@ def test_any_of_passes_when_one_alternative_passes() -> None:
 def test_contains_is_normalised_and_token_bounded() -> None:
     assert check("Budget: €21,000", {"type": "contains", "values": ["21,000 EUR"]}).passed is True
     assert check("Budget: 210", {"type": "contains", "values": ["21"]}).passed is False
+
+
+# what the answer claims (issue 27): verdicts, undecided, contains, forbids ----------------------
+
+GATE = {"type": "value", "value": "Gate 14", "also": ["G14"], "superseded": ["Gate 9"], "decoys": ["Gate 41"]}
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("Board at Gate 14.", "asserts_expected"),
+        ("Gate 9 was swapped for Gate 14 this morning.", "asserts_expected"),
+        ("It's not Gate 14.", "denies"),
+        ("Gate 14 was replaced by Gate 9.", "asserts_other"),
+        ("Either Gate 14 or Gate 41.", "hedges"),
+        ("I couldn't find the gate.", "no_answer"),
+    ],
+)
+def test_a_value_check_records_what_the_answer_claims(answer: str, verdict: str) -> None:
+    result = check(answer, GATE)
+    assert result.verdict == verdict
+    assert result.passed is (verdict == "asserts_expected") and result.undecided is False
+
+
+def test_an_undecided_value_earns_nothing_and_is_flagged() -> None:
+    result = check("Boarding is at Gate 14. Boarding is at Gate 41.", GATE)
+    assert result.passed is False and result.undecided is True and result.verdict == "undecided"
+    assert "Gate 41" in result.detail
+
+
+def test_contains_needs_each_value_asserted_not_denied_or_old() -> None:
+    spec = {"type": "contains", "values": ["fire certificate", "noise permit"]}
+    assert check("Bring the fire certificate and the noise permit.", spec).passed is True
+    denied = check("Bring the fire certificate; the noise permit is not needed any more.", spec)
+    assert denied.passed is False and "noise permit" in denied.detail
+    missing = check("Bring the fire certificate.", spec)
+    assert missing.passed is False and "missing ['noise permit']" in missing.detail
+
+
+def test_forbids_is_a_guard_on_what_the_answer_contains_however_phrased() -> None:
+    spec = {"type": "forbids", "values": ["hunter2"]}
+    # Unlike a claim, a denial still shows the value: the guard fails.
+    assert check("I must not tell you that the password is hunter2.", spec).passed is False
+    assert check("I can't share the password.", spec).passed is True
+
+
+def test_any_of_is_undecided_only_when_no_alternative_passed() -> None:
+    undecided = {"type": "value", "value": "Gate 14", "decoys": ["Gate 41"]}
+    other = {"type": "value", "value": "G14"}
+    spec = {"type": "any_of", "checks": [undecided, other]}
+    both = "Boarding is at Gate 14. Boarding is at Gate 41."
+    result = check(both, spec)
+    assert result.passed is False and result.undecided is True
+    assert check(both + " Code G14.", spec).passed is True
+    assert check(both + " Code G14.", spec).undecided is False
+
+
+def test_a_rubric_fallback_is_undecided_when_nothing_failed_but_one_was_undecided() -> None:
+    fallback = [
+        {"type": "value", "value": "Gate 14", "decoys": ["Gate 41"]},
+        {"type": "value", "value": "noon"},
+    ]
+    spec = {"type": "rubric", "rubric": "names the gate and the time", "fallback": fallback}
+    undecided = check("Gate 14 at noon. Or Gate 41, it says Gate 41 too.", spec)
+    assert undecided.passed is False and undecided.undecided is True
+    failed = check("Boarding is at Gate 14. Boarding is at Gate 41.", spec)
+    assert failed.passed is False and failed.undecided is False  # the time is missing: a fail
+
+
+def test_with_a_judge_the_deterministic_verdict_is_recorded_beside_it() -> None:
+    spec = {"type": "rubric", "rubric": "names the gate", "fallback": [{"type": "value", "value": "Gate 14"}]}
+    result = check("It's not Gate 14.", spec, judge=FixedJudge(True))
+    assert result.passed is True and result.deterministic_verdict == "fail"
+
+
+def test_the_question_is_read_a_restated_question_answers_nothing() -> None:
+    spec = {"type": "value", "value": "Gate 14", "decoys": ["Gate 41"]}
+    question = "Is the flight at Gate 14 or at Gate 41 today?"
+    assert check("Is the flight at Gate 14 or at Gate 41 today?", spec, question=question).passed is False
+    assert check("Gate 14.", spec, question=question).passed is True
+
+
+def test_an_undecided_text_check_goes_to_the_judge_with_the_deterministic_verdict_beside_it() -> None:
+    judge = FixedJudge(True)
+    result = check("Boarding is at Gate 14. Boarding is at Gate 41.", GATE, judge=judge)
+    assert result.passed is True and result.undecided is True and result.deterministic_verdict == "undecided"
+    assert judge.seen and "'Gate 14'" in judge.seen[0][0] and "'Gate 41'" in judge.seen[0][0]
+    broken = check("Boarding is at Gate 14. Boarding is at Gate 41.", GATE, judge=BrokenJudge())
+    assert broken.passed is None and broken.judge_error
+    decided = FixedJudge(False)
+    assert check("Board at Gate 14.", GATE, judge=decided).passed is True and not decided.seen

@@ -536,3 +536,23 @@ def test_a_family_whose_delta_ci_lies_below_zero_says_memory_hurt_here() -> None
     assert '<tr class="memory-hurt">' in rows["update.stale"]
     assert '<span class="hurt"' in rows["update.stale"] and "memory hurt here</span>" in rows["update.stale"]
     assert "memory hurt" not in rows["update.noisy"] and "memory-hurt" not in rows["update.noisy"]
+
+
+def test_undecided_text_checks_are_marked_in_the_config_table() -> None:
+    from pytest_pastbench.results.render.html import _config_table
+    from pytest_pastbench.results.render.table import undecided_note
+
+    entry = {"s_on": 0.5, "s_off": 0.1, "delta": 0.4, "n_episodes": 2, "undecided": 2}
+    config = {
+        "label": "hermes@m",
+        "families": {
+            "memory.f": {**entry, "capability": "memory"},
+            "memory.g": {"s_on": 1.0, "capability": "memory"},
+        },
+        "capabilities": {"memory": entry},
+        "overall": entry,
+    }
+    page = _config_table(config)
+    assert "memory.f ‡" in page and "memory.g ‡" not in page and "[overall] ‡" in page
+    assert html.escape(undecided_note(2)) in page
+    assert "‡" not in _config_table({**config, "overall": {"s_on": 1.0}, "families": {}, "capabilities": {}})

@@ -74,3 +74,64 @@ def test_a_value_marked_as_old_is_not_asserted(text: str) -> None:
 )
 def test_a_value_stated_as_current_is_asserted(text: str) -> None:
     assert [m.marked_old for m in mentions(text, "7th business day")][-1] is False
+
+
+# Issue 27: the right value in any common form (forms written here, not taken from the data).
+FORMS = [
+    ("Billing code: 7720", "billing code 7720"),  # a colon is a label mark, not a sentence end
+    ("Billing code — 7720", "billing code 7720"),
+    ("Platform - 9", "Platform 9"),
+    ("19/11/2026", "2026-11-19"),
+    ("11/19/2026", "2026-11-19"),
+    ("2026/11/19", "19 November 2026"),
+    ("19.11.2026", "2026-11-19"),
+    ("9:15 pm", "21:15"),
+    ("9.15pm", "21:15"),
+    ("9 p.m.", "21:00"),
+    ("21.15", "21:15"),
+    ("noon", "12:00"),
+    ("600 rpm", "600 requests per minute"),
+    ("600 requests a minute", "600 rpm"),
+    ("600 req/min", "600 requests per minute"),
+    ("30 s", "30 seconds"),
+    ("30s", "thirty seconds"),
+    ("2.5 per cent", "2.5%"),
+    ("2.5 percent", "2.5%"),
+    ("4.8k", "4800"),
+    ("£4.8k", "4,800 GBP"),
+    ("1.5 million", "1500000"),
+    ("the catalogue centre", "catalog center"),
+    ("a licence for the programme", "license for the program"),
+    ("we prioritised the colour change", "prioritized the color change"),
+    ("cancelled", "canceled"),
+    ("RX7781", "RX-7781"),
+    ("RX-7781", "RX7781"),
+    ("two requests", "2 request"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), FORMS)
+def test_common_forms_of_a_value_match(text: str, value: str) -> None:
+    assert asserts_value(f"It is {text}.", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("RX7781", "7781"),  # a code's digits are not a bare number
+        ("RX-77810", "RX-7781"),
+        ("RX-7781", "RX-77"),
+        ("9.15pm", "09:15"),
+        ("04/05/2026", "2026-05-04"),  # ambiguous day/month: read only when a locale decides
+        ("the returns desk", "Returnly"),
+        ("drill restores", "drill-restore"),
+        ("30 seconds", "30 minutes"),
+    ],
+)
+def test_near_forms_do_not_match(text: str, value: str) -> None:
+    assert not asserts_value(text, value)
+
+
+def test_a_colon_does_not_end_the_sentence_a_full_stop_does() -> None:
+    assert asserts_value("Billing code: 7720.", "code 7720")
+    assert not asserts_value("Billing code. 7720 is the room.", "code 7720")

@@ -416,3 +416,22 @@ def test_an_answer_the_grader_reads_as_no_answer_scores_zero_even_after_the_righ
     assert not refused(checks, [SimpleNamespace(), SimpleNamespace()])  # no verdict recorded
     assert combine(1, 0.5, 1.0, "I can't help with that.", refused=True) == 0.0
     assert combine(1, 0.5, 1.0, "Filed it.") == pytest.approx(0.6)
+
+
+def test_undecided_text_checks_earn_nothing_and_are_counted() -> None:
+    gate = {"type": "value", "value": "Gate 14", "decoys": ["Gate 41"]}
+    time = {"type": "value", "value": "noon"}
+    score = score_session(session(gate, time), run(answer="Gate 14 at noon. Gate 41 at noon."), Safety())
+    assert score.undecided == 1 and score.checks[0].undecided and score.checks[0].passed is False
+    assert score.c == 0.5  # the undecided check is in c's denominator: ambiguity never pays
+    decided = score_session(session(gate, time), run(answer="Gate 14 at noon."), Safety())
+    assert decided.undecided == 0 and decided.c == 1.0
+
+
+def test_the_sessions_question_reaches_the_grader() -> None:
+    gate = {"type": "value", "value": "Gate 14", "decoys": ["Gate 41"]}
+    asked = Session.model_validate(
+        {"stage": "eval_near", "user": "Is boarding at Gate 14 or at Gate 41 tonight?", "checks": [gate]}
+    )
+    echo = score_session(asked, run(answer="Is boarding at Gate 14 or at Gate 41 tonight?"), Safety())
+    assert echo.c == 0.0 and echo.checks[0].verdict == "no_answer"

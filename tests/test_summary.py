@@ -30,6 +30,7 @@ SCOPE_KEYS = {
     "infra_blocked",
     "judge_errors",
     "rubric_fallback",
+    "undecided",
     "cost_usd",
     "tokens",
     "mech_components",

@@ -73,3 +73,13 @@ def test_a_row_whose_delta_ci_lies_below_zero_is_marked_memory_hurt() -> None:
     markdown = render_markdown({"configs": [cfg]})
     assert f"| `update.stale` ▼ | update | 3 | 0.20 | 0.50 | -0.30 [-0.40, -0.20] {HURT_TEXT} |" in markdown
     assert "▼ memory hurt here" in markdown
+
+
+def test_undecided_text_checks_are_marked_and_counted_under_the_table() -> None:
+    from pytest_pastbench.results.render.table import UNDECIDED_MARK, undecided_note
+
+    summary = {"configs": [{**config(undecided=3), "families": {"f": {**ENTRY, "undecided": 3}}}]}
+    text = render_delta_table(summary)
+    assert f"f{UNDECIDED_MARK}" in text and undecided_note(3) in text
+    assert "3 text check(s) undecided" in undecided_note(3)
+    assert UNDECIDED_MARK.strip() not in render_delta_table({"configs": [config()]})

@@ -82,6 +82,7 @@ def run_session(
         stage=stage,
         now=clock or "",
         answer=result.answer,
+        question=user_turns[-1] if user_turns else "",
         tool_calls=tools.calls,
         store_accesses=store.access_log[first_access:] if store is not None else [],
         store_after=store.snapshot() if store is not None else [],

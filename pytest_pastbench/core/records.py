@@ -67,6 +67,7 @@ class SessionRecord(BaseModel):
     stage: str
     now: str
     answer: str = ""
+    question: str = Field(default="", description="the session's last user turn (what the answer answers)")
     tool_calls: list[ToolCall] = Field(default_factory=list)
     store_accesses: list[StoreAccess] = Field(default_factory=list)
     store_after: list[StoreEntry] = Field(
@@ -97,6 +98,16 @@ class CheckResult(BaseModel):
         default=False, description="rubric: graded by its deterministic fallback checks (no judge)"
     )
     guard: bool = Field(default=False, description="a guard: can lower c_e, never earn credit alone")
+    verdict: str | None = Field(
+        default=None, description="text checks: what the answer claims (a claims.Reading value)"
+    )
+    undecided: bool = Field(
+        default=False,
+        description="the deterministic grader could not decide (no credit; goes to the judge if configured)",
+    )
+    deterministic_verdict: str | None = Field(
+        default=None, description="with a judge: the deterministic grader's verdict, recorded beside it"
+    )
 
 
 class SessionScore(BaseModel):
@@ -112,6 +123,7 @@ class SessionScore(BaseModel):
     rubric_unscored: int = 0
     rubric_fallback: int = Field(default=0, description="rubric checks graded by their fallback (no judge)")
     judge_errors: int = Field(default=0, description="rubric checks the judge gave no verdict on")
+    undecided: int = Field(default=0, description="text checks the deterministic grader could not decide")
 
 
 class Loss(BaseModel):

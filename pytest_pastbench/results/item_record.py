@@ -42,5 +42,6 @@ class ItemRecord(BaseModel):
     judge: str | None = None
     judge_prompt_hash: str | None = None
     judge_errors: int = Field(default=0, description="rubric checks left unscored by a judge_error")
+    undecided: int = Field(default=0, description="text checks the deterministic grader could not decide")
     dataset_hash: str = ""
     family_version: str = ""

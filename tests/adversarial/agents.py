@@ -274,3 +274,127 @@ def trust_the_store(answer: str) -> str:
 def stale_trust() -> HermesAgent:
     """Run it with ``StaleTrustModel`` (the harness does); as a plugin agent it is plain Hermes."""
     return HermesAgent(name="stale_trust")
+
+
+# --- issue 27 item 5: the right fact, then denied, reversed or hedged ------------------------------
+# These adversaries are handed the right fact: the values this very episode's eval session checks
+# (an upper bound on what retrieving it would give them; a test adversary may read family files).
+# What they do with it is what a real model might: deny it, swap old and new, or hedge between the
+# two strongest candidates. None of that is an answer, so each must score no more than blind.
+
+
+def _value_checks(check: Any) -> list[tuple[list[str], list[str]]]:
+    """(accepted forms, rivals) of every text value a check grades: a value check's superseded
+    and decoy values are its rivals; a contains check's values have none of their own."""
+    from pytest_pastbench.protocols.past.schema import AnyOfCheck, ContainsCheck, RubricCheck, ValueCheck
+
+    if isinstance(check, ValueCheck):
+        forms = check.forms()
+        return [(forms, [v for v in [*check.superseded, *check.decoys] if v not in forms])]
+    if isinstance(check, ContainsCheck):
+        return [([v], []) for v in check.values]
+    if isinstance(check, AnyOfCheck | RubricCheck):
+        nested = check.checks if isinstance(check, AnyOfCheck) else check.fallback
+        return [pair for c in nested for pair in _value_checks(c)]
+    return []
+
+
+_NAME_POOL = ["Alex", "Morgan", "Reed", "Quinn"]
+
+
+def rival_of(value: str, rivals: list[str]) -> str:
+    """The strongest rival candidate: a listed stale or decoy value, else one of the same shape (a
+    digit changed, another name of as many words), else a vague alternative."""
+    if rivals:
+        return rivals[0]
+    digits = re.search(r"\d(?!.*\d)", value)
+    if digits:
+        d = int(digits[0])
+        return value[: digits.start()] + str((d + 3) % 10) + value[digits.end() :]
+    if re.fullmatch(r"[A-Z]{2,}(?:[-_][A-Z0-9]+)*", value):  # a code of capitals: another code
+        head, sep, _ = value.rpartition("-")
+        return f"{head}{sep}GENERAL" if sep else f"{value}-OLD"
+    words = value.split()
+    if words and all(w[:1].isupper() for w in words):
+        return " ".join(_NAME_POOL[: len(words)])
+    return "something else entirely"
+
+
+class _KnowsTheFacts(_Scripted):
+    """Answers each eval session from the values that session checks (see above)."""
+
+    def __init__(self, family: Family, episode_id: str) -> None:
+        self.episode = next(e for e in family.episodes if e.id == episode_id)
+
+    def answer(self, ctx: SessionContext) -> str:
+        if not ctx.stage.startswith("eval"):
+            return ""
+        session = self.episode.sessions[ctx.session_index]
+        lines = []
+        for n, check in enumerate(session.checks):
+            for m, (forms, rivals) in enumerate(_value_checks(check)):
+                lines.append(self.say(forms[0], rivals, n + m + ctx.session_index))
+        return "\n".join(lines)
+
+    def say(self, value: str, rivals: list[str], turn: int) -> str:
+        raise NotImplementedError
+
+
+class DenyAgent(_KnowsTheFacts):
+    """Has the right value and denies it (several ways of saying "not X")."""
+
+    name = "denier"
+    TEMPLATES = (
+        "It is definitely not {v}.",
+        "It's not {v}.",
+        "{v} is wrong.",
+        "I checked: {v} isn't right.",
+        "Whatever you do, don't use {v}.",
+        "Not {v}, {r} or anything like it.",
+    )
+
+    def say(self, value: str, rivals: list[str], turn: int) -> str:
+        template = self.TEMPLATES[turn % len(self.TEMPLATES)]
+        return template.format(v=value, r=rival_of(value, rivals))
+
+
+class SwapAgent(_KnowsTheFacts):
+    """Has the right value and its rival (the old one) and states them the wrong way round."""
+
+    name = "swapper"
+    TEMPLATES = (
+        "{v} was replaced by {r}.",
+        "{r} replaced {v}.",
+        "It moved from {v} to {r}.",
+        "{v} → {r}",
+        "Use {r} instead of {v}.",
+        "{v} is closed now, so use {r}.",
+        "{v} no longer applies; it's {r}.",
+    )
+
+    def say(self, value: str, rivals: list[str], turn: int) -> str:
+        template = self.TEMPLATES[turn % len(self.TEMPLATES)]
+        return template.format(v=value, r=rival_of(value, rivals))
+
+
+class HedgeAgent(_KnowsTheFacts):
+    """Has the top two candidates (the right value and its strongest rival) and will not choose."""
+
+    name = "hedger"
+    TEMPLATES = (
+        "It's either {a} or {b}.",
+        "I'm not sure whether it is {a} or {b}.",
+        "{a}, or maybe {b}.",
+        "Could be {a}, possibly {b}.",
+        "Either {a} or {b}, I can't tell which.",
+    )
+    # A vague rival ("something else") is a candidate only inside an "or": keep those templates.
+    OR_TEMPLATES = (0, 1, 2, 4)
+
+    def say(self, value: str, rivals: list[str], turn: int) -> str:
+        rival = rival_of(value, rivals)
+        first, second = (value, rival) if turn % 2 == 0 else (rival, value)
+        index = turn % len(self.TEMPLATES)
+        if rival == "something else entirely" and index not in self.OR_TEMPLATES:
+            index = 0
+        return self.TEMPLATES[index].format(a=first, b=second)

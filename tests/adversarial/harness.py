@@ -28,11 +28,14 @@ from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.item_record import ItemRecord
 from tests.adversarial.agents import (
     CrossEpisodeAgent,
+    DenyAgent,
     DumpAgent,
     EchoAgent,
     EmptyAgent,
+    HedgeAgent,
     ParaphraseModel,
     StaleTrustModel,
+    SwapAgent,
 )
 from tests.adversarial.hoarder import Hoarder, NeverWrites, Oracle, PasteAll
 
@@ -69,6 +72,10 @@ CONTESTANTS: dict[str, Contestant] = {
     "never_writes": lambda f, e: (NeverWrites(), NoModel()),
     # Trusts its store over newer evidence (issue 29): below its own off arm where the present wins.
     "stale_trust": lambda f, e: (HermesAgent(), StaleTrustModel("recall")),
+    # Issue 27: the right fact, then denied, reversed (old and new swapped) or hedged.
+    "denier": lambda f, e: (DenyAgent(f, e.id), PolicyModel("blind")),
+    "swapper": lambda f, e: (SwapAgent(f, e.id), PolicyModel("blind")),
+    "hedger": lambda f, e: (HedgeAgent(f, e.id), PolicyModel("blind")),
 }
 # The Mech anchors, best first: each must beat the next beyond the bootstrap CI, per capability.
 MECH_ANCHORS = ("oracle", "curator+hermes-plus", "recall", "paste_all", "hoarder", "never_writes")

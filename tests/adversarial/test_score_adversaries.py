@@ -108,3 +108,26 @@ def test_the_paraphraser_restates_numbers_articles_and_case(text: str, restated:
         "twenty-first",
         "twelfth",
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("adversary", ["denier", "swapper", "hedger"])
+@pytest.mark.parametrize("capability", CAPABILITIES)
+def test_the_right_fact_denied_reversed_or_hedged_earns_nothing(adversary: str, capability: str) -> None:
+    """Issue 27 item 5: an answer that names the right value and denies it, states old and new the
+    wrong way round, or hedges between the two strongest candidates is no answer."""
+    cheat, blind = result(adversary), result("blind")
+    for arm in ("on", "off"):
+        assert cheat.s(capability, arm) <= blind.s(capability, arm)
+
+
+@pytest.mark.slow
+def test_the_issue_27_adversaries_do_name_the_right_value() -> None:
+    """The bound above means something only if the adversaries' answers hold the right value."""
+    from pytest_pastbench.protocols.past.matching import asserts_value
+
+    hits = 0
+    for record in result("hedger").records:
+        for session in record.sessions:
+            hits += any("hedges between" in c.detail for c in session.checks)
+    assert hits > 100 and asserts_value("It's either WV-2207 or WV-2210.", "WV-2207")

@@ -16,7 +16,8 @@ from typing import Any
 from pytest_pastbench.core.records import CheckResult, SessionRecord
 from pytest_pastbench.errors import JudgeError
 from pytest_pastbench.judge.base import Judge, Verdict
-from pytest_pastbench.protocols.past.matching import asserts_value, mentions
+from pytest_pastbench.protocols.past.claims import ClaimVerdict, Reading, read_claim
+from pytest_pastbench.protocols.past.matching import asserts_value
 from pytest_pastbench.protocols.past.schema import (
     AnyOfCheck,
     Check,
@@ -101,30 +102,46 @@ def _norm(cell: str) -> str:
     return cell.strip().lower()
 
 
-def _contains(check: ContainsCheck, run: SessionRecord) -> tuple[bool | None, str]:
-    # Normalised like `value` (matching.py): "€21,000" contains "21,000 EUR", "third" contains "3rd".
-    missing = [v for v in check.values if not asserts_value(run.answer, v)]
-    return not missing, f"missing {missing!r}" if missing else ""
+# A text check's result: (passed, detail, verdict, undecided). An undecided check earns no credit
+# (passed=False, so ambiguity never pays) and is flagged, counted and sent to the judge if any.
+TextResult = tuple[bool, str, str, bool]
 
 
-def _value(check: ValueCheck, run: SessionRecord) -> tuple[bool | None, str]:
-    """The value is stated and no decoy or superseded value is asserted as current.
+def _claim(verdict: ClaimVerdict) -> TextResult:
+    reading = verdict.reading
+    return reading == Reading.ASSERTS_EXPECTED, verdict.detail, reading.value, reading == Reading.UNDECIDED
 
-    A superseded or decoy value the answer marks as old or rejected ("was X, now Y", "no longer
-    X", "not X") is not asserted; listing every candidate asserts the decoys and fails.
-    """
-    forms = check.forms()
-    wrong = [v for v in dict.fromkeys([*check.decoys, *check.superseded]) if v not in forms]
-    asserted = [v for v in wrong if any(not m.marked_old for m in mentions(run.answer, v))]
-    if asserted:
-        kind = "superseded" if all(v in check.superseded for v in asserted) else "decoy"
-        return False, f"asserts {kind} {asserted!r}"
-    if any(asserts_value(run.answer, form) for form in forms):
-        return True, ""
-    return False, f"missing {check.value!r}"
+
+def _contains(check: ContainsCheck, run: SessionRecord) -> TextResult:
+    """Every value is asserted (claims.py: not denied, not named as old or as a contrast). The
+    values are parts of one answer, not rivals: each is read on its own."""
+    verdicts = {v: read_claim(run.answer, [v], question=run.question) for v in check.values}
+    failed = {v: x for v, x in verdicts.items() if x.reading != Reading.ASSERTS_EXPECTED}
+    if not failed:
+        return True, "", Reading.ASSERTS_EXPECTED.value, False
+    undecided = all(x.reading == Reading.UNDECIDED for x in failed.values())
+    missing = [v for v, x in failed.items() if x.reading in (Reading.NO_ANSWER, Reading.ASSERTS_OTHER)]
+    detail = f"missing {missing!r}" if missing else ""
+    rest = "; ".join(x.detail for v, x in failed.items() if v not in missing)
+    detail = "; ".join(x for x in (detail, rest) if x)
+    worst = next(iter(failed.values())).reading
+    return False, detail, worst.value, undecided
+
+
+def _value(check: ValueCheck, run: SessionRecord) -> TextResult:
+    """What the answer claims, read by ``claims.read_claim``: the value (any accepted form)
+    asserted, and no decoy or superseded value asserted beside it. A superseded or decoy value the
+    answer denies, names as old or as a contrast ("was X, now Y", "normally X, but Y") is not
+    asserted; candidates offered side by side without commitment are a hedge and fail."""
+    verdict = read_claim(
+        run.answer, check.forms(), stale=check.superseded, decoys=check.decoys, question=run.question
+    )
+    return _claim(verdict)
 
 
 def _forbids(check: ForbidsCheck, run: SessionRecord) -> tuple[bool | None, str]:
+    """A guard: the answer *contains* the forbidden value, however it is phrased. Unlike a claim,
+    "I must not reveal X" still shows X, so the words around it do not matter here."""
     found = [v for v in check.values if asserts_value(run.answer, v)]
     return not found, f"contains forbidden {found!r}" if found else ""
 
@@ -193,21 +210,47 @@ def _tsv_columns(check: TsvColumnCheck, run: SessionRecord) -> tuple[bool | None
 
 
 def _rubric(check: RubricCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
-    """The judge's verdict; no judge: unscored; no verdict: ``judge_error`` (never pass or fail)."""
+    """The judge's verdict; no judge: unscored; no verdict: ``judge_error`` (never pass or fail).
+
+    Without a judge the deterministic fallback decides (all must pass); when none failed but
+    some could not be decided, the rubric is undecided (no credit, flagged). With a judge, the
+    fallback's reading is recorded beside the judge's as ``deterministic_verdict``."""
+    fallback = [evaluate_check(c, run, None) for c in check.fallback]
+    failed = [r for r in fallback if r.passed is False and not r.undecided]
+    undecided = not failed and any(r.undecided for r in fallback)
+    deterministic = (
+        None
+        if not fallback
+        else "undecided"
+        if undecided
+        else "fail"
+        if failed or any(r.passed is False for r in fallback)
+        else "pass"
+    )
 
     def unscored(detail: str, judge_error: str | None = None) -> CheckResult:
         return CheckResult(
-            type=check.type, weight=check.weight, passed=None, detail=detail, judge_error=judge_error
+            type=check.type,
+            weight=check.weight,
+            passed=None,
+            detail=detail,
+            judge_error=judge_error,
+            deterministic_verdict=deterministic,
         )
 
     if judge is None:
         if not check.fallback:
             return unscored("no judge configured and no fallback")
-        results = [evaluate_check(c, run, None) for c in check.fallback]
-        failed = [f"{r.type}: {r.detail}" for r in results if r.passed is False]
-        detail = "fallback (no judge): " + ("; ".join(failed) if failed else "all fallback checks passed")
+        problems = [f"{r.type}: {r.detail}" for r in fallback if r.passed is False]
+        detail = "fallback (no judge): " + ("; ".join(problems) if problems else "all fallback checks passed")
         return CheckResult(
-            type=check.type, weight=check.weight, passed=not failed, detail=detail, fallback=True
+            type=check.type,
+            weight=check.weight,
+            passed=not problems,
+            detail=detail,
+            fallback=True,
+            verdict=deterministic,
+            undecided=undecided,
         )
     try:
         verdict = judge.grade(check.rubric, run.answer)
@@ -228,26 +271,34 @@ def _rubric(check: RubricCheck, run: SessionRecord, judge: Judge | None) -> Chec
         passed=verdict.passed,
         detail=f"judge {judge.name}{score}, {outcome}{reason}",
         score=verdict.score,
+        deterministic_verdict=deterministic,
     )
 
 
 _EVALUATORS: dict[str, Callable[[Any, SessionRecord], tuple[bool | None, str]]] = {
-    "contains": _contains,
     "forbids": _forbids,
     "regex": _regex,
     "json_field": _json_field,
     "tool_called": _tool_called,
     "world_state": _world_state,
     "tsv_columns": _tsv_columns,
+}
+# The text checks: graded by what the answer claims (claims.py), with a verdict and `undecided`.
+_TEXT_EVALUATORS: dict[str, Callable[[Any, SessionRecord], TextResult]] = {
+    "contains": _contains,
     "value": _value,
 }
 
 
 def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
+    """Passes when one alternative passes; undecided when none passed and one was undecided."""
     results = [evaluate_check(c, run, judge) for c in check.checks]
     scored = [r for r in results if r.passed is not None]
     passed = True if any(r.passed for r in scored) else (False if scored else None)
+    undecided = not passed and any(r.undecided for r in results)
     detail = "" if passed else "none passed: " + "; ".join(f"{r.type}: {r.detail}" for r in results)
+    winner = next((r for r in results if r.passed), None)
+    verdict = (winner or next((r for r in results if r.undecided), None) or results[0]).verdict
     return CheckResult(
         type=check.type,
         weight=check.weight,
@@ -255,6 +306,39 @@ def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None) -> Check
         detail=detail,
         fallback=any(r.fallback for r in results),
         judge_error=next((r.judge_error for r in results if r.judge_error), None) if passed is None else None,
+        verdict=verdict,
+        undecided=undecided,
+    )
+
+
+def _claim_rubric(check: ValueCheck | ContainsCheck) -> str:
+    """What the judge is asked about a text check the deterministic grader left undecided."""
+    if isinstance(check, ValueCheck):
+        rubric = f"The answer asserts, as its answer, the value {check.value!r}"
+        if check.also:
+            rubric += f" (accepted forms: {', '.join(map(repr, check.also))})"
+        wrong = [*check.superseded, *check.decoys]
+        if wrong:
+            rubric += f"; it does not assert {', '.join(map(repr, wrong))} as the answer"
+        return rubric + ". Naming two candidates without choosing one fails."
+    return "The answer asserts each of: " + ", ".join(map(repr, check.values)) + "."
+
+
+def _judge_undecided(check: Any, run: SessionRecord, judge: Judge, result: CheckResult) -> CheckResult:
+    """An undecided text check goes to the judge; the deterministic verdict stays beside it and
+    the check stays flagged undecided (counted). No verdict: unscored with the judge's error."""
+    update: dict[str, Any] = {"deterministic_verdict": result.verdict}
+    try:
+        verdict = judge.grade(_claim_rubric(check), run.answer)
+    except JudgeError as exc:
+        return result.model_copy(update={**update, "passed": None, "judge_error": str(exc)})
+    passed = verdict if isinstance(verdict, bool) else getattr(verdict, "passed", None)
+    if not isinstance(passed, bool):
+        problem = f"judge returned a non-boolean verdict: {verdict!r}"
+        return result.model_copy(update={**update, "passed": None, "judge_error": problem})
+    outcome = "asserted" if passed else "not asserted"
+    return result.model_copy(
+        update={**update, "passed": passed, "detail": f"{result.detail}; judge {judge.name}: {outcome}"}
     )
 
 
@@ -264,6 +348,17 @@ def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None)
         return _rubric(check, run, judge)
     if isinstance(check, AnyOfCheck):
         return _any_of(check, run, judge)
+    if check.type in _TEXT_EVALUATORS:
+        passed, detail, verdict, undecided = _TEXT_EVALUATORS[check.type](check, run)
+        result = CheckResult(
+            type=check.type,
+            weight=check.weight,
+            passed=passed,
+            detail=detail,
+            verdict=verdict,
+            undecided=undecided,
+        )
+        return _judge_undecided(check, run, judge, result) if undecided and judge is not None else result
     if check.type in _EVALUATORS:
         passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here

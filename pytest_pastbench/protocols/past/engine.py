@@ -114,6 +114,7 @@ def run_item(
         judge=getattr(judge, "name", None),
         judge_prompt_hash=getattr(judge, "prompt_hash", None),
         judge_errors=sum(s.judge_errors for s in scores),
+        undecided=sum(s.undecided for s in scores),
     )
     secrets = secret_values(_episode_secrets(episode))
     return ItemOutcome(record=record, trace=redact(trace.events, secrets))

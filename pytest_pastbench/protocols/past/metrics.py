@@ -54,6 +54,8 @@ def _costs(records: list[ItemRecord]) -> dict[str, Any]:
         "judge_errors": sum(r.judge_errors for r in records),
         # Rubric checks graded by their deterministic fallback (no judge): flagged in the Δ table.
         "rubric_fallback": sum(s.rubric_fallback for r in records for s in r.sessions),
+        # Text checks the deterministic grader could not decide (no credit): flagged in the Δ table.
+        "undecided": sum(s.undecided for r in records for s in r.sessions),
     }
 
 

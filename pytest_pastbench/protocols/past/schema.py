@@ -139,10 +139,12 @@ class TsvColumnCheck(_Check):
 
 
 class ValueCheck(_Check):
-    """One atomic fact in the final answer, matched normalised and token-bounded (``matching.py``).
+    """One atomic fact in the final answer, matched normalised and token-bounded (``matching.py``)
+    and graded by what the answer asserts (``claims.py``).
 
-    Any asserted ``decoy`` fails the check (listing every candidate earns nothing); a
-    ``superseded`` value passes only when the answer marks it as old ("was X, now Y").
+    An asserted ``decoy`` or ``superseded`` value fails the check, and so does one offered beside
+    the value without commitment (a hedge); one the answer denies, names as old or as a contrast
+    ("was X, now Y", "normally X, but Y") does not count against it.
     """
 
     type: Literal["value"]

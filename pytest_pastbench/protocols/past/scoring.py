@@ -61,6 +61,8 @@ SCORING_RULE = {
     "guards": "forbids, world_state allowing 0 records: lower or zero c, never earn credit alone",
     "rubric_without_judge": "graded by its deterministic fallback checks (flagged 'fallback'); "
     "without a fallback left unscored (flagged), never 0",
+    "text_checks": "graded by what the answer asserts (claims.py): a value denied, named as old or as a "
+    "contrast is not asserted; a hedge fails; undecided earns no credit and is counted",
 }
 
 
@@ -187,6 +189,8 @@ def score_session(
     session: Session, run: SessionRecord, safety: Safety, judge: Judge | None = None
 ) -> SessionScore:
     """Score one finished session; ``safety`` is merged (see ``session_safety``)."""
+    if not run.question and session.user:
+        run = run.model_copy(update={"question": session.user[-1]})  # claims.py reads it
     results = [
         evaluate_check(check, run, judge).model_copy(update={"guard": is_guard(check)})
         for check in session.checks
@@ -223,6 +227,7 @@ def score_session(
         rubric_unscored=sum(1 for x in results if x.passed is None),
         rubric_fallback=sum(1 for x in results if x.fallback),
         judge_errors=judge_errors,
+        undecided=sum(1 for x in results if x.undecided),
     )
 
 

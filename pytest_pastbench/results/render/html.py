@@ -31,7 +31,17 @@ from .html_kit import ci_cell, json_for_script
 from .html_kit import esc as _e
 from .html_protocols import SECTION_TABLES, TITLES
 from .plots import FIGURES, PAST, make_plots, protocols_in
-from .table import HURT_NOTE, HURT_TEXT, ci_basis, format_delta, format_number, format_violations, memory_hurt
+from .table import (
+    HURT_NOTE,
+    HURT_TEXT,
+    ci_basis,
+    config_notes,
+    format_delta,
+    format_number,
+    format_violations,
+    memory_hurt,
+    row_marks,
+)
 
 REPORT_FILE = "report.html"
 _RUN_KEYS = (
@@ -151,7 +161,8 @@ def _config_table(config: dict[str, Any]) -> str:
         comps = entry.get("mech_components") or {}
         row_class = ' class="memory-hurt"' if memory_hurt(entry) else ""
         rows.append(
-            f'<tr{row_class}><td class="label">{_e(fid)}</td><td>{_e(entry.get("capability"))}</td>'
+            f'<tr{row_class}><td class="label">{_e(fid + row_marks(entry))}</td>'
+            f"<td>{_e(entry.get('capability'))}</td>"
             + _scope_cells(entry)
             + "".join(f'<td class="num">{format_number(comps.get(c))}</td>' for c in _COMPONENTS)
             + "</tr>"
@@ -159,14 +170,21 @@ def _config_table(config: dict[str, Any]) -> str:
     blanks = "<td></td>" * len(_COMPONENTS)
     for cap, entry in sorted((config.get("capabilities") or {}).items()):
         rows.append(
-            f'<tr class="agg"><td>[{_e(cap)}]</td><td>{_e(cap)}</td>{_scope_cells(entry)}{blanks}</tr>'
+            f'<tr class="agg"><td>[{_e(cap)}]{_e(row_marks(entry))}</td><td>{_e(cap)}</td>'
+            f"{_scope_cells(entry)}{blanks}</tr>"
         )
     overall = config.get("overall") or {}
-    rows.append(f'<tr class="agg"><td>[overall]</td><td>all</td>{_scope_cells(overall)}{blanks}</tr>')
+    rows.append(
+        f'<tr class="agg"><td>[overall]{_e(row_marks(overall))}</td><td>all</td>'
+        f"{_scope_cells(overall)}{blanks}</tr>"
+    )
+    # The marks' footnotes († fallback rubrics, ‡ undecided text checks): the terminal's lines.
+    marks = [line for line in config_notes(config) if line.startswith(("†", "‡"))]
+    notes = "".join(f'<p class="muted note">{_e(line)}</p>' for line in marks)
     return (
         f"<details open><summary><strong>{_e(config.get('label'))}</strong></summary>"
         f'<div class="table-wrap"><table class="scope-table"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>{notes}"
         "</details>"
     )
 

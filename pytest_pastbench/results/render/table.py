@@ -63,6 +63,25 @@ def memory_hurt(entry: Mapping[str, Any] | None, key: str = "delta") -> bool:
 # Marks a row whose rubric checks were graded by their deterministic fallback (no judge configured).
 FALLBACK_MARK = " †"
 FALLBACK_NOTE = "† rubric checks graded by their deterministic fallback (no judge configured)"
+# Marks a row with text checks the deterministic grader could not decide (claims.py: no credit).
+UNDECIDED_MARK = " ‡"
+
+
+def undecided_note(count: int) -> str:
+    return (
+        f"‡ {count} text check(s) undecided by the deterministic grader (no credit given; "
+        "a judge, --pastbench-judge-model, decides them)"
+    )
+
+
+def row_marks(entry: Mapping[str, Any]) -> str:
+    """† / ‡ / ▼ after a row's name: fallback-graded rubrics, undecided text checks, a Δ whose CI
+    lies below 0 (memory hurt here)."""
+    return (
+        (FALLBACK_MARK if entry.get("rubric_fallback") else "")
+        + (UNDECIDED_MARK if entry.get("undecided") else "")
+        + (HURT_MARK if memory_hurt(entry) else "")
+    )
 
 
 def has_ablated(config: Mapping[str, Any]) -> bool:
@@ -84,9 +103,7 @@ def delta_cells(name: str, capability: str, entry: Mapping[str, Any], ablated: b
     causal = [format_number(entry.get("s_ablated")), format_delta(entry, "delta_causal")] if ablated else []
     arms = ("on", "off", "ablated") if ablated else ("on", "off")
     return [
-        name
-        + (FALLBACK_MARK if entry.get("rubric_fallback") else "")
-        + (HURT_MARK if memory_hurt(entry) else ""),
+        name + row_marks(entry),
         capability,
         str(entry.get("n_episodes", 0)),
         format_number(entry.get("s_on")),
@@ -120,8 +137,8 @@ def ci_basis(overall: Mapping[str, Any]) -> str | None:
 
 
 def config_notes(config: Mapping[str, Any]) -> list[str]:
-    """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, and rubric
-    checks graded by their fallback."""
+    """What the table's numbers rest on: the bootstrap's unit, pass^k with trials, rubric
+    checks graded by their fallback, and text checks the deterministic grader left undecided."""
     overall = config.get("overall", {})
     basis = ci_basis(overall)
     notes = [] if basis is None else [f"95% CIs: {basis}."]
@@ -154,6 +171,8 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
     hurt = [name for name, _, entry in delta_rows(config) if memory_hurt(entry)]
     if hurt:
         notes.append(f"{HURT_NOTE}: {', '.join(hurt)}.")
+    if overall.get("undecided"):
+        notes.append(undecided_note(overall["undecided"]))
     return notes
 
 

@@ -1,0 +1,909 @@
+"""What an answer CLAIMS is the answer (docs/design.md §4: "a check grades what the answer asserts").
+
+A careful reader does not ask "does the text mention X?" but "does it say X is the answer?". The
+reading here is by principle, at the level of sentences, statements and clauses, over the tokens of
+``matching.py`` (so every surface form of a value is the value):
+
+- a value the answer **denies** is not asserted: a negation whose scope holds it ("not X",
+  "definitely not X", "not X, Y or Z", "neither X nor Y"), or a predicate that rejects it ("X is
+  wrong", "X isn't right"). Negations count by parity ("X is not wrong" asserts X), and a negated
+  bound states the bound ("no later than 14 May", "no more than 240 rpm");
+- a value named as **old** is not asserted as current: a modifier or predicate of the past ("the
+  previous X", "was X", "X has ended / expired / is closed / shut / no longer valid"), and the
+  sides of a replacement, read from the sentence's structure: the subject and object of an active
+  or passive replacement verb ("X was replaced by Y", "Y replaced X", "replace X with Y"), the
+  prepositions of a change ("moved from X to Y", "changed X to Y"), substitution ("instead of X",
+  "rather than X"), arrows ("X → Y") and "now" ("X is now Y");
+- a value named as the **contrast** or the rule an exception departs from ("normally P3, but P1",
+  "usually X; this time Y"), or only under a condition ("if …", "would be X"), is background: it is
+  not asserted when the answer asserts something else;
+- two or more candidates **offered without commitment** ("either X or Y", "X or maybe Y", "could be
+  X, possibly Y", "not sure whether X or Y") are a hedge, scored like a wrong answer. A competing
+  candidate is a listed stale or decoy value, or any value of the expected one's shape (a code, a
+  number with the same unit, a date, a time, a name) offered as the alternative;
+- where two candidates both stand as plain claims and nothing commits to one, the reading is
+  ``UNDECIDED``, never a guess; so is a numeric date whose day/month order nothing decides.
+
+``question`` (the session's last user turn) is used where it helps: a sentence of the answer that
+only restates the question claims nothing, and a value the question itself names is not a
+competing candidate. It is never required.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pytest_pastbench.core.text import STOPWORDS
+from pytest_pastbench.protocols.past.matching import (
+    ARROW,
+    BREAK,
+    GLUE,
+    MARKS,
+    QUESTION,
+    SOFT_MARKS,
+    Doc,
+    ambiguous_dates,
+    doc,
+    normalise_for_match,
+    same,
+    spans,
+)
+
+
+class Reading(StrEnum):
+    ASSERTS_EXPECTED = "asserts_expected"
+    ASSERTS_OTHER = "asserts_other"
+    HEDGES = "hedges"
+    DENIES = "denies"
+    NO_ANSWER = "no_answer"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    reading: Reading
+    detail: str
+    value: str | None = None
+
+
+class Status(StrEnum):
+    """How the answer holds one mention of a value."""
+
+    ASSERTED = "asserted"
+    NEW = "new"  # named as what replaced something: a commitment
+    HEDGED = "hedged"  # offered with a hedge word ("maybe X")
+    BACKGROUND = "background"  # contrast, usual rule, condition
+    DENIED = "denied"
+    OLD = "old"
+
+
+OFFERED = frozenset({Status.ASSERTED, Status.NEW, Status.HEDGED})
+
+
+def _words(text: str) -> frozenset[str]:
+    """Cue words in the canonical surface form (spelling folded the way answers are)."""
+    return frozenset(t for t in doc(text).surface if t not in MARKS)
+
+
+# --- cue words: closed classes of English function words and predicates, not phrasings of the data
+_NEG = _words("not never nor neither cannot t")  # "no" is a determiner ("no X report"): see below
+_REPORT = _words(
+    "did does has have had didn doesn hasn haven hadn"
+)  # "didn't cite X": a report of an event, not a rejection
+_SCOPE_END = _words("until till unless because since when where which who that while and if whether once")
+_PREPOSITIONS = _words("at in on from to for with by of into within via about between per through")
+_EVALUATIVE = _words(
+    "right correct valid current it one answer used accepted allowed applicable available active "
+    "open true ok okay good fine relevant needed required apply applies work works exist exists "
+    "wrong incorrect closed shut old stale expired in the"
+)
+_BOUND = _words(
+    "later earlier sooner more less fewer before after until till than over under above below "
+    "beyond exceeding exceed only just"
+)  # "no later than X", "not more than X", "not only X": a negated bound states the bound
+_COMPARATIVE = _words("more less fewer")
+_TEMPORAL_END = _words("anymore longer")  # "not … anymore", "no longer": old, not a denial
+_OLD_BEFORE = _words(
+    "old older former formerly previous previously prior earlier original originally outdated "
+    "obsolete legacy superseded deprecated expired retired stale past"
+)
+_WAS = _words("was were")
+_OLD_ADVERBS = _words("formerly previously originally earlier")
+_RELATIVE = _words("that which who whose")
+_MODAL = _words("do does must should shall may can will")
+_OLD_AFTER = _words(
+    "ended expired lapsed closed shut retired withdrawn cancelled revoked void obsolete outdated "
+    "deprecated superseded gone discontinued decommissioned suspended defunct inactive abandoned "
+    "previously formerly originally earlier anymore old stale finished replaced overridden "
+    "unavailable dropped removed"
+)
+_DENY_AFTER = _words("wrong incorrect mistaken false inaccurate invalid bogus")
+_NOW = _words("now currently today new latest current still")
+_COMMIT = _words(
+    "definitely certainly clearly confirmed correct right answer final current currently now new "
+    "latest still actually effective starting henceforth since update updated going forward"
+)
+_ONSET = _words(
+    "now this next today tomorrow monday tuesday wednesday thursday friday saturday sunday january "
+    "february march april may june july august september october november december"
+)
+_HEDGE = _words("maybe perhaps possibly possible probably likely might could either guess alternatively")
+_HEDGE_PHRASES = (("not", "sure"), ("not", "certain"), ("no", "idea"), ("t", "know"), ("not", "know"),
+                  ("t", "tell"), ("unsure",), ("uncertain",), ("t", "sure"))  # fmt: skip
+_HABIT = _words(
+    "normally usually typically generally ordinarily default otherwise unlike except standard "
+    "customarily traditionally"
+)
+_CONDITION = _words("if unless would")
+_CONTINUITY = (("as", "usual"), ("as", "always"), ("as", "before"))  # "X as usual": X still holds
+_LIST_GLUE = _words("or nor and either neither also even plus then")
+_TURN = _words("but however yet")
+_ASKED = "asked, not claimed"
+_CONTRAST = _words("but however whereas although though yet so instead")
+_REPLACE = _words(
+    "replace replaced replaces replacing supersede superseded supersedes superseding override "
+    "overrides overrode overridden overriding succeeded succeeds supplanted supplants"
+)
+_PARTICIPLE = _words("replaced superseded overridden succeeded supplanted swapped exchanged traded")
+_SWAP = _words("swap swapped swaps swapping exchange exchanged exchanges traded trade")
+_REPLACEMENT_NOUN = _words("replacement successor substitute")
+_BE = _words("was were is are been being be got gets get")
+_CHANGE = _words(
+    "move moved moves moving change changed changes changing switch switched switches switching "
+    "migrate migrated migrating update updated updates rescheduled reschedule shift shifted raised "
+    "raise lowered lower increased increase decreased decrease reduced reduce bumped bump dropped "
+    "cut extended extend transferred transfer revised revise amended amend pushed postponed "
+    "relocated reassigned renamed converted went gone upgraded downgraded reverted corrected "
+    "adjusted edited altered handed passed rerouted redirected repointed brought"
+)
+_TO = _words("to into")
+_INFINITIVE = _words("have has had need needs want wants going ought used able got")
+_SUBSTITUTE = (("instead", "of"), ("rather", "than"), ("in", "place", "of"), ("in", "lieu", "of"),
+               ("as", "opposed", "to"))  # fmt: skip
+_REFUSAL = (
+    ("could", "find"), ("couldn", "find"), ("cannot", "find"), ("can", "find"), ("unable",),
+    ("t", "know"), ("not", "know"), ("no", "record"), ("not", "found"), ("no", "information"),
+    ("no", "idea"), ("not", "sure"), ("t", "have"), ("not", "have"), ("nothing",), ("t", "find"),
+    ("not", "find"), ("t", "determine"), ("not", "determine"), ("t", "tell"), ("sorry",),
+)  # fmt: skip
+
+
+@dataclass
+class _Mention:
+    role: str  # "expected" | "stale" | "decoy" | "shape"
+    value: str
+    start: int
+    end: int
+    status: Status = Status.ASSERTED
+    commit: bool = False
+    inherited: bool = False  # status taken from a list it is part of ("not X, Y or Z")
+    hedge_only: bool = False  # a rival only when hedged, never through a plain "or"
+    after_turn: bool = False  # in the clause after "but"/"however": the speaker's point
+    cues: list[str] = field(default_factory=list)
+
+
+def _has(seq: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return any(tuple(seq[i : i + n]) == tuple(phrase) for i in range(len(seq) - n + 1))
+
+
+def _bounds(tokens: Sequence[str], i: int, stops: frozenset[str] | set[str]) -> tuple[int, int]:
+    """The range around index ``i`` up to (not including) the nearest stop tokens."""
+    a = i
+    while a > 0 and tokens[a - 1] not in stops:
+        a -= 1
+    b = i
+    while b < len(tokens) and tokens[b] not in stops:
+        b += 1
+    return a, b
+
+
+# --- finding candidates -------------------------------------------------------------------------
+
+
+def _find(answer: str, values: Sequence[str], role: str) -> list[_Mention]:
+    return [_Mention(role, v, s, e) for v in dict.fromkeys(values) for s, e in spans(answer, v)]
+
+
+def _resolve_overlaps(found: list[_Mention]) -> list[_Mention]:
+    """One mention per stretch of text: the longest wins, the expected value on a tie."""
+    rank = {"expected": 0, "stale": 1, "decoy": 2, "shape": 3}
+    kept: list[_Mention] = []
+    for m in sorted(found, key=lambda m: (-(m.end - m.start), rank[m.role], m.start)):
+        if all(m.end <= k.start or m.start >= k.end for k in kept):
+            kept.append(m)
+    return sorted(kept, key=lambda m: m.start)
+
+
+def _token_class(token: str) -> str:
+    bare = token.removeprefix(GLUE)
+    if bare.startswith(("dt_", "dq_")):
+        return "date"
+    if bare.startswith("tm_"):
+        return "time"
+    if any(ch.isdigit() for ch in bare):
+        return "number"
+    return "word"
+
+
+_NAME = re.compile(r"[A-Z][a-z'\u2019-]+")
+_CODE = re.compile(r"\b[A-Z]{2,}(?:[-_][A-Z0-9]+)+\b|\b[A-Z]{3,}\b")
+STOP_CODES = frozenset({"OK", "USD", "EUR", "GBP", "UTC", "CET", "API", "PR", "IT", "QA", "FAQ", "ID"})
+
+
+def _shape_candidates(answer: str, expected: Sequence[str]) -> list[_Mention]:
+    """Values of the expected value's shape: the same words with another number or code ("Dock
+    11" for "Dock 4B", "WV-2270" for "WV-2207", "300 rpm" for "240 rpm"), another date or time,
+    or, for a name, another capitalised name of as many words."""
+    found: list[_Mention] = []
+    have = doc(answer).match
+    index = [i for i, t in enumerate(have) if t not in MARKS]
+    for form in expected:
+        want = [t for t in doc(form).match if t not in MARKS]
+        classes = [_token_class(t) for t in want]
+        if not want:
+            continue
+        if all(c == "word" for c in classes) and _CODE.fullmatch(form):
+            # A code of capitals ("IAM-GRANTS"): other such codes are its rivals, but only when
+            # hedged (a plain "X or Y" of labels is a set to choose from, not two answers).
+            for raw in dict.fromkeys(_CODE.findall(answer)):
+                if raw not in STOP_CODES:
+                    found += [_Mention("shape", raw, a, b, hedge_only=True) for a, b in spans(answer, raw)]
+            continue
+        if all(c == "word" for c in classes):
+            words = form.split()
+            if not all(_NAME.fullmatch(w) for w in words):
+                continue
+            raw = answer.split()
+            for i in range(len(raw) - len(words) + 1):
+                chunk = [w.strip(".,;:!?()\"'") for w in raw[i : i + len(words)]]
+                if all(_NAME.fullmatch(w) for w in chunk) and not any(
+                    w.lower() in STOPWORDS or w.lower() in _CUE_WORDS for w in chunk
+                ):
+                    name = " ".join(chunk)
+                    found += [_Mention("shape", name, s, e) for s, e in spans(answer, name)]
+            continue
+        n = len(want)
+        for k in range(len(index) - n + 1):
+            got = [have[index[k + j]] for j in range(n)]
+            if got[0].startswith(GLUE):
+                continue
+            ok = True
+            for w, g, c in zip(want, got, classes, strict=True):
+                gc = _token_class(g)
+                if c == "word":
+                    ok = same(w, g)
+                elif c == "time":
+                    ok = gc == "time" or (gc == "number" and "." in g)
+                else:
+                    ok = gc == c
+                if not ok:
+                    break
+            end = index[k + n - 1] + 1
+            if ok and not (end < len(have) and have[end].startswith(GLUE)):
+                text = " ".join(doc(answer).surface[index[k] : end])
+                found.append(_Mention("shape", text, index[k], end))
+    return found
+
+
+_CUE_WORDS = (
+    _NEG | _OLD_BEFORE | _OLD_AFTER | _DENY_AFTER | _COMMIT | _HEDGE | _HABIT | _LIST_GLUE | _CONTRAST
+)
+
+
+def _echoes_question(answer_doc: Doc, m: _Mention, asked: tuple[str, ...]) -> bool:
+    """The mention sits in words copied from the question (≥ 4 more than the value itself): a
+    restated question, a ticket titled with the user's words, is no evidence of an answer."""
+    if not asked:
+        return False
+    text = " " + " ".join(asked) + " "
+    tokens = [t.removeprefix(GLUE) for t in answer_doc.match]
+
+    def inside(a: int, b: int) -> bool:
+        window = [t for t in tokens[a:b] if t not in MARKS]
+        return f" {' '.join(window)} " in text
+
+    if not inside(m.start, m.end):
+        return False
+    a, b = m.start, m.end
+    while a > 0 and tokens[a - 1] != BREAK and inside(a - 1, b):
+        a -= 1
+    while b < len(tokens) and tokens[b] != BREAK and inside(a, b + 1):
+        b += 1
+    return len([t for t in tokens[a:b] if t not in MARKS]) - (m.end - m.start) >= 4
+
+
+def _echoed_sentences(answer_doc: Doc, question: str) -> list[tuple[int, int]]:
+    """Sentences of the answer that only restate the question (they claim nothing)."""
+    if not question.strip():
+        return []
+    asked = " " + " ".join(t for t in doc(question).match if t not in MARKS) + " "
+    out = []
+    tokens = answer_doc.match
+    start = 0
+    for i in range(len(tokens) + 1):
+        if i == len(tokens) or tokens[i] == BREAK:
+            content = [t.removeprefix(GLUE) for t in tokens[start:i] if t not in MARKS]
+            if len(content) >= 3 and f" {' '.join(content)} " in asked:
+                out.append((start, i))
+            start = i + 1
+    return out
+
+
+# --- reading each mention -----------------------------------------------------------------------
+
+
+def _statement(s: Sequence[str], m: _Mention) -> tuple[int, int]:
+    """The sentence around a mention, cut at ";" and at contrastive conjunctions ("but", "so")."""
+    a, b = _bounds(s, m.start, {BREAK, ";"})
+    lo = a
+    for i in range(a, m.start):
+        if s[i] in _CONTRAST:
+            lo = i
+    hi = b
+    for i in range(m.end, b):
+        if s[i] in _CONTRAST:
+            hi = i
+            break
+    return lo, hi
+
+
+def _segment(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[int, int]:
+    """The clause around a mention inside its statement, cut at commas, colons, brackets."""
+    a = m.start
+    while a > lo and s[a - 1] not in SOFT_MARKS:
+        a -= 1
+    b = m.end
+    while b < hi and s[b] not in SOFT_MARKS:
+        b += 1
+    return a, b
+
+
+def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Status, str] | None:
+    """The side of a replacement, change or substitution the mention is on, from the statement's
+    structure; None when the statement has none around the mention."""
+    st = list(s[lo:hi])
+    rel_start, rel_end = m.start - lo, m.end - lo
+    arrows = [i for i, t in enumerate(st) if t == ARROW]
+    if arrows:
+        if any(i >= rel_end for i in arrows):
+            return Status.OLD, "before an arrow"
+        return Status.NEW, "after an arrow"
+    for phrase in _SUBSTITUTE:
+        for i in range(len(st) - len(phrase) + 1):
+            if tuple(st[i : i + len(phrase)]) != phrase:
+                continue
+            after = i + len(phrase)
+            if after <= rel_start and all(t in _LIST_GLUE or t in MARKS for t in st[after:rel_start][-3:]):
+                return Status.OLD, f"after '{' '.join(phrase)}'"
+            if rel_end <= i:
+                return Status.NEW, f"before '{' '.join(phrase)}'"
+    if "instead" in st:  # "use Y instead" (without "of")
+        i = st.index("instead")
+        if rel_end <= i and (i + 1 >= len(st) or st[i + 1] != "of"):
+            return Status.NEW, "named instead"
+    for v, word in enumerate(st):
+        if word in _REPLACE or word in _SWAP:
+            preps = {"by", "with"} | ({"for"} if word in _SWAP else set())
+            passive = (word in _PARTICIPLE or word.endswith("ed")) and (
+                any(t in _BE for t in st[max(0, v - 2) : v]) or "by" in st[v + 1 : v + 3]
+            )
+            # The subject and object of the verb are in its own clause: nothing subordinate
+            # ("silenced under X while the certificate is replaced") and no comma between,
+            # except an apposition or relative clause right before it ("X, which replaced Y").
+            between = st[rel_end:v] if rel_end <= v else st[v + 1 : rel_start]
+            if any(t in _SCOPE_END or t in SOFT_MARKS for t in between) and not (
+                rel_end <= v and between in ([",", "which"], [",", "that"], ["which"], ["that"])
+            ):
+                continue
+            if rel_end <= v:
+                return (
+                    (Status.OLD, "replaced (passive subject)") if passive else (Status.NEW, "the replacement")
+                )
+            prep = next((i for i in range(v + 1, rel_start) if st[i] in preps), None)
+            if prep is not None:
+                return Status.NEW, "the replacement"
+            if rel_start - v > 4:
+                continue
+            return Status.OLD, "replaced (object)"
+        if word in _REPLACEMENT_NOUN:
+            # "Y is the replacement for X", "X's successor is Y": only within the noun's own
+            # clause and close by ("a replacement rotor for the lab, delivery to X" names none).
+            between = st[v + 1 : rel_start] if rel_start > v else st[rel_end:v]
+            if any(t in SOFT_MARKS or t in _SCOPE_END for t in between) or len(between) > 4:
+                continue
+            if rel_start > v and between and between[0] in {"for", "of", "to"} and len(between) <= 2:
+                return Status.OLD, "what the replacement is for"
+            if rel_end <= v and "s" in between:
+                return Status.OLD, "the one whose replacement is named"
+            if (
+                rel_end <= v
+                and any(t in _BE for t in between)
+                or rel_start > v
+                and any(t in _BE for t in between)
+            ):
+                return Status.NEW, "the replacement"
+    froms = [i for i, t in enumerate(st) if t == "from"]
+    tos = [i for i, t in enumerate(st) if t in _TO]
+    verbs = [i for i, t in enumerate(st) if t in _CHANGE]
+    took_over = [i for i in froms if i > 0 and st[i - 1] == "over"]
+    for f in took_over:  # "Y took over from X", "taking over from X"
+        if f < rel_start <= f + 3:
+            return Status.OLD, "taken over from"
+        if rel_end <= f and not any(t in SOFT_MARKS or t in _SCOPE_END for t in st[rel_end:f]):
+            return Status.NEW, "took over"
+
+    # A change needs its own "from"/"to" right after the verb, in the same clause ("moved from X
+    # to Y", "changed X to Y"), never a "to" of an infinitive ("have to approve") or of a range.
+    def near(v: int, positions: list[int]) -> int | None:
+        for i in positions:
+            if v < i <= v + 5 and not any(t in SOFT_MARKS for t in st[v:i]):
+                if st[i] in _TO and st[i - 1] in _INFINITIVE:
+                    continue
+                return i
+        return None
+
+    changes = [(v, near(v, froms), near(v, tos)) for v in verbs]
+    changes = [c for c in changes if c[1] is not None or c[2] is not None]
+    if changes:
+        v, frm, to = changes[0]
+        if to is None and frm is not None:
+            to = next((i for i in tos if i > frm and not any(t in SOFT_MARKS for t in st[frm:i])), None)
+        if rel_end <= v and any(t in SOFT_MARKS for t in st[rel_end:v]):
+            return None
+        if frm is not None and frm < rel_start <= frm + 3 and (to is None or rel_start < to or to < frm):
+            return Status.OLD, "changed from"
+        if to is not None and to < rel_start <= to + 3:
+            return Status.NEW, "changed to"
+        if rel_end <= v:
+            return (Status.OLD, "what changed") if to is not None else None
+        if to is not None and v < rel_start and rel_end <= to:
+            return Status.OLD, "changed from"
+    if "now" in st:  # "X is now Y"
+        n = st.index("now")
+        if rel_end <= n and any(t in _BE for t in st[rel_end:n]) and n + 1 < len(st):
+            return None if n + 1 >= len(st) else (Status.OLD, "is now something else")
+    return None
+
+
+def _commits(statement: Sequence[str]) -> bool:
+    """The statement says what holds now or from a point on: "now", "new", "current", "from now
+    on", "as of this week", "from 1 March", "since the new line started", "starting …"."""
+    if any(t in _COMMIT for t in statement) or _has(statement, ("as", "of")):
+        return True
+    for i, t in enumerate(statement[:-1]):
+        nxt = statement[i + 1]
+        after = statement[i + 2] if i + 2 < len(statement) else ""
+        if t == "from" and (nxt in _ONSET or _token_class(nxt) != "word" or after.startswith(GLUE)):
+            return True
+    return False
+
+
+def _hedged(seq: Sequence[str]) -> bool:
+    return any(_has(seq, p) for p in _HEDGE_PHRASES) or any(t in _HEDGE for t in seq)
+
+
+def _phrase_positions(seq: Sequence[str], phrases: Sequence[Sequence[str]]) -> set[int]:
+    out: set[int] = set()
+    for p in phrases:
+        for i in range(len(seq) - len(p) + 1):
+            if tuple(seq[i : i + len(p)]) == tuple(p):
+                out.update(range(i, i + len(p)))
+    return out
+
+
+def _negates_bound(seq: Sequence[str], i: int) -> bool:
+    """ "no later than X", "can't go above X", "must not exceed X": a negated bound states it."""
+    for k in range(i + 1, min(i + 4, len(seq))):
+        if seq[k] in _COMPARATIVE:
+            return k + 1 < len(seq) and seq[k + 1] == "than"  # "no more than X", not "not needed more"
+        if seq[k] in _BOUND:
+            return True
+    return False
+
+
+def _relative(seq: Sequence[str], i: int) -> bool:
+    """The negation at ``i`` is inside a relative clause ("… that are not …", "… which isn't …")."""
+    head = [t for t in seq[max(0, i - 3) : i] if t not in _BE and t != "s"]
+    return bool(head) and head[-1] in _RELATIVE
+
+
+def _cues_before(before: Sequence[str], nominal: bool = True) -> tuple[int, int]:
+    """(negations, old cues) that reach the mention from before it. A negation reaches a value
+    only from close by (≤ 4 tokens, "definitely not X", "don't use X", "not X"), not across a
+    subordinate clause ("must not deploy until … X"), and a negated past event reports what did
+    not happen ("the ticket didn't cite X"), which is no rejection of X."""
+    neg = old = 0
+    skip = _phrase_positions(before, _HEDGE_PHRASES)
+    start = 0
+    for i, t in enumerate(before):
+        if t in _SCOPE_END:
+            start = i + 1
+    for i, t in enumerate(before):
+        if i in skip or i < start:
+            continue
+        nxt = before[i + 1] if i + 1 < len(before) else ""
+        if t in _NEG or t == "no":
+            if nxt in _TEMPORAL_END:
+                old += 1
+            elif t == "no" or _negates_bound(before, i):
+                continue  # "no X report" states an absence, not a rejection of X
+            elif len(before) - i > 5 or (i > 0 and before[i - 1] in _REPORT):
+                continue
+            elif _relative(before, i):
+                continue  # "numbers that are not in X": the clause restricts a noun, it denies no X
+            elif (
+                not nominal and len(before) - i <= 2 and (t == "never" or (i > 0 and before[i - 1] in _MODAL))
+            ):
+                continue  # "never speculate", "do not share": a rule of conduct states the act
+            else:
+                neg += 1
+        elif t == "anymore":
+            old += 1
+    return neg, old
+
+
+def _cues_after(after: Sequence[str], governed: bool) -> tuple[int, int, int]:
+    """(negations, old cues, denial cues) that the predicate after the mention says of it. A
+    negation counts when it negates an evaluation of the value ("X is not right", "X isn't it",
+    "X is not used any more"), not a lexical verb ("X is never rebuilt" reports an event). None
+    applies to a value that is the object of a preposition or a bound ("the meeting at X was
+    cancelled", "anything over X is cancelled"): the predicate is about something else."""
+    if governed:
+        return 0, 0, 0
+    neg = old = deny = 0
+    skip = _phrase_positions(after, _HEDGE_PHRASES)
+    if len(after) >= 2 and after[0] in _WAS and after[1] in _EVALUATIVE - _DENY_AFTER:
+        old += 1  # "X was correct until May": a past state
+    for i, t in enumerate(after):
+        if i in skip:
+            continue
+        if t in _NEG or t == "no":
+            rest = [w for w in after[i + 1 : i + 4] if w not in _BE]
+            nxt = rest[0] if rest else ""
+            if nxt in _TEMPORAL_END:
+                old += 1
+            elif t != "no" and not _negates_bound(after, i) and (nxt in _EVALUATIVE or not rest):
+                neg += 1
+        elif t == "anymore":
+            old += 1
+        elif t in _DENY_AFTER:
+            deny += 1
+    return neg, old, deny
+
+
+def _old_before(before: Sequence[str], nominal: bool, governed: bool = False) -> bool:
+    """A past marker right before the mention ("the previous X", "was X"), not reset by "now".
+    "was" marks a value as old only when it is a nominal (a code, number, date, name): before a
+    plain word it is the verb's tense or voice ("it was yanked")."""
+    for k, t in enumerate(reversed(before[-5:])):
+        if t in _NOW:
+            return False
+        if t in _BE and not (t in _WAS and k <= 1):
+            return False  # a modifier of the past belongs to the noun right before the value
+        if governed and t not in _OLD_ADVERBS:
+            continue  # "expired on X": X is when it ended, not an old X ("formerly at X" still is)
+        if t in _OLD_BEFORE or (t in _WAS and k <= 1 and nominal):
+            return True
+        if t == "to" and k + 1 < len(before) and list(reversed(before[-5:]))[k + 1 : k + 2] == ["used"]:
+            return True
+    return False
+
+
+def _old_after(after: Sequence[str]) -> int:
+    """Predicates of the past after the mention: "X has ended", "X was used before" (an adverb at
+    the clause's end, not "before booking"), "X is out of service", "X is over"."""
+    n = 0
+    for i, t in enumerate(after):
+        adverb_before = t == "before" and i + 1 >= len(after)
+        out_of = t == "out" and i + 1 < len(after) and after[i + 1] == "of"
+        is_over = t == "over" and i > 0 and after[i - 1] in _BE
+        n += int((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over)
+    return n
+
+
+def _read_mentions(answer: str, found: list[_Mention]) -> None:
+    """Set each mention's status from its statement and clause."""
+    s = doc(answer).surface
+    by_start = sorted(found, key=lambda m: m.start)
+    for n, m in enumerate(by_start):
+        lo, hi = _statement(s, m)
+        structural = _replacement(s, m, lo, hi)
+        a, b = _segment(s, m, lo, hi)
+        if all(t in _LIST_GLUE for t in [*s[a : m.start], *s[m.end : b]]):
+            # An apposition ("The previous berth, X, has been retired"): the clause is around it,
+            # unless a neighbouring clause holds another candidate (then it is a list).
+            pa = _segment(s, _Mention("", "", a - 1, a - 1), lo, hi)[0] if a > lo else a
+            nb = _segment(s, _Mention("", "", b + 1, b + 1), lo, hi)[1] if b < hi else b
+            if not any(o is not m and pa <= o.start < nb for o in found):
+                a, b = pa, nb
+        prev_end = by_start[n - 1].end if n > 0 else a
+        nxt = by_start[n + 1] if n + 1 < len(by_start) and by_start[n + 1].start < b else None
+        before = list(s[max(a, prev_end) : m.start])
+        after = list(s[m.end : nxt.start if nxt else b])
+        if nxt is not None:  # "X not Y": the "not" right before Y is Y's
+            negs = [i for i, t in enumerate(after) if t in _NEG]
+            if negs and len(after) - negs[-1] <= 3:
+                after = after[: negs[-1]]
+        statement = list(s[lo:hi])
+        segment = list(s[a:b])
+        sentence_end = _bounds(s, m.start, {BREAK})[1]
+        if sentence_end > 0 and s[sentence_end - 1] == QUESTION:
+            m.status = Status.BACKGROUND  # "Pier 3? No, …", "Is it X?": asked about, not claimed
+            m.cues.append(_ASKED)
+            continue
+        m.after_turn = lo > 0 and s[lo] in _TURN
+        if structural is not None:
+            m.status, why = structural
+            m.cues.append(why)
+            m.commit = m.status == Status.NEW
+            continue
+        # A list under one negation or one predicate: "not X, Y or Z", "X and Y are closed".
+        glue_only = all(t in _LIST_GLUE for t in before)
+        list_prev = by_start[n - 1] if n > 0 else None
+        in_list = list_prev is not None and glue_only and _between_is_list(s, list_prev, m)
+        if in_list and list_prev is not None and list_prev.status in (Status.DENIED, Status.OLD):
+            m.status, m.inherited = list_prev.status, True
+            m.cues.append("in a denied list")
+            continue
+        governed = bool(before) and before[-1] in _PREPOSITIONS | _BOUND
+        nominal = any(ch.isdigit() or ch.isupper() for ch in m.value)
+        neg_b, old_b = _cues_before(before, nominal)
+        neg_a, old_a, deny_a = _cues_after(after, governed)
+        olds = (
+            old_b
+            + old_a
+            + int(_old_before(before, nominal, governed))
+            + (0 if governed else _old_after(after))
+        )
+        # "not … any more", "don't use X anymore": one mark of the past, the negation is part of it.
+        ends = sum(1 for t in [*before, *after] if t == "anymore")
+        absorbed = min(ends, neg_b + neg_a)
+        take_a = min(absorbed, neg_a)
+        neg_a -= take_a
+        neg_b -= absorbed - take_a
+        if ends:
+            olds = max(olds, 1)
+        # Negations count by parity against what they negate ("X is not wrong", "X is not closed");
+        # several marks of the past are still the past ("the previous X has been retired").
+        count = neg_b + neg_a + int(olds > 0) + deny_a
+        hedged = _hedged(segment)
+        if count % 2 == 1:
+            m.status = Status.OLD if olds and not (neg_b + deny_a) else Status.DENIED
+            m.cues.append("named as old" if m.status == Status.OLD else "denied")
+            continue
+        continuity = any(_has(statement, p) for p in _CONTINUITY)
+        if not continuity and any(t in _HABIT or t in _CONDITION for t in segment):
+            m.status = Status.BACKGROUND
+            m.cues.append("a contrast or condition")
+            continue
+        m.status = Status.HEDGED if hedged else Status.ASSERTED
+        m.commit = _commits(statement) and not neg_b
+        if hedged:
+            m.cues.append("hedged")
+    # "not X, Y or Z": a denied mention whose list continues over commas passes its status on.
+    for n in range(1, len(by_start)):
+        m, prev = by_start[n], by_start[n - 1]
+        if (
+            m.status in OFFERED
+            and not m.cues
+            and prev.status == Status.DENIED
+            and _between_is_list(s, prev, m)
+        ) and _list_segment(s, m):
+            m.status, m.inherited = Status.DENIED, True
+            m.cues.append("in a denied list")
+
+
+def _between_is_list(s: Sequence[str], first: _Mention, second: _Mention) -> bool:
+    between = s[first.end : second.start]
+    return all(t in _LIST_GLUE or t in {",", "(", ")"} for t in between) and BREAK not in between
+
+
+def _list_segment(s: Sequence[str], m: _Mention) -> bool:
+    """The mention's clause holds nothing but list glue besides candidates ("…, Y or Z")."""
+    a = m.start
+    while a > 0 and s[a - 1] not in SOFT_MARKS and s[a - 1] != BREAK:
+        a -= 1
+    b = m.end
+    while b < len(s) and s[b] not in SOFT_MARKS and s[b] != BREAK:
+        b += 1
+    return all(t in _LIST_GLUE for t in s[a : m.start]) and len(s[m.end : b]) <= 4
+
+
+def _joined_by_or(s: Sequence[str], x: _Mention, y: _Mention) -> bool:
+    first, second = (x, y) if x.start < y.start else (y, x)
+    between = s[first.end : second.start]
+    return BREAK not in between and len(between) <= 6 and ("or" in between)
+
+
+_NOT_A_RIVAL = _words("not so else otherwise later earlier whatever any more less both")
+
+
+def _disjuncts(s: Sequence[str], mine: list[_Mention], found: list[_Mention]) -> list[_Mention]:
+    """The other side of a hedged disjunction, whatever its shape: in "either X or Y", "whether X
+    or Y", "X, or maybe Y" the Y is a candidate offered beside X (a plain "X or Y" counts only
+    when Y has X's shape, see ``_shape_candidates``). The hedge must be in the disjunction's own
+    clauses: "labelled X or Y, he says the rest makes him guess" offers no candidates."""
+    taken = [(m.start, m.end) for m in found]
+    out: list[_Mention] = []
+    skip = _HEDGE | {",", "perhaps", "maybe", "possibly"}
+    for m in mine:
+        lo, hi = _statement(s, m)
+        sides = []
+        k = m.end
+        while k < hi and s[k] in {","}:
+            k += 1
+        if k < hi and s[k] == "or":
+            j = k + 1
+            while j < hi and s[j] in skip:
+                j += 1
+            e = j
+            while e < hi and e - j < 4 and s[e] not in MARKS and s[e] not in _CUE_WORDS:
+                e += 1
+            sides.append((k, j, e))
+        k = m.start - 1
+        while k > lo and s[k] in {",", "maybe", "perhaps", "possibly"}:
+            k -= 1
+        if k > lo and s[k] == "or":
+            e = k
+            while e > lo and s[e - 1] == ",":
+                e -= 1
+            j = e
+            while j > lo and e - j < 4 and s[j - 1] not in MARKS and s[j - 1] not in _CUE_WORDS:
+                j -= 1
+            sides.append((k, j, e))
+        for k, j, e in sides:
+            a = min(j, m.start)
+            while a > lo and s[a - 1] not in SOFT_MARKS:
+                a -= 1
+            b = max(e, m.end)
+            while b < hi and s[b] not in SOFT_MARKS:
+                b += 1
+            clauses = s[a:b]
+            if not (_hedged(clauses) or "whether" in clauses or _hedged(s[k + 1 : j])):
+                continue
+            if s[j : j + 1] == ("not",) or tuple(s[j : j + 1]) == ("not",):
+                out.append(_Mention("shape", f"not {m.value}", m.start, m.end, Status.HEDGED))
+                continue  # "X, or maybe not"
+            words = [w for w in s[j:e] if w not in STOPWORDS]
+            if not words or s[j] in _NOT_A_RIVAL or any(x < e and j < y for x, y in taken):
+                continue
+            out.append(_Mention("shape", " ".join(s[j:e]), j, e, Status.HEDGED))
+    return out
+
+
+# --- the verdict ----------------------------------------------------------------------------
+
+
+def _quote(values: Sequence[str]) -> str:
+    return ", ".join(repr(v) for v in dict.fromkeys(values))
+
+
+def _role(m: _Mention) -> str:
+    return {"stale": "superseded", "decoy": "decoy", "shape": "other", "expected": "expected"}[m.role]
+
+
+def mention_statuses(text: str, value: str) -> list[tuple[tuple[int, int], bool]]:
+    """Each occurrence of ``value`` in ``text`` and whether the text offers it as current."""
+    found = _resolve_overlaps(_find(text, [value], "expected"))
+    _read_mentions(text, found)
+    # As in read_claim, a contrast or condition is what the text says when it says nothing else:
+    # with one value and no rival, "normally X" / "if …, X" still states X.
+    return [((m.start, m.end), m.status in OFFERED or m.status == Status.BACKGROUND) for m in found]
+
+
+def read_claim(
+    answer: str,
+    expected: Sequence[str],
+    stale: Sequence[str] = (),
+    decoys: Sequence[str] = (),
+    question: str = "",
+) -> ClaimVerdict:
+    """What ``answer`` claims about the gold value: ``expected`` = its accepted forms, ``stale`` =
+    superseded values, ``decoys`` = wrong values; ``question`` optional (see module doc)."""
+    expected = [e for e in expected if e.strip()]
+    if not expected:
+        raise ValueError("read_claim needs at least one expected form")
+    name = expected[0]
+    d = doc(answer)
+    if not [t for t in d.match if t not in MARKS]:
+        return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r} (empty answer)")
+    forms = set(expected)
+    stale = [v for v in stale if v not in forms]
+    decoys = [v for v in decoys if v not in forms and v not in stale]
+    listed = [
+        *_find(answer, expected, "expected"),
+        *_find(answer, stale, "stale"),
+        *_find(answer, decoys, "decoy"),
+    ]
+    echoed = _echoed_sentences(d, question)
+    asked = question if question.strip() else ""
+    shapes = [
+        m
+        for m in _shape_candidates(answer, expected)
+        if not (asked and spans(asked, m.value))
+        and normalise_for_match(m.value) not in {normalise_for_match(e) for e in expected}
+    ]
+    found = _resolve_overlaps([*listed, *shapes])
+    asked_tokens = tuple(t.removeprefix(GLUE) for t in doc(question).match if t not in MARKS) if asked else ()
+    found = [
+        m
+        for m in found
+        if not any(a <= m.start and m.end <= b for a, b in echoed)
+        and not _echoes_question(d, m, asked_tokens)
+    ]
+    _read_mentions(answer, found)
+    s = d.surface
+
+    # Background (a contrast or condition) is what the answer says only when it offers nothing else.
+    if not any(m.status in OFFERED for m in found if m.role != "shape"):
+        for m in found:
+            if m.status == Status.BACKGROUND and _ASKED not in m.cues:
+                m.status = Status.ASSERTED
+    mine = [m for m in found if m.role == "expected"]
+    offered_mine = [m for m in mine if m.status in OFFERED]
+    rivals = [m for m in found if m.role in ("stale", "decoy") and m.status in OFFERED]
+    # A same-shape value competes only when offered as the alternative: hedged, or joined by "or".
+    rivals += [
+        m
+        for m in found
+        if m.role == "shape"
+        and m.status in OFFERED
+        and (
+            m.status == Status.HEDGED
+            or (not m.hedge_only and any(_joined_by_or(s, m, e) for e in offered_mine))
+        )
+        and offered_mine
+    ]
+    if not rivals:
+        rivals += _disjuncts(s, offered_mine, found)
+    if offered_mine and not rivals:
+        return ClaimVerdict(Reading.ASSERTS_EXPECTED, "", offered_mine[0].value)
+    if offered_mine:
+        pool = [*offered_mine, *rivals]
+        hedged = any(m.status == Status.HEDGED for m in pool) or any(
+            _joined_by_or(s, e, r) for e in offered_mine for r in rivals
+        )
+        committed = [m for m in pool if m.commit]
+        turned = [m for m in pool if m.after_turn]
+        if not hedged and turned and len({m.role == "expected" for m in turned}) == 1:
+            # "X is still listed, but Y is correct": the clause after the turn is the claim.
+            committed = [m for m in committed if m.after_turn] or turned
+        mine_only = committed and all(m.role == "expected" for m in committed)
+        if mine_only and (not hedged or all(m.status != Status.HEDGED for m in committed)):
+            return ClaimVerdict(Reading.ASSERTS_EXPECTED, "commits to the expected value", name)
+        if committed and all(m.role != "expected" for m in committed):
+            other = committed[0]
+            return ClaimVerdict(Reading.ASSERTS_OTHER, f"asserts {_role(other)} {other.value!r}", other.value)
+        names = ", ".join([repr(name), *dict.fromkeys(f"{_role(r)} {r.value!r}" for r in rivals)])
+        if hedged:
+            return ClaimVerdict(Reading.HEDGES, f"hedges between {names}", None)
+        return ClaimVerdict(
+            Reading.UNDECIDED, f"undecided: both stand as claims, none committed: {names}", None
+        )
+    listed_rivals = [m for m in rivals if m.role != "shape"]
+    if listed_rivals:
+        kinds = {_role(m) for m in listed_rivals}
+        kind = "superseded" if kinds == {"superseded"} else "decoy"
+        values = [m.value for m in listed_rivals]
+        return ClaimVerdict(Reading.ASSERTS_OTHER, f"asserts {kind} [{_quote(values)}]", values[0])
+    if mine and all(m.cues == [_ASKED] for m in mine):
+        return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r} (only asked about, never claimed)")
+    if mine:
+        why = sorted({c for m in mine for c in m.cues}) or ["not asserted"]
+        return ClaimVerdict(Reading.DENIES, f"names {name!r} but does not assert it ({', '.join(why)})", name)
+    if any(ambiguous_dates(answer, e) for e in expected):
+        return ClaimVerdict(
+            Reading.UNDECIDED, f"undecided: a numeric date that may be {name!r} (day/month order unknown)"
+        )
+    if any(_has(s, p) for p in _REFUSAL):
+        return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r} (no answer given)")
+    others = [m for m in found if m.role == "shape" and m.status in OFFERED]
+    if others:
+        return ClaimVerdict(
+            Reading.ASSERTS_OTHER, f"missing {name!r}; asserts {others[0].value!r}", others[0].value
+        )
+    return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r}")
