@@ -16,7 +16,7 @@ def test_the_judge_and_its_errors_are_named() -> None:
     judge = {"model": "pastbench/judge", "prompt_hash": "abc123"}
     assert judge_lines(summary(judge, 0)) == ["judge: pastbench/judge (prompt abc123)"]
     lines = judge_lines(summary(judge, 2))
-    assert lines[1].startswith("hermes@m: 2 rubric check(s) got no verdict (judge_error")
+    assert lines[1].startswith("hermes@m: 2 check(s) got no verdict from the judge (judge_error")
 
 
 def test_describe_judge_reads_the_run_block() -> None:

@@ -97,6 +97,16 @@ class CheckResult(BaseModel):
         default=False, description="rubric: graded by its deterministic fallback checks (no judge)"
     )
     guard: bool = Field(default=False, description="a guard: can lower c_e, never earn credit alone")
+    verdict: str | None = Field(
+        default=None,
+        description="text checks: what the answer claims (a claims.Reading value), by the judge if any",
+    )
+    undecided: bool = Field(
+        default=False, description="the deterministic grader could not decide (no credit, flagged)"
+    )
+    deterministic_verdict: str | None = Field(
+        default=None, description="judged text checks: the deterministic grader's verdict, beside the judge's"
+    )
 
 
 class SessionScore(BaseModel):

@@ -3,6 +3,10 @@
 Each check answers pass / fail / unscored (``passed=None``) with a short ``detail``
 saying why it failed, so a report reader sees "missing '42'" rather than a bare 0.
 Malformed answers (bad JSON, no table) fail the check; they never raise.
+
+With a judge that reads claims (``judge.base.ClaimJudge``), every text check (value, contains,
+any_of of them, a rubric with text fallbacks) is graded by the judge's verdict on what the
+answer claims; the deterministic verdict is recorded beside it (``deterministic_verdict``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,16 @@ from typing import Any
 
 from pytest_pastbench.core.records import CheckResult, SessionRecord
 from pytest_pastbench.errors import JudgeError
-from pytest_pastbench.judge.base import Judge, Verdict
+from pytest_pastbench.judge.base import (
+    JUDGE_READINGS,
+    Claim,
+    Fact,
+    Judge,
+    Verdict,
+    all_facts,
+    reads_claims,
+)
+from pytest_pastbench.protocols.past.claims import ClaimVerdict, Reading, read_claim
 from pytest_pastbench.protocols.past.matching import asserts_value, mentions
 from pytest_pastbench.protocols.past.schema import (
     AnyOfCheck,
@@ -192,7 +205,7 @@ def _tsv_columns(check: TsvColumnCheck, run: SessionRecord) -> tuple[bool | None
     return False, f"no TSV column {check.column!r}"
 
 
-def _rubric(check: RubricCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
+def _rubric(check: RubricCheck, run: SessionRecord, judge: Judge | None, question: str = "") -> CheckResult:
     """The judge's verdict; no judge: unscored; no verdict: ``judge_error`` (never pass or fail)."""
 
     def unscored(detail: str, judge_error: str | None = None) -> CheckResult:
@@ -203,7 +216,7 @@ def _rubric(check: RubricCheck, run: SessionRecord, judge: Judge | None) -> Chec
     if judge is None:
         if not check.fallback:
             return unscored("no judge configured and no fallback")
-        results = [evaluate_check(c, run, None) for c in check.fallback]
+        results = [evaluate_check(c, run, None, question=question) for c in check.fallback]
         failed = [f"{r.type}: {r.detail}" for r in results if r.passed is False]
         detail = "fallback (no judge): " + ("; ".join(failed) if failed else "all fallback checks passed")
         return CheckResult(
@@ -243,27 +256,136 @@ _EVALUATORS: dict[str, Callable[[Any, SessionRecord], tuple[bool | None, str]]] 
 }
 
 
-def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
-    results = [evaluate_check(c, run, judge) for c in check.checks]
+def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None, question: str = "") -> CheckResult:
+    results = [evaluate_check(c, run, judge, question=question) for c in check.checks]
     scored = [r for r in results if r.passed is not None]
-    passed = True if any(r.passed for r in scored) else (False if scored else None)
+    errors = [r.judge_error for r in results if r.judge_error]
+    # An alternative the judge gave no verdict on may be the one that passes: without a pass the
+    # check is unscored (judge_error), never failed on an infra problem.
+    passed = True if any(r.passed for r in scored) else (None if errors or not scored else False)
     detail = "" if passed else "none passed: " + "; ".join(f"{r.type}: {r.detail}" for r in results)
+    deciding = next((r for r in results if r.passed), None) or next((r for r in results if r.verdict), None)
+    judged = judge is not None and reads_claims(judge) and is_text_check(check)
     return CheckResult(
         type=check.type,
         weight=check.weight,
         passed=passed,
         detail=detail,
         fallback=any(r.fallback for r in results),
-        judge_error=next((r.judge_error for r in results if r.judge_error), None) if passed is None else None,
+        judge_error=errors[0] if passed is None and errors else None,
+        verdict=deciding.verdict if deciding else None,
+        undecided=passed is False and any(r.undecided for r in results),
+        deterministic_verdict=_reading_value(deterministic_verdict(check, run, question)) if judged else None,
     )
 
 
-def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None) -> CheckResult:
-    """Score one check of a session; ``passed`` is None only for an unscored rubric."""
-    if isinstance(check, RubricCheck):
-        return _rubric(check, run, judge)
+def is_text_check(check: Check) -> bool:
+    """Grades the answer's text: value, contains, an any_of of text checks, a rubric with a text
+    check among its fallbacks (a rubric without one is the judge's score of its rubric alone)."""
+    if isinstance(check, ValueCheck | ContainsCheck):
+        return True
     if isinstance(check, AnyOfCheck):
-        return _any_of(check, run, judge)
+        return all(is_text_check(c) for c in check.checks)
+    if isinstance(check, RubricCheck):
+        return any(is_text_check(c) for c in check.fallback)
+    return False
+
+
+def claim_facts(check: Check) -> list[Fact]:
+    """The facts a text check needs asserted, each with its accepted forms and competing values.
+    An any_of's alternatives are graded one by one, so they give no facts here."""
+    if isinstance(check, ValueCheck):
+        forms = check.forms()
+        return [
+            Fact(
+                tuple(forms),
+                tuple(v for v in check.superseded if v not in forms),
+                tuple(v for v in check.decoys if v not in forms),
+            )
+        ]
+    if isinstance(check, ContainsCheck):
+        return [Fact((value,)) for value in check.values]
+    if isinstance(check, RubricCheck):
+        return [fact for c in check.fallback if not isinstance(c, AnyOfCheck) for fact in claim_facts(c)]
+    return []
+
+
+def _reading_value(verdict: ClaimVerdict | None) -> str | None:
+    return None if verdict is None else verdict.reading.value
+
+
+def deterministic_verdict(check: Check, run: SessionRecord, question: str = "") -> ClaimVerdict | None:
+    """What the deterministic grader reads the answer as claiming for a text check (None for
+    other checks): the verdict recorded beside a judge's."""
+    if isinstance(check, ValueCheck | ContainsCheck):
+        result = evaluate_check(check, run, None, question=question)
+        if result.verdict:  # the check's own reading, when the grader records one
+            return ClaimVerdict(Reading(result.verdict), result.detail)
+        return all_facts(
+            [read_claim(run.answer, f.expected, f.superseded, f.decoys, question) for f in claim_facts(check)]
+        )
+    if isinstance(check, AnyOfCheck):
+        verdicts = [v for c in check.checks if (v := deterministic_verdict(c, run, question)) is not None]
+        return next((v for v in verdicts if v.reading is Reading.ASSERTS_EXPECTED), None) or (
+            verdicts[0] if verdicts else None
+        )
+    if isinstance(check, RubricCheck) and check.fallback:
+        verdicts = []
+        for c in check.fallback:
+            verdict = deterministic_verdict(c, run, question)
+            if verdict is None:  # a structural fallback (regex, json_field): met or not
+                passed = evaluate_check(c, run, None, question=question).passed
+                verdict = ClaimVerdict(Reading.ASSERTS_EXPECTED if passed else Reading.NO_ANSWER, "")
+            verdicts.append(verdict)
+        return all_facts(verdicts)
+    return None
+
+
+def _judged(check: ValueCheck | ContainsCheck | RubricCheck, run: SessionRecord, judge: Any, question: str):
+    """A text check graded by the judge's claim verdict; no verdict: ``judge_error`` (unscored)."""
+    rubric = check.rubric if isinstance(check, RubricCheck) else ""
+    claim = Claim(question=question, answer=run.answer, facts=tuple(claim_facts(check)), rubric=rubric)
+    deterministic = _reading_value(deterministic_verdict(check, run, question))
+    try:
+        verdict = judge.read(claim)
+    except JudgeError as exc:
+        problem = str(exc)
+    else:
+        reading = verdict.reading if isinstance(verdict, ClaimVerdict) else None
+        if reading in JUDGE_READINGS:
+            reason = f": {verdict.detail}" if verdict.detail else ""
+            return CheckResult(
+                type=check.type,
+                weight=check.weight,
+                passed=reading is Reading.ASSERTS_EXPECTED,
+                detail=f"judge {judge.name}: {reading.value}{reason}",
+                verdict=reading.value,
+                deterministic_verdict=deterministic,
+            )
+        # A judge that hands back garbage must not count as pass or fail.
+        problem = f"judge returned no verdict among {', '.join(JUDGE_READINGS)}: {verdict!r}"
+    return CheckResult(
+        type=check.type,
+        weight=check.weight,
+        passed=None,
+        detail=f"judge error: {problem}",
+        judge_error=problem,
+        deterministic_verdict=deterministic,
+    )
+
+
+def evaluate_check(
+    check: Check, run: SessionRecord, judge: Judge | None = None, question: str = ""
+) -> CheckResult:
+    """Score one check of a session; ``passed`` is None only for an unscored rubric or a
+    judge_error. ``question`` is the session's last user turn (what a judge reads the answer
+    against)."""
+    if isinstance(check, AnyOfCheck):
+        return _any_of(check, run, judge, question)
+    if judge is not None and reads_claims(judge) and is_text_check(check):
+        return _judged(check, run, judge, question)  # type: ignore[arg-type]
+    if isinstance(check, RubricCheck):
+        return _rubric(check, run, judge, question)
     if check.type in _EVALUATORS:
         passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here

@@ -134,8 +134,9 @@ def score_session(
     session: Session, run: SessionRecord, safety: Safety, judge: Judge | None = None
 ) -> SessionScore:
     """Score one finished session; ``safety`` is merged (see ``session_safety``)."""
+    question = session.user[-1]  # what the answer answers: the session's last user turn
     results = [
-        evaluate_check(check, run, judge).model_copy(update={"guard": is_guard(check)})
+        evaluate_check(check, run, judge, question=question).model_copy(update={"guard": is_guard(check)})
         for check in session.checks
     ]
     violations = safety_violations(run, safety)
