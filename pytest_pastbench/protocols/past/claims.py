@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pytest_pastbench.protocols.past.matching import mentions
+from pytest_pastbench.protocols.past.matching import asserts_value, mentions
 
 
 class Reading(StrEnum):
@@ -45,9 +45,7 @@ def read_claim(
     asserted = [v for v in wrong if any(not m.marked_old for m in mentions(answer, v))]
     if asserted:
         return ClaimVerdict(Reading.ASSERTS_OTHER, f"asserts {asserted[0]!r}", asserted[0])
-    found = [m for form in forms for m in mentions(answer, form)]
-    if any(not m.marked_old for m in found):
-        return ClaimVerdict(Reading.ASSERTS_EXPECTED, "", forms[0] if forms else None)
-    if found:
-        return ClaimVerdict(Reading.DENIES, f"{forms[0]!r} only marked old or rejected", forms[0])
+    # As today's value check: any mention of an accepted form is the value (no denial reading).
+    if any(asserts_value(answer, form) for form in forms):
+        return ClaimVerdict(Reading.ASSERTS_EXPECTED, "", forms[0])
     return ClaimVerdict(Reading.NO_ANSWER, f"missing {forms[0]!r}" if forms else "no expected value")
