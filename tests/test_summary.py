@@ -28,6 +28,7 @@ SCOPE_KEYS = {
     "n_episodes",
     "infra_blocked",
     "judge_errors",
+    "judge_disagreement",
     "rubric_fallback",
     "cost_usd",
     "tokens",

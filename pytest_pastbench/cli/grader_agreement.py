@@ -365,3 +365,28 @@ def register_cli(subparsers: argparse._SubParsersAction) -> None:
     command.add_argument("--model-aliases", default=None, help="alias file, as --pastbench-model-aliases")
     command.add_argument("--retries", type=int, default=4, help="attempts per judge request (default 4)")
     command.set_defaults(func=_command)
+
+
+# -- what graded a run (issue 27 item 4) --------------------------------------------------------------
+
+
+def deterministic_grading_line(models: list[str], judge: Any) -> str | None:
+    """The line a run with a real model and no judge prints at its start and in its summary:
+    free text was graded deterministically, that grader's agreement on the shipped labelled set
+    (measured now), and how to add a judge. None for offline ``pastbench/...`` models or a judge."""
+    from ..models.client import is_offline
+
+    if judge or not models or all(is_offline(m) for m in models):
+        return None
+    measured = shipped_agreement()
+    if measured is None or not measured.overall.n:
+        figure = f"its agreement with labelled answers is unknown here (no labelled set at {labels_file()})"
+    else:
+        figure = (
+            f"it agrees with answers labelled by meaning on {_share(measured.overall)} of the shipped set "
+            "(pastbench grader-agreement)"
+        )
+    return (
+        f"pastbench: free text graded deterministically (no judge): {figure}; "
+        "to grade it with a judge, add --pastbench-judge-model=MODEL"
+    )
