@@ -256,8 +256,10 @@ _EVALUATORS: dict[str, Callable[[Any, SessionRecord], tuple[bool | None, str]]] 
 }
 
 
-def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None, question: str = "") -> CheckResult:
-    results = [evaluate_check(c, run, judge, question=question) for c in check.checks]
+def _any_of(
+    check: AnyOfCheck, run: SessionRecord, judge: Judge | None, question: str = "", judge_text: bool = True
+) -> CheckResult:
+    results = [evaluate_check(c, run, judge, question=question, judge_text=judge_text) for c in check.checks]
     scored = [r for r in results if r.passed is not None]
     errors = [r.judge_error for r in results if r.judge_error]
     # An alternative the judge gave no verdict on may be the one that passes: without a pass the
@@ -265,7 +267,7 @@ def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None, question
     passed = True if any(r.passed for r in scored) else (None if errors or not scored else False)
     detail = "" if passed else "none passed: " + "; ".join(f"{r.type}: {r.detail}" for r in results)
     deciding = next((r for r in results if r.passed), None) or next((r for r in results if r.verdict), None)
-    judged = judge is not None and reads_claims(judge) and is_text_check(check)
+    judged = judge_text and judge is not None and reads_claims(judge) and is_text_check(check)
     return CheckResult(
         type=check.type,
         weight=check.weight,
@@ -341,7 +343,9 @@ def deterministic_verdict(check: Check, run: SessionRecord, question: str = "") 
     return None
 
 
-def _judged(check: ValueCheck | ContainsCheck | RubricCheck, run: SessionRecord, judge: Any, question: str):
+def _judged(
+    check: ValueCheck | ContainsCheck | RubricCheck, run: SessionRecord, judge: Any, question: str
+) -> CheckResult:
     """A text check graded by the judge's claim verdict; no verdict: ``judge_error`` (unscored)."""
     rubric = check.rubric if isinstance(check, RubricCheck) else ""
     claim = Claim(question=question, answer=run.answer, facts=tuple(claim_facts(check)), rubric=rubric)
@@ -375,14 +379,19 @@ def _judged(check: ValueCheck | ContainsCheck | RubricCheck, run: SessionRecord,
 
 
 def evaluate_check(
-    check: Check, run: SessionRecord, judge: Judge | None = None, question: str = ""
+    check: Check,
+    run: SessionRecord,
+    judge: Judge | None = None,
+    question: str = "",
+    judge_text: bool = True,
 ) -> CheckResult:
     """Score one check of a session; ``passed`` is None only for an unscored rubric or a
     judge_error. ``question`` is the session's last user turn (what a judge reads the answer
-    against)."""
+    against). ``judge_text=False`` keeps text checks deterministic even with a judge (a protocol
+    whose judge grades only its rubrics, as the interventions' γ)."""
     if isinstance(check, AnyOfCheck):
-        return _any_of(check, run, judge, question)
-    if judge is not None and reads_claims(judge) and is_text_check(check):
+        return _any_of(check, run, judge, question, judge_text)
+    if judge_text and judge is not None and reads_claims(judge) and is_text_check(check):
         return _judged(check, run, judge, question)  # type: ignore[arg-type]
     if isinstance(check, RubricCheck):
         return _rubric(check, run, judge, question)
