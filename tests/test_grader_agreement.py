@@ -279,3 +279,12 @@ def test_the_run_header_says_it_for_a_real_model_and_not_for_an_offline_one(
         "--pastbench-judge-model=pastbench/judge",
     )
     assert "free text graded deterministically" not in judged.stdout.str()
+
+
+def test_ci_runs_the_command_on_the_shipped_set_after_the_docs_build_and_fails_with_it() -> None:
+    script = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text().splitlines()
+    [mkdocs] = [i for i, line in enumerate(script) if line.startswith("NO_MKDOCS_2_WARNING=1 mkdocs build")]
+    [agreement] = [i for i, line in enumerate(script) if line.startswith("pastbench grader-agreement")]
+    assert agreement > mkdocs and "--min-agreement" in script[agreement]
+    assert "|| {" in script[agreement] and "exit 1" in script[agreement]  # a failure stops CI
+    assert script[1:4] and any(line.startswith("set -euo pipefail") for line in script)

@@ -121,7 +121,7 @@ class SessionScore(BaseModel):
     reason: str | None = None
     rubric_unscored: int = 0
     rubric_fallback: int = Field(default=0, description="rubric checks graded by their fallback (no judge)")
-    judge_errors: int = Field(default=0, description="rubric checks the judge gave no verdict on")
+    judge_errors: int = Field(default=0, description="checks (text or rubric) the judge gave no verdict on")
 
 
 class Loss(BaseModel):

@@ -41,6 +41,6 @@ class ItemRecord(BaseModel):
     losses: list[Loss] = Field(default_factory=list, description="the points each reason cost")
     judge: str | None = None
     judge_prompt_hash: str | None = None
-    judge_errors: int = Field(default=0, description="rubric checks left unscored by a judge_error")
+    judge_errors: int = Field(default=0, description="checks (text or rubric) left unscored by a judge_error")
     dataset_hash: str = ""
     family_version: str = ""
