@@ -187,7 +187,8 @@ def grade_row(row: Row[LabelledAnswer], episode: Any, session: Session, judge: A
     question = session.user[-1]
     results = [evaluate_check(c, run, judge, question=question) for c in text_checks(session)]
     failed = [f"{r.type}: {r.detail}" for r in results if r.passed is False]
-    undecided = any(r.undecided for r in results)
+    # Undecided by the deterministic grader: its own flag, or its verdict beside a judge's.
+    undecided = any(r.undecided or r.deterministic_verdict == "undecided" for r in results)
     if failed:
         return Graded(row, False, undecided, "; ".join(failed))
     errors = [r.judge_error for r in results if r.passed is None]
