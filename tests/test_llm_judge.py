@@ -6,6 +6,7 @@ Model traffic goes to a local OpenAI-compatible fault server on 127.0.0.1 (or th
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ import yaml
 
 from pytest_pastbench.errors import InfraError, JudgeError
 from pytest_pastbench.judge.llm import (
+    CLAIM_PROMPT_FILE,
     JUDGE_ATTEMPTS,
     PROMPT_FILE,
     LLMJudge,
@@ -113,6 +115,12 @@ def test_the_prompt_is_the_repo_file_and_its_hash_is_the_files() -> None:
     # The recorded hash covers the rubric and the claim prompt: an edit of either shows.
     assert judge_info("m") == {"model": "m", "prompt_hash": prompt_hash()}
     assert prompt_hash() != prompt.hash
+    claim = load_prompt(CLAIM_PROMPT_FILE)
+    assert claim.hash == hashlib.sha256(CLAIM_PROMPT_FILE.read_bytes()).hexdigest()[:12]
+    # An edit of either prompt changes what is recorded.
+    edited = dataclasses.replace(claim, hash="0" * 12)
+    assert prompt_hash(prompt, edited) != prompt_hash() == prompt_hash(prompt, claim)
+    assert prompt_hash(dataclasses.replace(prompt, hash="0" * 12), claim) != prompt_hash()
     assert judge_info(None) is None
 
 

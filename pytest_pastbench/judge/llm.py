@@ -112,10 +112,11 @@ def load_prompt(path: Path = PROMPT_FILE) -> JudgePrompt:
     )
 
 
-def prompt_hash() -> str:
-    """The judge's prompt hash as recorded: both prompt files, so an edit of either shows."""
-    digest = hashlib.sha256(PROMPT_FILE.read_bytes() + b"\0" + CLAIM_PROMPT_FILE.read_bytes())
-    return digest.hexdigest()[:12]
+def prompt_hash(rubric: JudgePrompt | None = None, claim: JudgePrompt | None = None) -> str:
+    """The judge's prompt hash as recorded: of both prompts (the rubric's and the claim's, the
+    repo files by default), so an edit of either shows."""
+    rubric, claim = rubric or load_prompt(), claim or load_prompt(CLAIM_PROMPT_FILE)
+    return hashlib.sha256(f"{rubric.hash}:{claim.hash}".encode()).hexdigest()[:12]
 
 
 def parse_reply(content: str | None) -> JudgeReply:
@@ -174,7 +175,7 @@ class LLMJudge:
         self.name = client.model
         self.prompt = prompt or load_prompt()
         self.claim_prompt = claim_prompt or load_prompt(CLAIM_PROMPT_FILE)
-        self.prompt_hash = prompt_hash() if prompt is None and claim_prompt is None else self.prompt.hash
+        self.prompt_hash = prompt_hash(self.prompt, self.claim_prompt)
         self.attempts = max(1, attempts)
 
     def grade(self, rubric: str, answer: str) -> Verdict:
