@@ -78,9 +78,9 @@ class ClaimJudge(Judge, Protocol):
 
 
 def all_facts(verdicts: list[ClaimVerdict]) -> ClaimVerdict | None:
-    """One verdict for a check that needs every fact: asserts_expected when each fact is asserted,
-    else the first fact's verdict that is not (an undecided fact before a plainly missed one is
-    still undecided only when no fact is plainly missed); None for no facts."""
+    """One verdict for a check that needs every fact: asserts_expected when each fact is asserted;
+    else the first fact plainly not asserted; else (the rest asserted) the first undecided one.
+    None for no facts."""
     if not verdicts:
         return None
     missed = [v for v in verdicts if v.reading not in (Reading.ASSERTS_EXPECTED, Reading.UNDECIDED)]
