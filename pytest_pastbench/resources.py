@@ -29,6 +29,12 @@ def families_dir() -> Path:
     return _data_dir("families")
 
 
+def labels_file() -> Path:
+    """The shipped labelled answer set (``pastbench grader-agreement``'s default input); it lives
+    in the families folder, so a wheel carries it with them."""
+    return families_dir() / "labels" / "answers.jsonl"
+
+
 def agents_dir() -> Path:
     return _data_dir("agents")
 

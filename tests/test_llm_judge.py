@@ -6,6 +6,7 @@ Model traffic goes to a local OpenAI-compatible fault server on 127.0.0.1 (or th
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ import yaml
 
 from pytest_pastbench.errors import InfraError, JudgeError
 from pytest_pastbench.judge.llm import (
+    CLAIM_PROMPT_FILE,
     JUDGE_ATTEMPTS,
     PROMPT_FILE,
     LLMJudge,
@@ -24,6 +26,7 @@ from pytest_pastbench.judge.llm import (
     judge_info,
     load_prompt,
     parse_reply,
+    prompt_hash,
 )
 from pytest_pastbench.models.cache import ResponseCache
 from pytest_pastbench.models.client import RetryPolicy, use_alias_file
@@ -109,7 +112,15 @@ def test_the_prompt_is_the_repo_file_and_its_hash_is_the_files() -> None:
     system, user = prompt.messages("RUBRIC-TEXT $x {y}", "ANSWER-TEXT")
     assert system == {"role": "system", "content": prompt.system} and '"score"' in prompt.system
     assert user["content"] == "<rubric>\nRUBRIC-TEXT $x {y}\n</rubric>\n<answer>\nANSWER-TEXT\n</answer>"
-    assert judge_info("m") == {"model": "m", "prompt_hash": prompt.hash}
+    # The recorded hash covers the rubric and the claim prompt: an edit of either shows.
+    assert judge_info("m") == {"model": "m", "prompt_hash": prompt_hash()}
+    assert prompt_hash() != prompt.hash
+    claim = load_prompt(CLAIM_PROMPT_FILE)
+    assert claim.hash == hashlib.sha256(CLAIM_PROMPT_FILE.read_bytes()).hexdigest()[:12]
+    # An edit of either prompt changes what is recorded.
+    edited = dataclasses.replace(claim, hash="0" * 12)
+    assert prompt_hash(prompt, edited) != prompt_hash() == prompt_hash(prompt, claim)
+    assert prompt_hash(dataclasses.replace(prompt, hash="0" * 12), claim) != prompt_hash()
     assert judge_info(None) is None
 
 
@@ -219,36 +230,48 @@ def test_the_offline_judge_scores_rubrics_and_the_prompt_hash_is_in_every_result
     # -n 2: the workers reach the judge through the controller's gateway, like the agent model.
     result = judged_run(pytester, "judged", "--pastbench-judge-model=pastbench/judge", "-n", "2")
     assert result.ret == 0, result.stdout.str()
-    prompt_hash = load_prompt().hash
-    result.stdout.fnmatch_lines([f"judge: pastbench/judge (prompt {prompt_hash})"])
+    recorded = prompt_hash()
+    result.stdout.fnmatch_lines([f"judge: pastbench/judge (prompt {recorded})"])
     records, summary = run_files(pytester, "judged")
     assert len(records) == 2
     for record in records:
         assert (record["judge"], record["judge_prompt_hash"], record["judge_errors"]) == (
             "pastbench/judge",
-            prompt_hash,
+            recorded,
             0,
         )
         [check] = rubric_checks(record)
         assert isinstance(check["score"], float) and check["passed"] is (check["score"] >= 0.5)
         assert check["detail"].startswith("judge pastbench/judge ")
-    assert summary["run"]["judge"] == {"model": "pastbench/judge", "prompt_hash": prompt_hash}
-    assert summary["configs"][0]["overall"]["judge_errors"] == 0
-    assert summary["run"]["model_calls"]["pastbench/judge"]["calls"] == 2  # in the run's ledger
+        # The contains check went to the judge too, its deterministic verdict beside the judge's.
+        [text] = [c for s in record["sessions"] for c in s["checks"] if c["type"] == "contains"]
+        assert text["verdict"] == text["deterministic_verdict"]
+        assert text["passed"] is (text["verdict"] == "asserts_expected")
+    assert summary["run"]["judge"] == {"model": "pastbench/judge", "prompt_hash": recorded}
+    overall = summary["configs"][0]["overall"]
+    assert overall["judge_errors"] == 0
+    assert overall["judge_disagreement"] == {
+        "checks": 2, "compared": 2, "disagree": 0, "rate": 0.0, "undecided": 0, "judge_errors": 0
+    }  # fmt: skip
+    result.stdout.fnmatch_lines(["*judge vs deterministic grader disagree on 0.0% (0/2) of text checks*"])
+    # Two items, each a rubric and a text check: four judge calls in the run's ledger.
+    assert summary["run"]["model_calls"]["pastbench/judge"]["calls"] == 4
 
 
-def test_a_judge_that_never_answers_json_is_recorded_as_judge_error(pytester: pytest.Pytester) -> None:
+def test_a_judge_that_never_answers_json_blocks_the_item_instead_of_scoring_it_0(
+    pytester: pytest.Pytester,
+) -> None:
     with judge_server(then=MALFORMED) as server:
         result = judged_by(server, pytester, "garbage")
-    assert result.ret == 0, result.stdout.str()
-    assert server.count == JUDGE_ATTEMPTS  # one eval session, one rubric, three replies
+    # One eval session, a rubric and a text check, three replies each.
+    assert server.count == 2 * JUDGE_ATTEMPTS
+    # No credit check of the session got a verdict: not measured, so no score (never a 0).
+    result.stdout.fnmatch_lines(["*infra_blocked: judge_error: no verdict on any credit check of session 1*"])
     [record], summary = run_files(pytester, "garbage")
-    [check] = rubric_checks(record)
-    assert check["passed"] is None and check["judge_error"].startswith(f"{ALIAS}: no valid verdict in 3")
-    assert record["judge_errors"] == 1 and "judge_error" in record["reasons"]
-    assert record["score"] is not None and not record["infra_blocked"]  # scored without the rubric
-    assert summary["configs"][0]["overall"]["judge_errors"] == 1
-    result.stdout.fnmatch_lines(["hermes@pastbench/recall: 1 rubric check(s) got no verdict (judge_error*"])
+    assert record["score"] is None and record["infra_blocked"]
+    assert record["reasons"][0].startswith("judge_error: no verdict on any credit check of session 1")
+    assert f"{ALIAS}: no valid verdict in 3" in record["reasons"][0]
+    assert summary["configs"][0]["overall"]["infra_blocked"] == 1
 
 
 def test_a_judge_provider_down_blocks_the_item_like_an_agent_provider(pytester: pytest.Pytester) -> None:

@@ -29,6 +29,7 @@ SCOPE_KEYS = {
     "n_episodes",
     "infra_blocked",
     "judge_errors",
+    "judge_disagreement",
     "rubric_fallback",
     "undecided",
     "cost_usd",

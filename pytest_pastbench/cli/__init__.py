@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "pytest_pastbench.results.render.plots",
     "pytest_pastbench.results.render.html",
     "pytest_pastbench.judge.agreement",
+    "pytest_pastbench.cli.grader_agreement",
     "pytest_pastbench.protocols.stream.cli",
     "pytest_pastbench.plugin.options",
     "pytest_pastbench.cli.schema",
@@ -26,8 +27,9 @@ COMMAND_MODULES = (
 DESCRIPTION = (
     "Tools of pytest-pastbench. The benchmark itself runs under pytest (pytest --pastbench-...); "
     "these commands work on finished runs (summarize, compare, gate, merge, plot, html, "
-    "judge-agreement) and on family files (validate, schema, generate-streams, export), and print "
-    "the options reference (options). 'pastbench COMMAND --help' describes each."
+    "judge-agreement), measure the grader on labelled answers (grader-agreement), work on family "
+    "files (validate, schema, generate-streams, export), and print the options reference (options). "
+    "'pastbench COMMAND --help' describes each."
 )
 
 

@@ -122,7 +122,7 @@ class SessionScore(BaseModel):
     reason: str | None = None
     rubric_unscored: int = 0
     rubric_fallback: int = Field(default=0, description="rubric checks graded by their fallback (no judge)")
-    judge_errors: int = Field(default=0, description="rubric checks the judge gave no verdict on")
+    judge_errors: int = Field(default=0, description="checks (text or rubric) the judge gave no verdict on")
     undecided: int = Field(default=0, description="text checks the deterministic grader could not decide")
 
 

@@ -16,7 +16,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Generic, TextIO, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tabulate import tabulate
@@ -57,32 +57,87 @@ class Judged:
     error: str | None = None
 
 
-def read_labels(path: Path, scale: float) -> list[Sample]:
-    """Every sample of the file, validated; ``LabelError`` at the first bad line."""
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Row(Generic[ModelT]):
+    """One line of a JSON Lines labels file: the validated row, or why it cannot be used."""
+
+    path: str
+    line: int
+    value: ModelT | None
+    error: str | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def read_json_lines(path: Path, model: type[ModelT], shape: str) -> list[Row[ModelT]]:
+    """Every non-blank line of a JSON Lines file validated as ``model``; a bad line is a row with
+    an error naming its field (``shape`` says what a line should hold), so a caller can report
+    it and still measure the others. ``LabelError`` when the file cannot be read at all."""
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise LabelError(f"{path}: cannot read: {exc}") from None
-    samples: list[Sample] = []
+    rows: list[Row[ModelT]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise LabelError(f"{path}:{number}: not JSON ({exc.msg}, column {exc.colno})") from None
+            rows.append(Row(str(path), number, None, f"not JSON ({exc.msg}, column {exc.colno})"))
+            continue
         try:
-            label = LabelledSample.model_validate(value)
+            rows.append(Row(str(path), number, model.model_validate(value)))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"])) or "line"
+            rows.append(Row(str(path), number, None, f"{where}: {first['msg']} (expected {shape})"))
+    return rows
+
+
+def share_text(agree: int, n: int) -> str:
+    """``92.5% (37/40)``, or ``—`` for no sample: how both agreement commands print a share."""
+    return f"{agree / n:.1%} ({agree}/{n})" if n else "—"
+
+
+def make_judge(model: str, aliases: str | None, retries: int) -> Any:
+    """The ``LLMJudge`` of an agreement command, on the run's model path (gateway, retries,
+    offline ``pastbench/...``); ``ValueError`` naming what is missing."""
+    from ..models.client import RetryPolicy, missing_keys, use_alias_file
+    from ..models.gateway import ModelService, ServiceClient
+    from .llm import LLMJudge, check_judge_model
+
+    use_alias_file(aliases)
+    check_judge_model(model)
+    missing = missing_keys(model)
+    if missing:
+        raise ValueError(
+            f"judge model {model} needs {' and '.join(missing)} set in the environment "
+            f"(or judge offline with --judge-model={REFERENCE_JUDGE})"
+        )
+    service = ModelService(retry=RetryPolicy(attempts=retries))
+    return LLMJudge(ServiceClient(service, model))
+
+
+SAMPLE_SHAPE = '{"rubric": str, "answer": str, "human": number, "id": optional str}'
+
+
+def read_labels(path: Path, scale: float) -> list[Sample]:
+    """Every sample of the file, validated; ``LabelError`` at the first bad line."""
+    samples: list[Sample] = []
+    for row in read_json_lines(path, LabelledSample, SAMPLE_SHAPE):
+        if row.value is None:
+            raise LabelError(f"{path}:{row.line}: {row.error}")
+        if not 0.0 <= row.value.human <= scale:
             raise LabelError(
-                f"{path}:{number}: {where}: {first['msg']} "
-                '(expected {"rubric": str, "answer": str, "human": number, "id": optional str})'
-            ) from None
-        if not 0.0 <= label.human <= scale:
-            raise LabelError(f"{path}:{number}: human: {label.human} is outside 0..{scale:g} (see --scale)")
-        samples.append(Sample(number, label, str(path)))
+                f"{path}:{row.line}: human: {row.value.human} is outside 0..{scale:g} (see --scale)"
+            )
+        samples.append(Sample(row.line, row.value, str(path)))
     if not samples:
         raise LabelError(f"{path}: no samples (one JSON object per line)")
     return samples
@@ -152,13 +207,12 @@ def render(results: list[Judged], result: Agreement, judge_name: str, tolerance:
     samples = tabulate(
         rows, headers=("sample", "id", "human", "judge", "|diff|", "agrees"), disable_numparse=True
     )
-    share = "—" if result.share is None else f"{result.share:.1%}"
     totals = tabulate(
         [
             ["judge", judge_name],
             ["scale", f"0..{scale:g}"],
             ["n judged", f"{result.n} of {result.n + result.failed}"],
-            [f"agreement (|diff| ≤ {tolerance:g})", f"{share} ({result.agree}/{result.n})"],
+            [f"agreement (|diff| ≤ {tolerance:g})", share_text(result.agree, result.n)],
             ["mean |judge − human|", format_number(result.mean_abs_diff)],
         ],
         disable_numparse=True,
@@ -178,32 +232,25 @@ def render(results: list[Judged], result: Agreement, judge_name: str, tolerance:
 
 def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    from ..models.client import RetryPolicy, missing_keys, use_alias_file
-    from ..models.gateway import ModelService, ServiceClient
-    from .llm import LLMJudge, check_judge_model
-
     if args.scale <= 0 or args.tolerance < 0:
         print("pastbench judge-agreement: --scale must be > 0 and --tolerance ≥ 0", file=err)
         return 2
     try:
+        from ..models.client import use_alias_file
+        from .llm import check_judge_model
+
         use_alias_file(args.model_aliases)
         check_judge_model(args.judge_model)
         samples = [s for labels in args.labels for s in read_labels(Path(labels), args.scale)]
-        missing = missing_keys(args.judge_model)
-        if missing:
-            raise ValueError(
-                f"judge model {args.judge_model} needs {' and '.join(missing)} set in the environment "
-                f"(or judge offline with --judge-model={REFERENCE_JUDGE})"
-            )
+        judge = make_judge(args.judge_model, args.model_aliases, args.retries)
     except (LabelError, ValueError) as exc:
         print(f"pastbench judge-agreement: {exc}", file=err)
         return 2
-    service = ModelService(retry=RetryPolicy(attempts=args.retries))
-    judge = LLMJudge(ServiceClient(service, args.judge_model))
     results = judge_samples(samples, judge, args.scale)
     result = agreement(results, args.tolerance, args.scale)
     print(
-        render(results, result, f"{judge.name} (prompt {judge.prompt_hash})", args.tolerance, args.scale),
+        # The rubric prompt's own hash: the only prompt this command sends.
+        render(results, result, f"{judge.name} (prompt {judge.prompt.hash})", args.tolerance, args.scale),
         file=out,
     )
     for r in results:

@@ -12,6 +12,10 @@ Outcomes of one grading:
   outage says nothing about the answer; scoring the item without its rubric checks would shift
   c_e for whichever items the outage happened to hit, while a blocked item is left out of every
   mean and reruns with ``--pastbench-resume``.
+
+Text checks (``read``) use ``prompts/judge_claim.md`` the same way: the reply is
+``{"verdict": <one of the five readings>, "reason": "..."}``, asked again when malformed, then
+``JudgeError``. The recorded prompt hash covers both prompt files.
 """
 
 from __future__ import annotations
@@ -29,15 +33,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InfraError, JudgeError
 from ..models.client import OFFLINE_PREFIX, ModelClient, resolve_model
+from ..protocols.past.claims import ClaimVerdict, Reading
 from ..resources import prompt_file
-from .base import Verdict
+from .base import JUDGE_READINGS, Claim, Verdict
 
 PROMPT_FILE = prompt_file("judge_rubric.md")
+CLAIM_PROMPT_FILE = prompt_file("judge_claim.md")
 REFERENCE_JUDGE = "pastbench/judge"
 PASS_AT = 0.5  # a score at or above this passes the rubric check
 JUDGE_ATTEMPTS = 3  # replies asked for before a malformed answer becomes judge_error
 JUDGE_MAX_TOKENS = 8192  # as the agent's output budget: reasoning models spend tokens first
 _SECTION = re.compile(r"^<!-- (system|user|retry) -->\n", re.M)
+_READING_NAMES = ", ".join(r.value for r in JUDGE_READINGS)
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.S)
 
 
@@ -47,6 +54,15 @@ class JudgeReply(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     score: float = Field(ge=0.0, le=1.0)
+    reason: str = Field(min_length=1)
+
+
+class ClaimReply(BaseModel):
+    """The reply to a claim prompt: one of the five verdicts and a non-empty reason."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    verdict: str
     reason: str = Field(min_length=1)
 
 
@@ -63,6 +79,24 @@ class JudgePrompt:
             {"role": "user", "content": self.user.substitute(rubric=rubric, answer=answer)},
         ]
 
+    def claim_messages(self, claim: Claim) -> list[dict[str, Any]]:
+        """The claim prompt's conversation: question, rubric ("none" for a value check), one JSON
+        object a fact, the answer."""
+        facts = "\n".join(
+            json.dumps(
+                {"expected": list(f.expected), "superseded": list(f.superseded), "decoys": list(f.decoys)},
+                ensure_ascii=False,
+            )
+            for f in claim.facts
+        )
+        user = self.user.substitute(
+            question=claim.question.strip() or "(not given)",
+            rubric=claim.rubric.strip() or "none",
+            facts=facts or "none",
+            answer=claim.answer,
+        )
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
 
 @cache
 def load_prompt(path: Path = PROMPT_FILE) -> JudgePrompt:
@@ -78,8 +112,31 @@ def load_prompt(path: Path = PROMPT_FILE) -> JudgePrompt:
     )
 
 
+def prompt_hash(rubric: JudgePrompt | None = None, claim: JudgePrompt | None = None) -> str:
+    """The judge's prompt hash as recorded: of both prompts (the rubric's and the claim's, the
+    repo files by default), so an edit of either shows."""
+    rubric, claim = rubric or load_prompt(), claim or load_prompt(CLAIM_PROMPT_FILE)
+    return hashlib.sha256(f"{rubric.hash}:{claim.hash}".encode()).hexdigest()[:12]
+
+
 def parse_reply(content: str | None) -> JudgeReply:
     """Strict: the whole reply is one JSON object (optionally in one ```json fence), else JudgeError."""
+    return _parse(content, JudgeReply)
+
+
+def parse_claim_reply(content: str | None) -> ClaimVerdict:
+    """A claim reply as a ``ClaimVerdict``; JudgeError for anything but one of the five verdicts."""
+    reply = _parse(content, ClaimReply)
+    try:
+        reading = Reading(reply.verdict.strip().lower())
+    except ValueError:
+        reading = None
+    if reading not in JUDGE_READINGS:
+        raise JudgeError(f"verdict {reply.verdict!r} is not one of {_READING_NAMES}")
+    return ClaimVerdict(reading, reply.reason)
+
+
+def _parse(content: str | None, model: type[BaseModel]) -> Any:
     text = (content or "").strip()
     if not text:
         raise JudgeError("empty reply")
@@ -93,7 +150,7 @@ def parse_reply(content: str | None) -> JudgeReply:
     if not isinstance(value, dict):
         raise JudgeError(f"not a JSON object: {_clip(text)}")
     try:
-        return JudgeReply.model_validate(value)
+        return model.model_validate(value)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors())
         raise JudgeError(f"wrong JSON fields ({problems}): {_clip(text)}") from None
@@ -108,16 +165,28 @@ class LLMJudge:
     """A ``Judge`` backed by a model: the run's ``ModelClient`` (gateway, cache, limits, ledger)."""
 
     def __init__(
-        self, client: ModelClient, prompt: JudgePrompt | None = None, attempts: int = JUDGE_ATTEMPTS
+        self,
+        client: ModelClient,
+        prompt: JudgePrompt | None = None,
+        attempts: int = JUDGE_ATTEMPTS,
+        claim_prompt: JudgePrompt | None = None,
     ):
         self.client = client
         self.name = client.model
         self.prompt = prompt or load_prompt()
-        self.prompt_hash = self.prompt.hash
+        self.claim_prompt = claim_prompt or load_prompt(CLAIM_PROMPT_FILE)
+        self.prompt_hash = prompt_hash(self.prompt, self.claim_prompt)
         self.attempts = max(1, attempts)
 
     def grade(self, rubric: str, answer: str) -> Verdict:
-        messages = self.prompt.messages(rubric, answer)
+        parsed = self._ask(self.prompt, self.prompt.messages(rubric, answer), parse_reply)
+        return Verdict(passed=parsed.score >= PASS_AT, score=parsed.score, reason=parsed.reason)
+
+    def read(self, claim: Claim) -> ClaimVerdict:
+        """What the answer claims: one of the five verdicts, with the judge's reason."""
+        return self._ask(self.claim_prompt, self.claim_prompt.claim_messages(claim), parse_claim_reply)
+
+    def _ask(self, prompt: JudgePrompt, messages: list[dict[str, Any]], parse: Any) -> Any:
         problem = ""
         for _ in range(self.attempts):
             try:
@@ -125,7 +194,7 @@ class LLMJudge:
             except InfraError as exc:
                 raise InfraError(f"judge {exc}", retries=exc.retries) from exc
             try:
-                parsed = parse_reply(reply.content)
+                return parse(reply.content)
             except JudgeError as exc:
                 problem = str(exc)
                 # Ask again with the problem named: a changed request (so neither temperature 0
@@ -133,10 +202,8 @@ class LLMJudge:
                 messages = [
                     *messages,
                     {"role": "assistant", "content": reply.content or ""},
-                    {"role": "user", "content": self.prompt.retry.substitute(problem=problem)},
+                    {"role": "user", "content": prompt.retry.substitute(problem=problem)},
                 ]
-                continue
-            return Verdict(passed=parsed.score >= PASS_AT, score=parsed.score, reason=parsed.reason)
         raise JudgeError(f"{self.name}: no valid verdict in {self.attempts} replies; last: {problem}")
 
 
@@ -157,4 +224,4 @@ def judge_info(model: str | None) -> dict[str, str] | None:
     """``run.judge`` of the summary: which model judged, with which prompt (None: no judge)."""
     if model is None:
         return None
-    return {"model": model, "prompt_hash": load_prompt().hash}
+    return {"model": model, "prompt_hash": prompt_hash()}

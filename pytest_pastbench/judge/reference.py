@@ -6,6 +6,11 @@ the answer. A term is found when an answer word shares its first ``STEM`` letter
 "rollback" finds "rollbacks"). Words that describe the grading rather than the content
 ("mentions", "answer", ...) are not terms. It is an honest baseline so rubric checks can be
 scored without keys; it cannot tell a right answer from one that merely uses the right words.
+
+A claim prompt (``prompts/judge_claim.md``: question, rubric, facts, answer) it answers with the
+deterministic claims reading (``claims.read_claim``) of each fact the prompt gives, so offline
+the judge path grades text as the deterministic grader does; a rubric without facts gets the
+lexical score above (met: asserts_expected, else no_answer).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import Any
 
 from ..core.text import content_words
 from ..errors import NotAJudgePrompt
+from ..protocols.past.claims import ClaimVerdict, Reading, read_claim
+from .base import all_facts
 
 NAME = "judge"
 STEM = 5
@@ -28,6 +35,12 @@ RUBRIC_WORDS = frozenset(
     least whether either both any each rubric
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
+_CLAIM = re.compile(
+    r"<question>\n(?P<question>.*?)\n</question>\s*<rubric>\n(?P<rubric>.*?)\n</rubric>\s*"
+    r"<facts>\n(?P<facts>.*?)\n</facts>\s*<answer>\n(?P<answer>.*)\n</answer>",
+    re.S,
+)
+PASS_AT = 0.5  # as llm.PASS_AT: a rubric score at or above this meets the rubric
 _BLOCK = re.compile(r"<rubric>\n?(?P<rubric>.*?)\n?</rubric>\s*<answer>\n?(?P<answer>.*)\n?</answer>", re.S)
 
 
@@ -47,11 +60,56 @@ def grade(rubric: str, answer: str) -> tuple[float, str]:
     return score, reason + (f"; missing: {', '.join(missing)}" if missing else "")
 
 
+def _facts(block: str) -> list[dict[str, Any]]:
+    if block.strip() == "none":
+        return []
+    facts = [json.loads(line) for line in block.splitlines() if line.strip()]
+    if not all(isinstance(f, dict) and isinstance(f.get("expected"), list) for f in facts):
+        raise NotAJudgePrompt("pastbench/judge: a fact is not a JSON object with an 'expected' list")
+    return facts
+
+
+def read(question: str, rubric: str, facts: list[dict[str, Any]], answer: str) -> ClaimVerdict:
+    """The claim verdict from what a claim prompt gives: the deterministic reading of each fact."""
+    if not facts:
+        score, reason = grade(rubric, answer) if rubric != "none" else (0.0, "no fact and no rubric")
+        return ClaimVerdict(Reading.ASSERTS_EXPECTED if score >= PASS_AT else Reading.NO_ANSWER, reason)
+    verdicts = [
+        read_claim(
+            answer,
+            [str(v) for v in f["expected"]],
+            [str(v) for v in f.get("superseded") or []],
+            [str(v) for v in f.get("decoys") or []],
+            question,
+        )
+        for f in facts
+    ]
+    verdict = all_facts(verdicts)
+    assert verdict is not None
+    if verdict.reading is Reading.UNDECIDED:
+        # A judge must commit; the grader could not: two claims stand, which earns no credit, as
+        # a hedge does.
+        return ClaimVerdict(Reading.HEDGES, f"undecided by the deterministic reading: {verdict.detail}")
+    return verdict
+
+
 def reply(messages: list[dict[str, Any]]) -> str:
     """The JSON verdict for the first user message of a judge conversation."""
     first_user = next((m for m in messages if m.get("role") == "user"), None)
-    match = _BLOCK.search(str((first_user or {}).get("content") or ""))
+    content = str((first_user or {}).get("content") or "")
+    claim = _CLAIM.search(content)
+    if claim is not None:
+        try:
+            facts = _facts(claim["facts"])
+        except json.JSONDecodeError as exc:
+            raise NotAJudgePrompt(f"pastbench/judge: a fact line is not JSON ({exc.msg})") from None
+        verdict = read(claim["question"], claim["rubric"], facts, claim["answer"])
+        reason = verdict.detail or f"{verdict.reading.value.replace('_', ' ')}"
+        return json.dumps({"verdict": verdict.reading.value, "reason": reason})
+    match = _BLOCK.search(content)
     if match is None:
-        raise NotAJudgePrompt("pastbench/judge only grades judge prompts (<rubric> and <answer> blocks)")
+        raise NotAJudgePrompt(
+            "pastbench/judge only grades judge prompts (<rubric> and <answer> blocks, or a claim prompt)"
+        )
     score, reason = grade(match["rubric"], match["answer"])
     return json.dumps({"score": score, "reason": reason})

@@ -135,13 +135,20 @@ class _ControllerHooks:
         self.control_arms: set[Any] = set()  # added to --lf's failures; they did not fail
         self.failed: set[str] = set()
 
-    def pytest_report_header(self) -> str | None:
-        if not self.control_arms:
-            return None
-        return (
-            f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
-            "control items (Δ = S_on − S_off needs both arms)"
-        )
+    def pytest_report_header(self) -> list[str]:
+        lines = []
+        if self.control_arms:
+            lines.append(
+                f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
+                "control items (Δ = S_on − S_off needs both arms)"
+            )
+        from ..cli.grader_agreement import deterministic_grading_line
+
+        options = pastbench_run(self.config).options
+        grading = deterministic_grading_line(options.models, options.judge_model)
+        if grading:
+            lines.append(grading)
+        return lines
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self) -> None:

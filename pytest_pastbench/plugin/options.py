@@ -413,9 +413,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "judge-model",
-        "model that scores rubric checks (LLM judge; same model strings and aliases as "
-        "--pastbench-model; pastbench/judge is the offline reference judge); default: none, "
-        "rubric checks are left out of c_e and flagged",
+        "model that grades the answers' free text: every value, contains, any_of and rubric check "
+        "(LLM judge; same model strings and aliases as --pastbench-model; pastbench/judge is the "
+        "offline reference judge); default: none, text checks are graded deterministically and "
+        "rubric checks by their fallback (without one left out of c_e and flagged)",
         check=_judge_model,
         group="model",
         metavar="MODEL",
@@ -629,7 +630,7 @@ class RunOptions:
     request_timeout: float = 120.0
     resume: str | None = None  # a run folder, or a run id under report_dir
     docker_host: str | None = None
-    judge_model: str | None = None  # None: rubric checks are unscored
+    judge_model: str | None = None  # None: text graded deterministically, rubrics by their fallback
     plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
     intervention_m: int | None = None  # overrides each intervention family's metrics.m
     intervention_tau: float | None = None  # overrides each intervention family's metrics.tau

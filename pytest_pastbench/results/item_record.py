@@ -41,7 +41,7 @@ class ItemRecord(BaseModel):
     losses: list[Loss] = Field(default_factory=list, description="the points each reason cost")
     judge: str | None = None
     judge_prompt_hash: str | None = None
-    judge_errors: int = Field(default=0, description="rubric checks left unscored by a judge_error")
+    judge_errors: int = Field(default=0, description="checks (text or rubric) left unscored by a judge_error")
     undecided: int = Field(default=0, description="text checks the deterministic grader could not decide")
     dataset_hash: str = ""
     family_version: str = ""

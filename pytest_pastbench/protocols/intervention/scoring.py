@@ -39,7 +39,9 @@ def _evaluate(
     elif isinstance(check, PolicyCompliantCheck):
         passed, detail = _policy_compliant(check, run, tools)
     else:
-        return evaluate_check(check, run, judge)
+        # The interventions' judge grades γ's fields and rubrics; their text checks stay
+        # deterministic, so α_L, κ and ρ read the same with or without a judge.
+        return evaluate_check(check, run, judge, judge_text=False)
     return CheckResult(type=check.type, weight=check.weight, passed=passed, detail=detail)
 
 

@@ -3,6 +3,10 @@
 Each check answers pass / fail / unscored (``passed=None``) with a short ``detail``
 saying why it failed, so a report reader sees "missing '42'" rather than a bare 0.
 Malformed answers (bad JSON, no table) fail the check; they never raise.
+
+With a judge that reads claims (``judge.base.ClaimJudge``), every text check (value, contains,
+any_of of them, a rubric with text fallbacks) is graded by the judge's verdict on what the
+answer claims; the deterministic verdict is recorded beside it (``deterministic_verdict``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,15 @@ from typing import Any
 
 from pytest_pastbench.core.records import CheckResult, SessionRecord
 from pytest_pastbench.errors import JudgeError
-from pytest_pastbench.judge.base import Judge, Verdict
+from pytest_pastbench.judge.base import (
+    JUDGE_READINGS,
+    Claim,
+    Fact,
+    Judge,
+    Verdict,
+    all_facts,
+    reads_claims,
+)
 from pytest_pastbench.protocols.past.claims import ClaimVerdict, Reading, read_claim
 from pytest_pastbench.protocols.past.matching import asserts_value
 from pytest_pastbench.protocols.past.schema import (
@@ -290,24 +302,31 @@ _TEXT_EVALUATORS: dict[str, Callable[[Any, SessionRecord], TextResult]] = {
 }
 
 
-def _any_of(check: AnyOfCheck, run: SessionRecord, judge: Judge | None) -> CheckResult:
-    """Passes when one alternative passes; undecided when none passed and one was undecided."""
-    results = [evaluate_check(c, run, judge) for c in check.checks]
+def _any_of(
+    check: AnyOfCheck, run: SessionRecord, judge: Judge | None, judge_text: bool = True
+) -> CheckResult:
+    """Passes when one alternative passes; undecided when none passed and one was undecided. An
+    alternative the judge gave no verdict on may be the one that passes: without a pass the check
+    is unscored (judge_error), never failed on an infra problem."""
+    results = [evaluate_check(c, run, judge, judge_text=judge_text) for c in check.checks]
     scored = [r for r in results if r.passed is not None]
-    passed = True if any(r.passed for r in scored) else (False if scored else None)
-    undecided = not passed and any(r.undecided for r in results)
+    errors = [r.judge_error for r in results if r.judge_error]
+    passed = True if any(r.passed for r in scored) else (None if errors or not scored else False)
+    undecided = passed is False and any(r.undecided for r in results)
     detail = "" if passed else "none passed: " + "; ".join(f"{r.type}: {r.detail}" for r in results)
     winner = next((r for r in results if r.passed), None)
     verdict = (winner or next((r for r in results if r.undecided), None) or results[0]).verdict
+    judged = judge_text and judge is not None and reads_claims(judge) and is_text_check(check)
     return CheckResult(
         type=check.type,
         weight=check.weight,
         passed=passed,
         detail=detail,
         fallback=any(r.fallback for r in results),
-        judge_error=next((r.judge_error for r in results if r.judge_error), None) if passed is None else None,
+        judge_error=errors[0] if passed is None and errors else None,
         verdict=verdict,
         undecided=undecided,
+        deterministic_verdict=_reading_value(deterministic_verdict(check, run)) if judged else None,
     )
 
 
@@ -342,12 +361,125 @@ def _judge_undecided(check: Any, run: SessionRecord, judge: Judge, result: Check
     )
 
 
-def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None) -> CheckResult:
-    """Score one check of a session; ``passed`` is None only for an unscored rubric."""
+def is_text_check(check: Check) -> bool:
+    """Grades the answer's text: value, contains, an any_of of text checks, a rubric with a text
+    check among its fallbacks (a rubric without one is the judge's score of its rubric alone)."""
+    if isinstance(check, ValueCheck | ContainsCheck):
+        return True
+    if isinstance(check, AnyOfCheck):
+        return all(is_text_check(c) for c in check.checks)
+    if isinstance(check, RubricCheck):
+        return any(is_text_check(c) for c in check.fallback)
+    return False
+
+
+def claim_facts(check: Check) -> list[Fact]:
+    """The facts a text check needs asserted, each with its accepted forms and competing values.
+    An any_of's alternatives are graded one by one, so they give no facts here."""
+    if isinstance(check, ValueCheck):
+        forms = check.forms()
+        return [
+            Fact(
+                tuple(forms),
+                tuple(v for v in check.superseded if v not in forms),
+                tuple(v for v in check.decoys if v not in forms),
+            )
+        ]
+    if isinstance(check, ContainsCheck):
+        return [Fact((value,)) for value in check.values]
+    if isinstance(check, RubricCheck):
+        return [fact for c in check.fallback if not isinstance(c, AnyOfCheck) for fact in claim_facts(c)]
+    return []
+
+
+def _reading_value(verdict: ClaimVerdict | None) -> str | None:
+    return None if verdict is None else verdict.reading.value
+
+
+def deterministic_verdict(check: Check, run: SessionRecord) -> ClaimVerdict | None:
+    """What the deterministic grader reads the answer as claiming for a text check (None for
+    other checks): the verdict recorded beside a judge's."""
+    if isinstance(check, ValueCheck | ContainsCheck):
+        result = evaluate_check(check, run, None)
+        if result.verdict:  # the check's own reading, when the grader records one
+            return ClaimVerdict(Reading(result.verdict), result.detail)
+        return all_facts(
+            [
+                read_claim(run.answer, f.expected, f.superseded, f.decoys, run.question)
+                for f in claim_facts(check)
+            ]
+        )
+    if isinstance(check, AnyOfCheck):
+        verdicts = [v for c in check.checks if (v := deterministic_verdict(c, run)) is not None]
+        return next((v for v in verdicts if v.reading is Reading.ASSERTS_EXPECTED), None) or (
+            verdicts[0] if verdicts else None
+        )
+    if isinstance(check, RubricCheck) and check.fallback:
+        verdicts = []
+        for c in check.fallback:
+            verdict = deterministic_verdict(c, run)
+            if verdict is None:  # a structural fallback (regex, json_field): met or not
+                passed = evaluate_check(c, run, None).passed
+                verdict = ClaimVerdict(Reading.ASSERTS_EXPECTED if passed else Reading.NO_ANSWER, "")
+            verdicts.append(verdict)
+        return all_facts(verdicts)
+    return None
+
+
+def _judged(check: ValueCheck | ContainsCheck | RubricCheck, run: SessionRecord, judge: Any) -> CheckResult:
+    """A text check graded by the judge's claim verdict; no verdict: ``judge_error`` (unscored)."""
+    rubric = check.rubric if isinstance(check, RubricCheck) else ""
+    claim = Claim(question=run.question, answer=run.answer, facts=tuple(claim_facts(check)), rubric=rubric)
+    deterministic = _reading_value(deterministic_verdict(check, run))
+    try:
+        verdict = judge.read(claim)
+    except JudgeError as exc:
+        problem = str(exc)
+    else:
+        reading = verdict.reading if isinstance(verdict, ClaimVerdict) else None
+        if reading in JUDGE_READINGS:
+            reason = f": {verdict.detail}" if verdict.detail else ""
+            return CheckResult(
+                type=check.type,
+                weight=check.weight,
+                passed=reading is Reading.ASSERTS_EXPECTED,
+                detail=f"judge {judge.name}: {reading.value}{reason}",
+                verdict=reading.value,
+                deterministic_verdict=deterministic,
+            )
+        # A judge that hands back garbage must not count as pass or fail.
+        problem = f"judge returned no verdict among {', '.join(JUDGE_READINGS)}: {verdict!r}"
+    return CheckResult(
+        type=check.type,
+        weight=check.weight,
+        passed=None,
+        detail=f"judge error: {problem}",
+        judge_error=problem,
+        deterministic_verdict=deterministic,
+    )
+
+
+def evaluate_check(
+    check: Check,
+    run: SessionRecord,
+    judge: Judge | None = None,
+    question: str = "",
+    judge_text: bool = True,
+) -> CheckResult:
+    """Score one check of a session; ``passed`` is None only for an unscored rubric or a
+    judge_error. ``question`` (else ``run.question``) is the session's last user turn, what the
+    answer answers. With a judge that reads claims every text check is the judge's; another judge
+    gets the rubrics and the text checks the deterministic grader left undecided.
+    ``judge_text=False`` keeps text checks deterministic even with a judge (a protocol whose judge
+    grades only its rubrics, as the interventions' γ)."""
+    if question and not run.question:
+        run = run.model_copy(update={"question": question})
+    if isinstance(check, AnyOfCheck):
+        return _any_of(check, run, judge, judge_text)
+    if judge_text and judge is not None and reads_claims(judge) and is_text_check(check):
+        return _judged(check, run, judge)  # type: ignore[arg-type]
     if isinstance(check, RubricCheck):
         return _rubric(check, run, judge)
-    if isinstance(check, AnyOfCheck):
-        return _any_of(check, run, judge)
     if check.type in _TEXT_EVALUATORS:
         passed, detail, verdict, undecided = _TEXT_EVALUATORS[check.type](check, run)
         result = CheckResult(
@@ -358,7 +490,9 @@ def evaluate_check(check: Check, run: SessionRecord, judge: Judge | None = None)
             verdict=verdict,
             undecided=undecided,
         )
-        return _judge_undecided(check, run, judge, result) if undecided and judge is not None else result
+        if undecided and judge is not None and judge_text:
+            return _judge_undecided(check, run, judge, result)
+        return result
     if check.type in _EVALUATORS:
         passed, detail = _EVALUATORS[check.type](check, run)
     else:  # a new check type in schema.py without an evaluator here

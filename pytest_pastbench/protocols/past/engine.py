@@ -22,6 +22,7 @@ from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.core.trace import TraceRecorder, redact, secret_values
 from pytest_pastbench.core.world import World
+from pytest_pastbench.errors import InfraError
 from pytest_pastbench.judge.base import Judge
 from pytest_pastbench.models.client import ModelClient
 from pytest_pastbench.results.item_record import ItemRecord
@@ -96,6 +97,7 @@ def run_item(
     mech = compute_mech(episode, runs, scores) if spec.arm == "on" else None
     losses = item_losses(scores)
     flags = sorted({s.reason for s in scores if s.reason} - {x.reason for x in losses})
+    _check_judged(scores)
     record = ItemRecord(
         **item_identity(spec, agent),
         score=episode_score(scores),
@@ -118,6 +120,23 @@ def run_item(
     )
     secrets = secret_values(_episode_secrets(episode))
     return ItemOutcome(record=record, trace=redact(trace.events, secrets))
+
+
+def _check_judged(scores: list[SessionScore]) -> None:
+    """``InfraError`` when the judge gave no verdict on any credit check of an eval session.
+
+    That session was not measured: its 0 would be the judge's failure, not the agent's. The item
+    is then ``infra_blocked`` like one whose provider was down (left out of every mean, rerun
+    with --pastbench-resume). A judge_error beside a scored credit check leaves only that check
+    out of c_e.
+    """
+    for score in scores:
+        credit = [c for c in score.checks if not c.guard]
+        if score.judge_errors and credit and all(c.passed is None for c in credit):
+            first = next(c.judge_error for c in credit if c.judge_error)
+            raise InfraError(
+                f"judge_error: no verdict on any credit check of session {score.index} (first: {first})"
+            )
 
 
 def ablate(store: Store, episode: schema.Episode) -> list[str]:

@@ -56,6 +56,30 @@ def _costs(records: list[ItemRecord]) -> dict[str, Any]:
         "rubric_fallback": sum(s.rubric_fallback for r in records for s in r.sessions),
         # Text checks the deterministic grader could not decide (no credit): flagged in the Δ table.
         "undecided": sum(s.undecided for r in records for s in r.sessions),
+        "judge_disagreement": judge_disagreement(records),
+    }
+
+
+def judge_disagreement(records: list[ItemRecord]) -> dict[str, Any] | None:
+    """How often the judge's verdict on a text check differs from the deterministic grader's.
+
+    ``checks``: text checks the judge graded; ``compared``: those with both verdicts, the
+    deterministic one decided; ``disagree`` of them and its ``rate``; ``undecided``: checks the
+    deterministic grader left undecided (the judge decided them); ``judge_errors``: no verdict.
+    None when no judge graded a text check (no judge, or one that only scores rubrics).
+    """
+    judged = [c for r in records for s in r.sessions for c in s.checks if c.deterministic_verdict is not None]
+    if not judged:
+        return None
+    compared = [c for c in judged if c.verdict is not None and c.deterministic_verdict != "undecided"]
+    disagree = sum(1 for c in compared if c.verdict != c.deterministic_verdict)
+    return {
+        "checks": len(judged),
+        "compared": len(compared),
+        "disagree": disagree,
+        "rate": disagree / len(compared) if compared else None,
+        "undecided": sum(1 for c in judged if c.deterministic_verdict == "undecided"),
+        "judge_errors": sum(1 for c in judged if c.verdict is None),
     }
 
 

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.errors import InfraError, JudgeError
 from pytest_pastbench.judge import reference
-from pytest_pastbench.judge.llm import LLMJudge, load_prompt
+from pytest_pastbench.judge.llm import LLMJudge
+from pytest_pastbench.judge.llm import prompt_hash as recorded_prompt_hash
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
 from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
@@ -122,7 +123,7 @@ def test_gamma_by_the_offline_judge_differs_between_a_good_and_a_bad_agent(
     judge = LLMJudge(ReferenceClient())
     curator, recall = item(tiny, "curator", tmp_path, judge), item(tiny, "recall", tmp_path, judge)
     assert (curator["gamma"]["gamma"], recall["gamma"]["gamma"]) == (1.0, 0.0)
-    assert curator["gamma"]["judge"] == {"model": "pastbench/judge", "prompt_hash": load_prompt().hash}
+    assert curator["gamma"]["judge"] == {"model": "pastbench/judge", "prompt_hash": recorded_prompt_hash()}
     assert curator["gamma"]["ci"] == [pytest.approx(0.2065, abs=1e-4), 1.0]  # Wilson, 1 of 1
     assert curator["gamma"]["judge_errors"] == 0
 
@@ -168,7 +169,7 @@ def test_a_run_judged_offline_reports_gamma_with_its_ci_and_judge(project: pytes
         "--pastbench-model=pastbench/recall",
     )
     assert result.ret == 0, result.stdout.str()
-    prompt_hash = load_prompt().hash
+    prompt_hash = recorded_prompt_hash()
     records, summary = outputs(project, "offline")
     section = summary["protocols"]["intervention"]
     good, bad = cell(section, "hermes@pastbench/curator"), cell(section, "hermes@pastbench/recall")
@@ -211,7 +212,8 @@ def test_a_litellm_judge_on_a_local_server_grades_the_field(project: pytest.Pyte
     graded = record["gamma"]["opportunities"][0]["scorer"]["judged_fields"]["next_step"]
     assert (graded["score"], graded["graded_by"]) == (1.0, "judge")
     assert record["gamma"]["judge"]["model"] == "local-judge" and record["gamma"]["gamma"] == 1.0
-    assert summary["protocols"]["intervention"]["judges"] == [f"local-judge (prompt {load_prompt().hash})"]
+    judges = summary["protocols"]["intervention"]["judges"]
+    assert judges == [f"local-judge (prompt {recorded_prompt_hash()})"]
 
 
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
