@@ -373,6 +373,8 @@ def test_no_fault_gives_the_most_and_recovery_counts_only_when_the_task_was_done
         assert score.r == 1.0
     if score.c == 0:
         assert score.s == 0.0  # no credit for "recovering" and then not doing the task
+    elif score.reason == "no_answer":
+        assert score.s == 0.0  # a refusal scores 0 whatever its actions earned
     elif answer.strip():
         assert score.s == pytest.approx(0.8 * score.c + 0.2 * score.r)
     # The same trace without its faults (each failed call succeeded) never scores lower.
