@@ -417,6 +417,9 @@ def test_an_answer_the_grader_reads_as_no_answer_scores_zero_even_after_the_righ
     assert refused(checks, no_answer) and not refused(checks, asserted)
     assert not refused(checks, [SimpleNamespace(), SimpleNamespace()])  # no verdict recorded
     assert combine(1, 0.5, 1.0, "I can't help with that.", refused=True) == 0.0
+    # An answer that only omits the values is no refusal: what its actions earned still counts.
+    assert refused(checks, no_answer, "I couldn't find anything about it.")
+    assert not refused(checks, no_answer, "Filed.")
     assert combine(1, 0.5, 1.0, "Filed it.") == pytest.approx(0.6)
 
 

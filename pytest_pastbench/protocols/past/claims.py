@@ -795,6 +795,16 @@ def mention_statuses(text: str, value: str) -> list[tuple[tuple[int, int], bool]
     return [((m.start, m.end), m.status in OFFERED or m.status == Status.BACKGROUND) for m in found]
 
 
+def declines(answer: str) -> bool:
+    """The answer gives none: it is empty, or it says it cannot find, does not know or cannot
+    help. Missing a value is not declining ("Filed." just omits it): scoring zeroes only a
+    session whose text checks all read no_answer *and* whose answer declines."""
+    d = doc(answer)
+    if not [t for t in d.match if t not in MARKS]:
+        return True
+    return any(_has(d.surface, p) for p in _REFUSAL)
+
+
 def read_claim(
     answer: str,
     expected: Sequence[str],

@@ -33,6 +33,7 @@ from pytest_pastbench.core.records import CheckResult, SessionRecord, SessionSco
 from pytest_pastbench.core.trace import mentions_secret
 from pytest_pastbench.judge.base import Judge
 from pytest_pastbench.protocols.past.checks import evaluate_check
+from pytest_pastbench.protocols.past.claims import declines
 from pytest_pastbench.protocols.past.schema import (
     EVAL_STAGES,
     AnyOfCheck,
@@ -177,12 +178,15 @@ def _text_check(check: Check) -> bool:
     return isinstance(check, AnyOfCheck) and all(_text_check(c) for c in check.checks)
 
 
-def refused(checks: list[Check], results: list[CheckResult]) -> bool:
-    """The grader read the answer as giving none (a refusal, "I can't find it") in every text credit
-    check: s_e is then 0, whatever the actions before it earned (an empty answer is caught by its
-    text). Reads the verdict the grader records on each text check; none recorded: not a refusal."""
+def refused(checks: list[Check], results: list[CheckResult], answer: str | None = None) -> bool:
+    """The grader read the answer as giving none in every text credit check, and the answer
+    declines (a refusal, "I can't find it"): s_e is then 0, whatever the actions before it earned.
+    An answer that only omits the values ("Filed.") is not a refusal: its actions still count.
+    Reads the verdict the grader records on each text check; none recorded: not a refusal."""
     text = [r for c, r in zip(checks, results, strict=True) if _text_check(c) and not is_guard(c)]
-    return bool(text) and all(getattr(r, "verdict", None) == NO_ANSWER for r in text)
+    if not text or not all(getattr(r, "verdict", None) == NO_ANSWER for r in text):
+        return False
+    return answer is None or declines(answer)
 
 
 def score_session(
@@ -200,7 +204,7 @@ def score_session(
     share = check_share(results)
     c = 0.0 if share is None else share
     r = recovery_rate(run.tool_calls)
-    refusing = refused(session.checks, results)
+    refusing = refused(session.checks, results, run.answer)
     s = combine(sigma, c, r, run.answer, refusing)
     judge_errors = sum(1 for x in results if x.judge_error is not None)
     # A judge_error leaves its check out of c_e (like a rubric without a judge) and is flagged in
