@@ -35,6 +35,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
+
+import snowballstemmer
 
 from pytest_pastbench.core.text import STOPWORDS
 from pytest_pastbench.protocols.past.matching import (
@@ -169,6 +172,52 @@ _REFUSAL = (
     ("no", "idea"), ("not", "sure"), ("t", "have"), ("not", "have"), ("nothing",), ("t", "find"),
     ("not", "find"), ("t", "determine"), ("not", "determine"), ("t", "tell"), ("sorry",),
 )  # fmt: skip
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=4096)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word) if word.isalpha() else word
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in text.split())
+
+
+# Predicates of ending, removal and past validity, by stem so every inflection counts ("archive",
+# "archived", "archiving"; "terminate", "terminated"): said of a value in its own clause, it is
+# not current (principle: a value named as no longer valid is not asserted).
+_END_STEMS = _stems(
+    "end expire lapse close shut retire withdraw cancel revoke drop remove delete archive deprecate "
+    "discontinue decommission suspend abandon quit resign depart disable deactivate terminate sunset "
+    "scrap cease disband dissolve delist unlist offboard phase"
+)
+# Said of a rival only (a stale or decoy value, another value of the expected one's shape): the
+# rival is unavailable, restricted, a different thing, or lacks what is needed. Read for rivals
+# alone, since "Gate 3 is used by staff" describes the right value without withdrawing it.
+_TAKEN = _words("taken occupied reserved booked claimed full")
+_DIFFERENT = _words("different separate unrelated distinct another other")
+_LACK = _stems("lack miss")
+_HAVE = _words("have has had include includes contain contains support supports cover covers carry carries")
+_PAST_ONLY = _words("during until till while when")
+_TAKE_OVER = _words("took take takes taken taking")
+# An instruction answering the question ("Book X.", "Chase X.", "Use X for it."): the sentence's
+# first word is one of these verbs of action. A closed class of instruction verbs, not phrasings.
+_IMPERATIVE = _words(
+    "use book take pick choose select go try ship send call ask contact email ping message deploy "
+    "build chase reopen open assign escalate set give pay file submit route install run pin reserve "
+    "order schedule put mark tag bill charge invoice cite quote apply enter unload load park meet "
+    "head reply forward raise log sign approve follow stick hire buy rent fly drive ring text print "
+    "attach check restore roll upgrade switch point"
+)
+# In a later sentence, any of these makes a mention of a rival an answer again (a second offer, an
+# override, an endorsement): "Or maybe X.", "Actually, X.", "X also works.", "X is fine too."
+_REOFFER = _words(
+    "actually instead rather correction wait sorry either both also too or answer correct right fine "
+    "ok okay good works work better best valid prefer preferred alternatively equally"
+)
 
 
 @dataclass
@@ -430,6 +479,16 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
     tos = [i for i, t in enumerate(st) if t in _TO]
     verbs = [i for i, t in enumerate(st) if t in _CHANGE]
     took_over = [i for i in froms if i > 0 and st[i - 1] == "over"]
+    for o, word in enumerate(st):  # "A has left; B took over": the one who takes over is current
+        if (
+            word == "over"
+            and o > 0
+            and st[o - 1] in _TAKE_OVER
+            and rel_end <= o - 1
+            and o - 1 - rel_end <= 3
+            and not any(t in SOFT_MARKS or t in _SCOPE_END for t in st[rel_end : o - 1])
+        ):
+            return Status.NEW, "took over"
     for f in took_over:  # "Y took over from X", "taking over from X"
         if f < rel_start <= f + 3:
             return Status.OLD, "taken over from"
@@ -601,8 +660,46 @@ def _old_after(after: Sequence[str]) -> int:
         adverb_before = t == "before" and i + 1 >= len(after)
         out_of = t == "out" and i + 1 < len(after) and after[i + 1] == "of"
         is_over = t == "over" and i > 0 and after[i - 1] in _BE
+        # a past form in the value's own clause ("X was archived", "X has been terminated"), not
+        # the noun ("until the end of May") nor a subordinate clause ("… when the pilot ended")
+        own = not any(w in _SCOPE_END for w in after[:i])
+        ended = own and _stem(t) in _END_STEMS and (t.endswith("ed") or t in {"shut", "quit", "withdrawn"})
+        # "X has left", "X left": a departure, not "X left a note" (an object follows)
+        left = own and t == "left" and (i + 1 >= len(after) or (i > 0 and after[i - 1] in _HAVE | _BE))
+        # "X only applied during the pilot", "X was only for the trial period": past validity
+        only_then = (
+            own
+            and t == "only"
+            and (
+                (i > 0 and after[i - 1] in _WAS)
+                or any(w in _PAST_ONLY or (w.endswith("ed") and len(w) > 4) for w in after[i + 1 : i + 3])
+            )
+        )
         n += int((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over)
+        n += int(t not in _OLD_AFTER and (ended or left or only_then))
     return n
+
+
+def _withdrawn_rival(after: Sequence[str]) -> str | None:
+    """What the predicate after a rival says that takes it out of the running, or None: it is
+    taken or used by something else ("X is taken by the audit job", "X is in use"), a different
+    thing ("X is the VPN one, a different issue"), restricted ("X is exit-only now"), or lacks
+    what is needed ("X lacks the fix", "X doesn't have a ramp")."""
+    for i, t in enumerate(after):
+        prev = after[i - 1] if i > 0 else ""
+        nxt = after[i + 1] if i + 1 < len(after) else ""
+        in_use = t == "in" and nxt == "use" and prev in _BE
+        if (t in _TAKEN and nxt != "over") or (t == "used" and nxt == "by") or in_use:
+            return "taken or used by something else"
+        if t in _DIFFERENT and any(w in _BE for w in after[:i]):
+            return "a different one"
+        if t == "only" and i >= 2 and after[i - 2] in _BE and prev not in _NOW and prev.isalpha():
+            return "restricted"
+        if _stem(t) in _LACK or t == "without":
+            return "lacks what is needed"
+        if t in _HAVE and any(w in _NEG for w in after[max(0, i - 3) : i]):
+            return "lacks what is needed"
+    return None
 
 
 def _read_mentions(answer: str, found: list[_Mention]) -> None:
@@ -680,6 +777,14 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             m.status = Status.BACKGROUND
             m.cues.append("a contrast or condition")
             continue
+        if m.role != "expected" and not governed:
+            rest = list(s[m.end : nxt.start if nxt else hi])
+            cut = next((i for i, w in enumerate(rest) if w in _SCOPE_END), len(rest))
+            why_not = _withdrawn_rival(rest[:cut])
+            if why_not:
+                m.status = Status.OLD
+                m.cues.append(why_not)
+                continue
         m.status = Status.HEDGED if hedged else Status.ASSERTED
         m.commit = _commits(statement) and not neg_b
         if hedged:
