@@ -332,6 +332,8 @@ def _shape_candidates(answer: str, expected: Sequence[str]) -> list[_Mention]:
                 if not ok:
                     break
             end = index[k + n - 1] + 1
+            if BREAK in have[index[k] : end]:
+                continue  # a value never spans two sentences ("Deploy 2.8.5. The 2.8.4 …")
             if ok and not (end < len(have) and have[end].startswith(GLUE)):
                 text = " ".join(doc(answer).surface[index[k] : end])
                 found.append(_Mention("shape", text, index[k], end))
@@ -702,13 +704,43 @@ def _withdrawn_rival(after: Sequence[str]) -> str | None:
     return None
 
 
+_MOTION = _words("went gone go goes going rose rise rises fell fall falls grew grow grows jumped climbed")
+
+
+def _from_to(s: Sequence[str], by_start: list[_Mention]) -> dict[int, tuple[Status, str]]:
+    """ "re-budgeted C-9 from 4 kW to 6 kW", "bumped from P3 to P1", "went from 20 to 35": when both
+    sides of a "from X to Y" are candidates and a change verb leads it in the same clause, X is
+    the old value and Y the claim, whatever the verb (any past form counts, not only a listed one)."""
+    out: dict[int, tuple[Status, str]] = {}
+    for x, y in zip(by_start, by_start[1:], strict=False):
+        lead = list(s[max(0, x.start - 3) : x.start])
+        if "from" not in lead or any(t in MARKS for t in lead[lead.index("from") :]):
+            continue
+        if list(s[x.end : y.start]) != ["to"]:
+            continue
+        f = x.start - len(lead) + lead.index("from")
+        k = f - 1
+        verb = False
+        while k >= 0 and f - k <= 6 and s[k] not in MARKS:
+            w = s[k]
+            if w in _CHANGE or w in _MOTION or (w.endswith("ed") and len(w) > 4):
+                verb = True
+                break
+            k -= 1
+        if verb:
+            out[id(x)] = (Status.OLD, "changed from")
+            out[id(y)] = (Status.NEW, "changed to")
+    return out
+
+
 def _read_mentions(answer: str, found: list[_Mention]) -> None:
     """Set each mention's status from its statement and clause."""
     s = doc(answer).surface
     by_start = sorted(found, key=lambda m: m.start)
+    from_to = _from_to(s, by_start)
     for n, m in enumerate(by_start):
         lo, hi = _statement(s, m)
-        structural = _replacement(s, m, lo, hi)
+        structural = from_to.get(id(m)) or _replacement(s, m, lo, hi)
         a, b = _segment(s, m, lo, hi)
         if all(t in _LIST_GLUE for t in [*s[a : m.start], *s[m.end : b]]):
             # An apposition ("The previous berth, X, has been retired"): the clause is around it,
