@@ -912,6 +912,82 @@ def _disjuncts(s: Sequence[str], mine: list[_Mention], found: list[_Mention]) ->
     return out
 
 
+# --- a leading answer -------------------------------------------------------------------------
+
+
+def _sentences(s: Sequence[str]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for i, t in enumerate(s):
+        if t == BREAK:
+            out.append((start, i))
+            start = i + 1
+    if start < len(s):
+        out.append((start, len(s)))
+    return out
+
+
+def _content_words(seq: Sequence[str]) -> list[str]:
+    return [t for t in seq if t not in MARKS and t not in STOPWORDS]
+
+
+def _after_the_lead(
+    s: Sequence[str], found: list[_Mention], offered_mine: list[_Mention], rivals: list[_Mention]
+) -> list[_Mention]:
+    """The rivals that still compete once a leading answer has committed. An answer that opens
+    with the expected value and no rival ("Book Fastway."), or gives it as an instruction or a
+    bare phrase, has answered; a rival named only in later sentences whose predicate does not
+    offer it as the answer ("The deal with Orbit Cargo ended in May.", "Field one is the project
+    code.") is context. A later sentence that offers it again ("Or maybe Orbit Cargo.", "Actually,
+    Orbit Cargo.", "Orbit Cargo.", "The carrier is Orbit Cargo.", "Either works.") keeps it a rival."""
+    sentences = _sentences(s)
+
+    def index(m: _Mention) -> int:
+        return next(k for k, (a, b) in enumerate(sentences) if a <= m.start < b)
+
+    def bare(k: int, m: _Mention) -> bool:
+        a, b = sentences[k]
+        return len(_content_words([*s[a : m.start], *s[m.end : b]])) <= 1
+
+    def instruction(k: int, m: _Mention) -> bool:
+        a, _ = sentences[k]
+        return s[a] in _IMPERATIVE and m.start - a <= 4
+
+    # a rival in the lead sentence spoils it; a capitalised word of a name's shape ("Ship with
+    # Northline") is no rival unless it was offered as the alternative
+    named = [
+        m
+        for m in found
+        if (m.role in ("stale", "decoy") and m.status in OFFERED) or any(m is r for r in rivals)
+    ]
+    first = min((index(m) for m in found), default=None)
+    lead = None
+    for m in sorted(offered_mine, key=lambda m: m.start):
+        k = index(m)
+        a, b = sentences[k]
+        if m.status == Status.HEDGED or _hedged(s[a:b]) or any(t in _REOFFER for t in s[a:b]):
+            continue
+        if any(o.role != "expected" and index(o) == k for o in named):
+            continue
+        if k == first or bare(k, m) or instruction(k, m):
+            lead = k
+            break
+    if lead is None:
+        return rivals
+    later = sentences[lead + 1 :]
+    if any(_hedged(s[a:b]) or any(t in _REOFFER for t in s[a:b]) for a, b in later):
+        return rivals  # "… Either works.", "… Or maybe …": the answer reopens the question
+
+    def offered_again(r: _Mention) -> bool:
+        k = index(r)
+        if k <= lead or r.status in (Status.HEDGED, Status.NEW) or r.commit:
+            return True
+        a, _ = sentences[k]
+        complement = any(t in _BE for t in s[max(a, r.start - 3) : r.start])  # "the carrier is X"
+        return bare(k, r) or instruction(k, r) or complement
+
+    return [r for r in rivals if offered_again(r)]
+
+
 # --- the verdict ----------------------------------------------------------------------------
 
 
@@ -1007,6 +1083,8 @@ def read_claim(
     ]
     if not rivals:
         rivals += _disjuncts(s, offered_mine, found)
+    if offered_mine and rivals:
+        rivals = _after_the_lead(s, found, offered_mine, rivals)
     if offered_mine and not rivals:
         return ClaimVerdict(Reading.ASSERTS_EXPECTED, "", offered_mine[0].value)
     if offered_mine:
