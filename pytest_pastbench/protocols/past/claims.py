@@ -677,7 +677,7 @@ def _old_after(after: Sequence[str]) -> int:
                 or any(w in _PAST_ONLY or (w.endswith("ed") and len(w) > 4) for w in after[i + 1 : i + 3])
             )
         )
-        n += int((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over)
+        n += int(own and ((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over))
         n += int(t not in _OLD_AFTER and (ended or left or only_then))
     return n
 

@@ -472,3 +472,125 @@ def test_the_clause_after_a_turn_is_the_claim() -> None:
 
 def test_a_past_state_is_old() -> None:
     assert reading("Berth 7C is right; Berth 2A was right until June.", BERTH) is Reading.ASSERTS_EXPECTED
+
+
+# --- a leading answer commits; a rival named only later as context is no rival (issue 27 item 1) ---
+
+CARRIER = {"expected": ["Northline"], "stale": ["Kestrel Freight"]}
+CASE = {"expected": ["INC-4410"], "decoys": ["INC-4401"]}
+SLOT = {"expected": ["slot three"], "decoys": ["slot one"]}
+BUILD = {"expected": ["2.8.5"], "stale": ["2.8.4"]}
+GATE = {"expected": ["Gate 3"], "decoys": ["Gate 9"]}
+OWNER = {"expected": ["Owen Hale"], "stale": ["Priya Nair"]}
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        ("Ship with Northline. The discount deal with Kestrel Freight ended in March.", CARRIER),
+        ("Reopen INC-4410, the payroll case. INC-4401 is the VPN one, a different issue.", CASE),
+        ("Use slot three. Slot one is taken by the audit job.", SLOT),
+        ("Deploy 2.8.5. The 2.8.4 build lacks the patch.", BUILD),
+        ("Northline. Kestrel Freight was the carrier in the spring.", CARRIER),
+        ("Gate 3. Gate 9 is a different one.", GATE),
+    ],
+)
+def test_a_leading_answer_commits_and_later_context_is_no_rival(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Ship with Northline. Or maybe Kestrel Freight.", Reading.HEDGES),
+        ("Ship with Northline. Actually, Kestrel Freight.", Reading.ASSERTS_OTHER),
+        ("Ship with Northline or Kestrel Freight. Either works.", Reading.HEDGES),
+        ("Ship with Northline. Kestrel Freight.", Reading.UNDECIDED),
+        ("Ship with Northline. The carrier is Kestrel Freight.", Reading.UNDECIDED),
+        ("Northline. Kestrel Freight is also fine.", Reading.UNDECIDED),
+        ("Ship with Northline. Kestrel Freight replaced it last week.", Reading.ASSERTS_OTHER),
+        # the rival leads: a later sentence about the expected value does not undo it
+        ("Ship with Kestrel Freight. Northline ended in March.", Reading.ASSERTS_OTHER),
+    ],
+)
+def test_a_later_sentence_that_offers_the_rival_again_still_counts(answer: str, expected: Reading) -> None:
+    assert reading(answer, CARRIER) is expected, read(answer, CARRIER)
+
+
+def test_a_rival_before_the_instruction_is_not_later_context() -> None:
+    answer = "The notes mention Gate 9 for loading. Use Gate 3."
+    assert reading(answer, GATE) is not Reading.ASSERTS_EXPECTED
+
+
+# --- a rival said to have ended, gone, be restricted or be another thing is not current -------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        ("The carrier is Northline; Kestrel Freight was dropped.", CARRIER),
+        ("Kestrel Freight only applied during the pilot. Use Northline.", CARRIER),
+        ("Kestrel Freight was only for the trial period; Northline is the carrier.", CARRIER),
+        ("Kestrel Freight has been terminated, so it is Northline.", CARRIER),
+        ("Gate 9 is archived; use Gate 3.", GATE),
+        ("Gate 9 is exit-only now, so enter through Gate 3.", GATE),
+        ("It's Gate 3, since Gate 9 doesn't have a ramp.", GATE),
+        ("Gate 3 is the one; Gate 9 is used by deliveries.", GATE),
+        ("Priya Nair has left; ask Owen Hale.", OWNER),
+    ],
+)
+def test_a_rival_named_as_ended_or_unavailable_is_not_asserted(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Northline was dropped; use Kestrel Freight.",  # the truth reversed
+        "Northline only applied during the pilot; Kestrel Freight is the carrier.",
+    ],
+)
+def test_the_expected_value_named_as_ended_still_fails(answer: str) -> None:
+    assert reading(answer, CARRIER) is not Reading.ASSERTS_EXPECTED
+
+
+def test_an_end_in_a_subordinate_clause_or_a_noun_is_not_the_values() -> None:
+    assert reading("Use Gate 3; it is open until the end of May.", GATE) is Reading.ASSERTS_EXPECTED
+    spec = {"expected": ["Gate 3"]}
+    assert reading("Gate 3 stays open until the pilot ended.", spec) is Reading.ASSERTS_EXPECTED
+
+
+# --- "from X to Y" with any change verb; a person replaced -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec", "expected"),
+    [
+        ("They re-budgeted rack R-4 from 3 kW to 5 kW.", {"expected": ["5 kW"], "stale": ["3 kW"]}, True),
+        ("They re-budgeted rack R-4 from 5 kW to 3 kW.", {"expected": ["5 kW"], "stale": ["3 kW"]}, False),
+        ("It was bumped from P4 to P2.", PRIORITY, True),
+        ("It was bumped from P2 to P4.", PRIORITY, False),
+        ("Attendance climbed from 40 to 65.", {"expected": ["65"], "stale": ["40"]}, True),
+        ("P4 -> P2", PRIORITY, True),
+        ("P2 → P4", PRIORITY, False),
+        # a range is no change: both ends stand
+        ("The desk is open from 09:00 to 17:00.", {"expected": ["09:00"]}, True),
+    ],
+)
+def test_from_x_to_y_marks_x_old(answer: str, spec: dict, expected: bool) -> None:
+    assert (reading(answer, spec) is Reading.ASSERTS_EXPECTED) is expected, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [
+        ("Priya Nair has left; Owen Hale took over.", True),
+        ("Owen Hale took over from Priya Nair.", True),
+        ("Priya Nair handed over to Owen Hale.", True),
+        ("Owen Hale has left; Priya Nair took over.", False),
+        ("Priya Nair took over from Owen Hale.", False),
+        ("Owen Hale handed over to Priya Nair.", False),
+    ],
+)
+def test_a_person_replaced_follows_the_sentence(answer: str, correct: bool) -> None:
+    assert (reading(answer, OWNER) is Reading.ASSERTS_EXPECTED) is correct, read(answer, OWNER)
