@@ -212,6 +212,7 @@ _IMPERATIVE = _words(
     "head reply forward raise log sign approve follow stick hire buy rent fly drive ring text print "
     "attach check restore roll upgrade switch point"
 )
+_POINTING = _words("it that this there what here which who he she answer one")  # "it's X": 's is "is"
 # In a later sentence, any of these makes a mention of a rival an answer again (a second offer, an
 # override, an endorsement): "Or maybe X.", "Actually, X.", "X also works.", "X is fine too."
 _REOFFER = _words(
@@ -982,8 +983,14 @@ def _after_the_lead(
         if k <= lead or r.status in (Status.HEDGED, Status.NEW) or r.commit:
             return True
         a, _ = sentences[k]
-        complement = any(t in _BE for t in s[max(a, r.start - 3) : r.start])  # "the carrier is X"
-        return bare(k, r) or instruction(k, r) or complement
+        window = s[max(a, r.start - 3) : r.start]
+        # "the carrier is X", "it's X": the rival as the complement of a copula is a claim again;
+        # so is a verb of choice right before it ("I'd go with X", "we should book X")
+        complement = any(
+            t in _BE or (t == "s" and i > 0 and window[i - 1] in _POINTING) for i, t in enumerate(window)
+        )
+        chosen = any(t in _IMPERATIVE for t in window)
+        return bare(k, r) or instruction(k, r) or complement or chosen
 
     return [r for r in rivals if offered_again(r)]
 

@@ -509,6 +509,9 @@ def test_a_leading_answer_commits_and_later_context_is_no_rival(answer: str, spe
         ("Ship with Northline. The carrier is Kestrel Freight.", Reading.UNDECIDED),
         ("Northline. Kestrel Freight is also fine.", Reading.UNDECIDED),
         ("Ship with Northline. Kestrel Freight replaced it last week.", Reading.ASSERTS_OTHER),
+        ("Ship with Northline. Hmm, it's Kestrel Freight.", Reading.UNDECIDED),
+        ("Ship with Northline. I'd go with Kestrel Freight.", Reading.UNDECIDED),
+        ("Ship with Northline. Kestrel Freight is the new carrier.", Reading.ASSERTS_OTHER),
         # the rival leads: a later sentence about the expected value does not undo it
         ("Ship with Kestrel Freight. Northline ended in March.", Reading.ASSERTS_OTHER),
     ],
