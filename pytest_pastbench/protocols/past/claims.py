@@ -192,7 +192,7 @@ def _stems(text: str) -> frozenset[str]:
 _END_STEMS = _stems(
     "end expire lapse close shut retire withdraw cancel revoke drop remove delete archive deprecate "
     "discontinue decommission suspend abandon quit resign depart disable deactivate terminate sunset "
-    "scrap cease disband dissolve delist unlist offboard phase"
+    "scrap cease stop disband dissolve delist unlist offboard phase"
 )
 # Said of a rival only (a stale or decoy value, another value of the expected one's shape): the
 # rival is unavailable, restricted, a different thing, or lacks what is needed. Read for rivals
@@ -201,6 +201,7 @@ _TAKEN = _words("taken occupied reserved booked claimed full")
 _DIFFERENT = _words("different separate unrelated distinct another other")
 _LACK = _stems("lack miss")
 _HAVE = _words("have has had include includes contain contains support supports cover covers carry carries")
+_STAND_IN = _words("interim temporary temporarily acting standin provisional stopgap")
 _PAST_ONLY = _words("during until till while when")
 _TAKE_OVER = _words("took take takes taken taking")
 # An instruction answering the question ("Book X.", "Chase X.", "Use X for it."): the sentence's
@@ -333,8 +334,13 @@ def _shape_candidates(answer: str, expected: Sequence[str]) -> list[_Mention]:
                 if not ok:
                     break
             end = index[k + n - 1] + 1
-            if BREAK in have[index[k] : end]:
-                continue  # a value never spans two sentences ("Deploy 2.8.5. The 2.8.4 …")
+            if any(
+                have[p] in MARKS and (have[p] not in {",", ":"} or _token_class(have[p - 1]) != "word")
+                for p in range(index[k], end)
+            ):
+                # a value never spans two sentences or clauses ("Deploy 2.8.5. The 2.8.4 …",
+                # "4.1.3; 4.1.2 …"); a label may stand before its value ("Dock — 11")
+                continue
             if ok and not (end < len(have) and have[end].startswith(GLUE)):
                 text = " ".join(doc(answer).surface[index[k] : end])
                 found.append(_Mention("shape", text, index[k], end))
@@ -662,7 +668,9 @@ def _old_after(after: Sequence[str]) -> int:
     for i, t in enumerate(after):
         adverb_before = t == "before" and i + 1 >= len(after)
         out_of = t == "out" and i + 1 < len(after) and after[i + 1] == "of"
-        is_over = t == "over" and i > 0 and after[i - 1] in _BE
+        is_over = (
+            t in ("over", "out") and i > 0 and after[i - 1] in _BE and (t == "over" or i + 1 >= len(after))
+        )
         # a past form in the value's own clause ("X was archived", "X has been terminated"), not
         # the noun ("until the end of May") nor a subordinate clause ("… when the pilot ended")
         own = not any(w in _SCOPE_END for w in after[:i])
@@ -698,6 +706,12 @@ def _withdrawn_rival(after: Sequence[str]) -> str | None:
             return "a different one"
         if t == "only" and i >= 2 and after[i - 2] in _BE and prev not in _NOW and prev.isalpha():
             return "restricted"
+        if t in _STAND_IN and any(w in _BE for w in after[:i]):
+            return "a stand-in"
+        if t in _PAST_ONLY and after and after[0] in _WAS:
+            return "valid only back then"  # "X was the carrier during the strike"
+        if (t == "leave" and prev == "on") or (t == "away" and prev in _BE):
+            return "away"
         if _stem(t) in _LACK or t == "without":
             return "lacks what is needed"
         if t in _HAVE and any(w in _NEG for w in after[max(0, i - 3) : i]):

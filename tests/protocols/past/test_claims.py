@@ -597,3 +597,28 @@ def test_from_x_to_y_marks_x_old(answer: str, spec: dict, expected: bool) -> Non
 )
 def test_a_person_replaced_follows_the_sentence(answer: str, correct: bool) -> None:
     assert (reading(answer, OWNER) is Reading.ASSERTS_EXPECTED) is correct, read(answer, OWNER)
+
+
+ENDED_OR_AWAY = [
+    ("Northline; Kestrel Freight stopped serving the route in May.", CARRIER),
+    ("Kestrel Freight is out: it went bankrupt. Northline.", CARRIER),
+    ("Ship with Northline — Kestrel Freight was the interim carrier during the strike.", CARRIER),
+    ("Gate 3. Gate 9 is reserved for deliveries.", GATE),
+    ("Gate 3 — Gate 9 is staff-only.", GATE),
+    ("Build 2.8.5; 2.8.4 is missing the patch.", BUILD),
+    ("Priya Nair is on leave; Owen Hale covers.", OWNER),
+    ("Priya Nair retired last month, so Owen Hale signs off.", OWNER),
+]
+
+
+@pytest.mark.parametrize(("answer", "spec"), ENDED_OR_AWAY)
+def test_more_ways_a_rival_is_out_of_the_running(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(("answer", "spec"), ENDED_OR_AWAY)
+def test_the_same_sentences_with_the_roles_swapped_fail(answer: str, spec: dict) -> None:
+    # the value the sentence takes out of the running is now the expected one: never credited
+    rival = [*spec.get("stale", ()), *spec.get("decoys", ())]
+    swapped = {"expected": rival, "stale": spec["expected"]}
+    assert reading(answer, swapped) is not Reading.ASSERTS_EXPECTED, read(answer, swapped)
