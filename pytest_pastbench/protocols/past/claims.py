@@ -14,6 +14,16 @@ reading here is by principle, at the level of sentences, statements and clauses,
   or passive replacement verb ("X was replaced by Y", "Y replaced X", "replace X with Y"), the
   prepositions of a change ("moved from X to Y", "changed X to Y"), substitution ("instead of X",
   "rather than X"), arrows ("X → Y") and "now" ("X is now Y");
+- a **rival** (a stale or decoy value, another of the expected one's shape) said in its own clause
+  to be ended, removed or departed ("was archived", "has left", "stopped serving"), valid only
+  back then ("only applied during the pilot", "was the interim X"), taken or used by something
+  else, a different thing, restricted ("is exit-only now"), away, or lacking what is needed ("lacks
+  the fix", "doesn't have a ramp") is out of the running; "from X to Y" after any change verb makes
+  X old, and "B took over" makes B current;
+- a **leading answer** commits: when the first sentence, an instruction ("Book X.") or a bare
+  phrase ("X.") gives the expected value and no rival, a rival named only in later sentences is
+  context, unless such a sentence offers it again (a hedge, "actually", "also fine", "X.", "it's X",
+  "the carrier is X", "I'd go with X", a replacement or a commitment);
 - a value named as the **contrast** or the rule an exception departs from ("normally P3, but P1",
   "usually X; this time Y"), or only under a condition ("if …", "would be X"), is background: it is
   not asserted when the answer asserts something else;
