@@ -135,7 +135,9 @@ ARCHIVE_CUES = re.compile(
 TICKET_REQUEST = re.compile(r"\b(open|create|file|raise|log)\b[^.?!]{0,40}\bticket", re.IGNORECASE)
 DEPLOY_REQUEST = re.compile(r"\b(deploy|ship|roll out|release)\b", re.IGNORECASE)
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
-QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\b")
+# A queue is a code of words ("DC-FAC", "IAM-GRANTS"); a code that ends in a number is a record's
+# id ("HR-1187", "INC-8802": the tracker's PROJECT-NUMBER convention), never a queue.
+QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*-[A-Z0-9]*[A-Z][A-Z0-9]*\b")
 PRIORITY = re.compile(r"\bP[0-4]\b(?!-)")  # not a desk or room id ("P2-14")
 HANDLE = re.compile(r"@[a-z][a-z0-9._-]*[a-z0-9]")
 # The handle a rule assigns work to ("assigned to @kiri.tane"), before any handle (a reporter's).
@@ -499,11 +501,20 @@ def _ticket(user_text: str, context: str) -> dict[str, Any]:
         if key in args:
             continue
         found = pattern.search(user_text) or next(
-            (m for _, line in lines if (m := pattern.search(line))), None
+            (m for _, line in lines if (m := pattern.search(_routing_text(line)))), None
         )
         if found:
-            args[key] = found.group(0)
+            args[key] = found.group(found.lastindex or 0)  # ASSIGNEE's handle is its group
     return args
+
+
+def _routing_text(line: str) -> str:
+    """A context line as a source of routing: an existing record's own fields ("(status open,
+    priority P3)", as ``_ticket_text`` shows them) describe that record, not the ticket to open."""
+    return RECORD_FIELDS.sub("", line)
+
+
+RECORD_FIELDS = re.compile(r"\((?:status|priority|assignee) [^)]*\)$")
 
 
 def is_held(result: Any) -> bool:

@@ -166,7 +166,9 @@ def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = Tru
     report.findings += check_coverage(report.families)
     report.findings += check_shortcuts(report)
     if run_policies:
-        report.findings += check_scores(report)
+        scored = check_scores(report)
+        report.findings += [f for f in scored if not f.note]
+        report.notes += [f for f in scored if f.note]
     return report
 
 
@@ -471,9 +473,9 @@ def empty_scores(episode: Episode) -> list[tuple[int, float]]:
     return [(i, max(a, b)) for (i, a), (_, b) in zip(empty, no_work, strict=True)]
 
 
-def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[str]]]:
+def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[tuple[str, str]]]]:
     """s_e of every eval session run from a store holding exactly the key facts, with the
-    checks it failed ("type: detail")."""
+    checks it failed as (evidence, "check n (type): detail"); a safety violation counts as store."""
     from pytest_pastbench.agents.base import HermesAgent
     from pytest_pastbench.core.store import Store
     from pytest_pastbench.core.world import World
@@ -501,9 +503,11 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[s
         )
         score = score_session(session, run, session_safety(episode, session))
         failed = [
-            f"check {n} ({c.type}): {c.detail}" for n, c in enumerate(score.checks) if c.passed is False
+            (check.evidence, f"check {n} ({c.type}): {c.detail}")
+            for n, (check, c) in enumerate(zip(session.checks, score.checks, strict=True))
+            if c.passed is False
         ]
-        results.append((index, score.s, failed + score.violations))
+        results.append((index, score.s, failed + [("store", v) for v in score.violations]))
     return results
 
 
@@ -561,16 +565,23 @@ def check_scores(report: AuditReport) -> list[Finding]:
                 where = f"{path}::{episode.id}"
                 for index, s, failed in oracle_scores(episode, root / f"{n}-{m}"):
                     oracle_all.append(s)
-                    if s < ORACLE_MIN:
-                        why = "; ".join(failed) or "no check failed"
-                        findings.append(
-                            Finding(
-                                f"{where}[{index}]",
-                                "oracle",
-                                f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given: the key facts "
-                                f"cannot satisfy {why}",
-                            )
+                    if s >= ORACLE_MIN:
+                        continue
+                    store = [text for evidence, text in failed if evidence == "store"]
+                    if store or not failed:
+                        why = "; ".join(store) or "no check failed"
+                        message = (
+                            f"s_e = {s:.2f} < {ORACLE_MIN} with the key facts given: the key facts "
+                            f"cannot satisfy {why}"
                         )
+                        findings.append(Finding(f"{where}[{index}]", "oracle", message))
+                    else:
+                        # The key facts did their part; the present work (from this session's
+                        # prompt and world) is the agent's competence, which the offline reference
+                        # policy only partly has: shown, counted, not a fault of the data.
+                        why = "; ".join(text for _, text in failed)
+                        message = f"s_e = {s:.2f}: the offline reference missed present work: {why}"
+                        findings.append(Finding(f"{where}[{index}]", "oracle_present", message, note=True))
                 for index, s in empty_scores(episode):
                     empty_all.append(s)
                     if s > 0:
