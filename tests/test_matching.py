@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.protocols.past.matching import asserts_value, mentions, normalise_for_match
+from pytest_pastbench.protocols.past.claims import mentions
+from pytest_pastbench.protocols.past.matching import asserts_value, normalise_for_match
 
 SAME = [
     ("€21,000", "21,000 EUR"),

@@ -45,11 +45,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
 
-import snowballstemmer
-
-from pytest_pastbench.core.text import STOPWORDS
+from pytest_pastbench.core.text import STOPWORDS, stem
 from pytest_pastbench.protocols.past.matching import (
     ARROW,
     BREAK,
@@ -184,12 +181,8 @@ _REFUSAL = (
 )  # fmt: skip
 
 
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=4096)
 def _stem(word: str) -> str:
-    return _STEMMER.stemWord(word) if word.isalpha() else word
+    return stem(word)  # core.text.stem: the one stemmer (cached, thread-safe)
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -1163,3 +1156,16 @@ def read_claim(
             Reading.ASSERTS_OTHER, f"missing {name!r}; asserts {others[0].value!r}", others[0].value
         )
     return ClaimVerdict(Reading.NO_ANSWER, f"missing {name!r}")
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    marked_old: bool
+
+
+def mentions(text: str, value: str) -> list[Mention]:
+    """Every occurrence of ``value`` in ``text`` with whether the answer does not assert it as
+    current (denied, named as old or replaced, or a contrast: ``claims.py`` reads it)."""
+    return [Mention(s, e, not offered) for (s, e), offered in mention_statuses(text, value)]

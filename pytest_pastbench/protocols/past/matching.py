@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-import snowballstemmer
+from pytest_pastbench.core.text import stem
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"
@@ -158,7 +158,6 @@ _ARROWS = re.compile(r"->|=>|-->|[\u2192\u21d2\u27f6\u279c\u2794]")
 _TOKEN = re.compile(r"\d+\.\d+|[a-z0-9_]+|[|,;:()?\u2192]")
 _DIGIT_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _LETTERS_DIGITS = re.compile(r"^([a-z]{1,6})(\d+[a-z]{0,2})$")
-_STEMMER = snowballstemmer.stemmer("english")
 
 
 def _date_token(year: str | None, month: int, day: str | int) -> str:
@@ -369,9 +368,8 @@ def _glue(words: list[str]) -> list[str]:
 
 
 def _stem(word: str) -> str:
-    if word.isalpha() and len(word) > 3:
-        return _STEMMER.stemWord(word)
-    return word
+    # One stemmer for the grader and the search (core.text.stem: cached, thread-safe).
+    return stem(word) if len(word) > 3 else word
 
 
 @dataclass(frozen=True)
@@ -521,21 +519,6 @@ def ambiguous_dates(text: str, value: str) -> bool:
 def asserts_value(text: str, value: str) -> bool:
     """``text`` states ``value`` (normalised, token-bounded); what it claims is ``claims.py``."""
     return bool(spans(text, value))
-
-
-@dataclass(frozen=True)
-class Mention:
-    start: int
-    end: int
-    marked_old: bool
-
-
-def mentions(text: str, value: str) -> list[Mention]:
-    """Every occurrence of ``value`` in ``text`` with whether the answer does not assert it as
-    current (denied, named as old or replaced, or a contrast: ``claims.py`` reads it)."""
-    from pytest_pastbench.protocols.past.claims import mention_statuses
-
-    return [Mention(s, e, not offered) for (s, e), offered in mention_statuses(text, value)]
 
 
 def asserts_all(text: str, terms: list[str]) -> bool:

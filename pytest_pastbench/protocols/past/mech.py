@@ -73,7 +73,8 @@ from pytest_pastbench.core.records import (
 from pytest_pastbench.core.stats import mean
 from pytest_pastbench.core.text import normalise, sentences
 from pytest_pastbench.core.trace import mentions_secret
-from pytest_pastbench.protocols.past.matching import mentions, normalise_for_match
+from pytest_pastbench.protocols.past.claims import mentions
+from pytest_pastbench.protocols.past.matching import normalise_for_match
 from pytest_pastbench.protocols.past.schema import (
     EVAL_STAGES,
     Check,

@@ -447,7 +447,7 @@ def test_a_replacement_noun_reaches_only_its_own_clause() -> None:
 
 
 def test_mentions_read_one_value_on_its_own() -> None:
-    from pytest_pastbench.protocols.past.matching import mentions
+    from pytest_pastbench.protocols.past.claims import mentions
 
     assert [m.marked_old for m in mentions("Normally Berth 7C.", "Berth 7C")] == [False]
     assert [m.marked_old for m in mentions("Berth 7C was retired.", "Berth 7C")] == [True]
