@@ -139,7 +139,7 @@ def test_pollution_is_noise_stale_as_current_secrets_and_duplicates_not_context(
     )
     live = [
         entry("m1", KEY),  # key
-        entry("m2", "The freeze was on Thursday before; now Friday."),  # history, marked old: fine
+        entry("m2", "The freeze is no longer on Thursday; now Friday."),  # history, marked old: fine
         entry("m3", "Lunch today is pizza."),  # noise
         entry("m4", "Deploy freeze on Thursday."),  # stale as current
         entry("m5", "the deploy  freeze moved to FRIDAY"),  # duplicate of m1
@@ -173,7 +173,7 @@ def test_uc_needs_the_current_fact_served_no_stale_served_and_the_check_passed()
     store = {0: [entry("m1", KEY)]}
     clean = {3: [read(KEY)], 4: [read(KEY)]}
     stale = {3: [read(KEY, "Deploy freeze is on Thursday.")], 4: [read(KEY)]}
-    history = {3: [read(KEY, "The freeze was on Thursday, it moved.")], 4: [read(KEY)]}
+    history = {3: [read(KEY, "The freeze moved from Thursday to Friday.")], 4: [read(KEY)]}
     passed = scores({3: True, 4: True})
     assert compute_mech(episode(), runs(stores=store, reads=clean), passed).uc == 1.0
     assert compute_mech(episode(), runs(stores=store, reads=stale), passed).uc == 0.5
