@@ -26,7 +26,7 @@ class MeteredModel:
 
     def __init__(self, model: ModelClient) -> None:
         self.metered = model  # the run's client (external agents reach its gateway through it)
-        self.model = model.model
+        self.model = getattr(model, "model", "")  # the protocol's field; a test double may lack it
         self.usage = AgentResult(answer="")
 
     def complete(

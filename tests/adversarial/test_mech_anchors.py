@@ -21,6 +21,7 @@ from pytest_pastbench.protocols.past.schema import CAPABILITIES
 from pytest_pastbench.resources import families_dir
 from tests.adversarial.harness import (
     MECH_ANCHORS,
+    NoModel,
     Result,
     mech_by_capability,
     mech_difference,
@@ -28,15 +29,6 @@ from tests.adversarial.harness import (
 )
 from tests.adversarial.hoarder import NeverWrites
 from tests.family_samples import GOOD_MEMORY
-
-
-class NoModel:
-    """The scripted agents never call a model; one that did would be a bug in the test."""
-
-    name = "none"
-
-    def complete(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("this agent calls no model")
 
 
 def builtin_families() -> list[Any]:

@@ -161,7 +161,7 @@ def _config_table(config: dict[str, Any]) -> str:
         comps = entry.get("mech_components") or {}
         row_class = ' class="memory-hurt"' if memory_hurt(entry) else ""
         rows.append(
-            f'<tr{row_class}><td class="label">{_e(fid + row_marks(entry))}</td>'
+            f'<tr{row_class}><td class="label">{_e(fid + row_marks(entry, hurt=False))}</td>'
             f"<td>{_e(entry.get('capability'))}</td>"
             + _scope_cells(entry)
             + "".join(f'<td class="num">{format_number(comps.get(c))}</td>' for c in _COMPONENTS)

@@ -74,13 +74,13 @@ def undecided_note(count: int) -> str:
     )
 
 
-def row_marks(entry: Mapping[str, Any]) -> str:
+def row_marks(entry: Mapping[str, Any], hurt: bool = True) -> str:
     """† / ‡ / ▼ after a row's name: fallback-graded rubrics, undecided text checks, a Δ whose CI
-    lies below 0 (memory hurt here)."""
+    lies below 0 (memory hurt here; ``hurt=False`` where the row says so itself, as the HTML badge)."""
     return (
         (FALLBACK_MARK if entry.get("rubric_fallback") else "")
         + (UNDECIDED_MARK if entry.get("undecided") else "")
-        + (HURT_MARK if memory_hurt(entry) else "")
+        + (HURT_MARK if hurt and memory_hurt(entry) else "")
     )
 
 
