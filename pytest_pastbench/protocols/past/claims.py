@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from pytest_pastbench.core.text import STOPWORDS, stem
+from pytest_pastbench.core.text import STOPWORDS, sentences, stem
 from pytest_pastbench.protocols.past.matching import (
     ARROW,
     BREAK,
@@ -377,11 +377,20 @@ def _echoes_question(answer_doc: Doc, m: _Mention, asked: tuple[str, ...]) -> bo
     return len([t for t in tokens[a:b] if t not in MARKS]) - (m.end - m.start) >= 4
 
 
+def questions_asked(prompt: str) -> str:
+    """The prompt's questions (its sentences that end with "?"): what an echo of the prompt may
+    not count as answering. The prompt's statements are facts given, which an answer may use."""
+    return " ".join(part for part in sentences(prompt) if part.rstrip().endswith("?"))
+
+
 def _echoed_sentences(answer_doc: Doc, question: str) -> list[tuple[int, int]]:
-    """Sentences of the answer that only restate the question (they claim nothing)."""
-    if not question.strip():
+    """Sentences of the answer that only restate what the user asked (they claim nothing). Only
+    the prompt's questions count: a fact the user stated ("the digest goes out at 11:30 this
+    time"), restated, is asserted — it is the present evidence an answer is built from."""
+    asking = questions_asked(question)
+    if not asking.strip():
         return []
-    asked = " " + " ".join(t for t in doc(question).match if t not in MARKS) + " "
+    asked = " " + " ".join(t for t in doc(asking).match if t not in MARKS) + " "
     out = []
     tokens = answer_doc.match
     start = 0
@@ -1075,7 +1084,8 @@ def read_claim(
         and normalise_for_match(m.value) not in {normalise_for_match(e) for e in expected}
     ]
     found = _resolve_overlaps([*listed, *shapes])
-    asked_tokens = tuple(t.removeprefix(GLUE) for t in doc(question).match if t not in MARKS) if asked else ()
+    asking = questions_asked(question)
+    asked_tokens = tuple(t.removeprefix(GLUE) for t in doc(asking).match if t not in MARKS) if asking else ()
     found = [
         m
         for m in found
