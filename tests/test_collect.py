@@ -31,12 +31,13 @@ def test_longest_first_puts_unknown_lengths_first_then_longest_with_ties_in_coll
 def test_an_item_s_work_is_its_user_turns_and_the_control_arm_runs_only_the_eval_sessions(
     pytester: pytest.Pytester,
 ) -> None:
-    # SM03_fact_correction ep01: learn (2 turns), learn (1), distractor (1), eval_near (1), eval_far (1).
+    # SM03_fact_correction ep01: learn (2 turns), learn (1), distractor (1), eval_near (1), eval_far (1),
+    # and the 4.0 eval_far with its present record (1).
     selection = ["-k", "fact_correction and ep01", "--collect-only", "-p", "no:cacheprovider"]
     reprec = pytester.inline_run("--pastbench-families=builtin", *selection)
     items = reprec.getcalls("pytest_collection_finish")[0].session.items
     work = {item.name: item.work_estimate() for item in items}
-    assert work == {"ep01[off-t0]": 2, "ep01[on-t0]": 6}
+    assert work == {"ep01[off-t0]": 3, "ep01[on-t0]": 7}
 
 
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop

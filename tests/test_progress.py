@@ -229,7 +229,8 @@ def test_pytests_output_is_unchanged_on_a_terminal_and_in_a_log(
         mode: raw_stdout(pytester, *SLICE, verbosity, f"--pastbench-progress={mode}", "--pastbench-run-id=p")
         for mode in ("off", "tty", "plain")
     }
-    assert outcomes(results["off"][0]) == {"scored": 3, "control": 3, "deselected": 448}
+    counts = outcomes(results["off"][0])
+    assert counts["scored"] == counts["control"] == 3 and counts["deselected"] > 0  # the rest of the data
     assert outcomes(results["tty"][0]) == outcomes(results["plain"][0]) == outcomes(results["off"][0])
     off, tty, plain = (results[mode][1] for mode in ("off", "tty", "plain"))
     # On a terminal: drawn (and redrawn) in place, gone from the screen pytest leaves.

@@ -27,7 +27,7 @@ def test_export_writes_every_family_with_its_hash_and_version(
     assert DEFAULT_EXPORT == "204_episodes_full.json"
     document = json.loads((tmp_path / DEFAULT_EXPORT).read_text())
     assert (document["n_families"], document["n_episodes"]) == TOTAL
-    assert document["dataset_versions"] == ["3.0"]
+    assert document["dataset_versions"] == ["1.0", "4.0"]  # 4.0 (issue 29); SM08 and PC05 are new in 1.0
     hashes = {}
     for path in sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p)):
         family, file_hash = load_family(path)

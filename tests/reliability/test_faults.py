@@ -283,7 +283,8 @@ def test_malformed_tool_arguments_are_tool_errors_not_crashes(pytester: pytest.P
     for record in results["records"]:
         assert not record["infra_blocked"] and record["score"] is not None
         evals = [s for s in record["sessions"] if s["stage"].startswith("eval")]
-        assert evals and all(s["r"] == 0.0 for s in evals)  # the failed call was never redone
+        # the failed call was never redone: r = 1 / (1 + unrecovered faults) < 1 (scoring.recovery_rate)
+        assert evals and all(s["r"] < 1.0 for s in evals)
     traces = list((pytester.path / "reports" / "badargs" / "traces").rglob("*.jsonl"))
     calls = [
         event

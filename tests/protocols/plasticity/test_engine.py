@@ -87,7 +87,7 @@ class ProposingAgent:
 def test_rejected_edits_are_recorded_and_their_session_still_costs(tmp_path: Path) -> None:
     record = lineage(tmp_path, PolicyClient("blind"), checkpoints=1, agent=ProposingAgent())
     assert [r["kind"] for r in record["rejected_edits"]] == ["tool"]
-    assert "timeout" in record["rejected_edits"][0]["reason"]
+    assert "cpu limit" in record["rejected_edits"][0]["reason"]  # CPU time, not the wall clock (issue 30)
     assert record["checkpoints"][1]["edits"] == {"accepted": 1, "rejected": 1}
     assert record["checkpoints"][1]["inventory"]["tools"] == 1
     # checkpoint 1's learning cost: 2 train sessions + 1 reflection at $0.5 each
