@@ -33,7 +33,7 @@ LOWER_IS_BETTER = frozenset({"pr"})
 _EPS = 1e-9
 
 GATE_SYNTAX = (
-    "[SCOPE.]METRIC:THRESHOLD, e.g. delta:0.05, update.delta:0.05, update.fact_correction.mech:±0.1, "
+    "[SCOPE.]METRIC:THRESHOLD, e.g. delta:0.05, update.delta:0.05, update.SM03_fact_correction.mech:±0.1, "
     "stream.hidden:2.0, stream.L1.fully:5, intervention.rho:0.05, plasticity.id_end:10; "
     "SCOPE is overall (the default), a capability or a family id; for another protocol's metric it is "
     "the protocol (its overall), a stream tier, a family id or an intervention cell; "

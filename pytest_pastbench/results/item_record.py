@@ -14,7 +14,7 @@ from pytest_pastbench.core.records import Loss, MechScore, SessionScore
 
 class ItemRecord(BaseModel):
     nodeid: str
-    family: str = Field(description='qualified id, e.g. "update.fact_correction"')
+    family: str = Field(description='qualified id, e.g. "update.SM03_fact_correction"')
     capability: str
     episode: str
     group: str | None = Field(default=None, description="the episode's scenario group (bootstrap cluster)")

@@ -1,6 +1,6 @@
 """PAST's collection: each episode × model × trial × mechanism set × arm of a family is an item.
 
-Ids are stable and readable (``families/update/fact_correction.yaml::ep03[on-t0]``) and the
+Ids are stable and readable (``families/update/SM03_fact_correction.yaml::ep03[on-t0]``) and the
 order is deterministic, which xdist needs (every worker must collect the same list).
 """
 
