@@ -463,8 +463,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "compare-fail",
         "fail the session when a figure got worse than the baseline by more than a threshold: "
-        "[SCOPE.]METRIC:X, e.g. delta:0.05, update.delta:0.03, mech:0.05, update.SM03_fact_correction.delta:±0.1, "
-        "stream.hidden:2.0, intervention.rho:0.05, plasticity.id_end:10; repeatable",
+        "[SCOPE.]METRIC:X, e.g. delta:0.05, update.delta:0.03, mech:0.05, "
+        "update.SM03_fact_correction.delta:±0.1, stream.hidden:2.0, intervention.rho:0.05, "
+        "plasticity.id_end:10; repeatable",
         multiple=True,
         group="gates",
         metavar="[SCOPE.]METRIC:X",
