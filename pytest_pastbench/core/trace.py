@@ -53,9 +53,21 @@ _CONTEXT_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 
+def _environment() -> dict[str, str]:
+    """A copy of the environment. pytest sets PYTEST_CURRENT_TEST from the threads that run items
+    concurrently, and a copy taken while it changes raises (KeyError, RuntimeError): take it again
+    (it was an infra error on an item of a whole-dataset run)."""
+    while True:
+        try:
+            return dict(os.environ)
+        except (KeyError, RuntimeError):
+            continue
+
+
 def secret_values(extra: list[str] | None = None) -> list[str]:
     """Values that must never be written: credential-like environment variables and ``extra``."""
-    values = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= MIN_SECRET_CHARS]
+    environment = _environment()
+    values = [v for k, v in environment.items() if _SECRET_ENV.search(k) and len(v) >= MIN_SECRET_CHARS]
     values.extend(s for s in extra or [] if s)
     return sorted(set(values), key=len, reverse=True)
 
