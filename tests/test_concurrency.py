@@ -95,7 +95,8 @@ def test_summaries_reports_order_and_junit_are_identical_at_k_1_and_k_16(pyteste
             pytester, *SLICE, SLOW_MODEL, "-v", f"--pastbench-concurrency={k}",
             f"--pastbench-run-id=k{k}", f"--junitxml=k{k}.xml",
         )  # fmt: skip
-    assert outcomes(results[1]) == outcomes(results[16]) == {"scored": 6, "control": 6, "deselected": 442}
+    assert outcomes(results[1]) == outcomes(results[16])
+    assert outcomes(results[1])["scored"] == outcomes(results[1])["control"] == 6
     assert _verdicts(results[1]) == _verdicts(results[16]) and len(_verdicts(results[1])) == 12
     assert _run_files(pytester, "k1") == _run_files(pytester, "k16")
     assert _junit_cases(pytester.path / "k1.xml") == _junit_cases(pytester.path / "k16.xml")
