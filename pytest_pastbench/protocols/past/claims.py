@@ -383,11 +383,10 @@ def questions_asked(prompt: str) -> str:
     return " ".join(part for part in sentences(prompt) if part.rstrip().endswith("?"))
 
 
-def _echoed_sentences(answer_doc: Doc, question: str) -> list[tuple[int, int]]:
-    """Sentences of the answer that only restate what the user asked (they claim nothing). Only
-    the prompt's questions count: a fact the user stated ("the digest goes out at 11:30 this
-    time"), restated, is asserted — it is the present evidence an answer is built from."""
-    asking = questions_asked(question)
+def _echoed_sentences(answer_doc: Doc, asking: str) -> list[tuple[int, int]]:
+    """Sentences of the answer that only restate what the user asked (``asking``: the prompt's
+    questions, ``questions_asked``); they claim nothing. A fact the user stated ("the digest goes
+    out at 11:30 this time"), restated, is asserted — it is the present evidence of an answer."""
     if not asking.strip():
         return []
     asked = " " + " ".join(t for t in doc(asking).match if t not in MARKS) + " "
@@ -1075,7 +1074,8 @@ def read_claim(
         *_find(answer, stale, "stale"),
         *_find(answer, decoys, "decoy"),
     ]
-    echoed = _echoed_sentences(d, question)
+    asking = questions_asked(question)  # once: the echo rules below both read it
+    echoed = _echoed_sentences(d, asking)
     asked = question if question.strip() else ""
     shapes = [
         m
@@ -1084,7 +1084,6 @@ def read_claim(
         and normalise_for_match(m.value) not in {normalise_for_match(e) for e in expected}
     ]
     found = _resolve_overlaps([*listed, *shapes])
-    asking = questions_asked(question)
     asked_tokens = tuple(t.removeprefix(GLUE) for t in doc(asking).match if t not in MARKS) if asking else ()
     found = [
         m
