@@ -172,7 +172,9 @@ NO_ANSWER = "no_answer"  # the grader's reading of an answer that gives none (cl
 
 
 def _text_check(check: Check) -> bool:
-    # CONTRACT §2: the checks that grade the answer's text.
+    # The checks that grade the answer's text, for the refusal rule. Wider than
+    # checks.is_text_check (which sends to a judge only rubrics with a text fallback): here every
+    # rubric counts, so a rubric-graded answer is never taken for a refusal by its verdicts alone.
     if isinstance(check, ValueCheck | ContainsCheck | RubricCheck):
         return True
     return isinstance(check, AnyOfCheck) and all(_text_check(c) for c in check.checks)
