@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from pytest_pastbench.agents.base import AgentResult, SessionContext
+from pytest_pastbench.protocols.past.mech import canonical, holds
 from pytest_pastbench.protocols.past.schema import (
     AnyOfCheck,
     Check,
@@ -102,19 +103,36 @@ def _answer_values(check: Check) -> list[str]:
     return []
 
 
-def _actions(check: Check) -> list[tuple[str, dict[str, Any]]]:
-    """The world calls a credit check wants (a ticket in a queue, a note written)."""
+Action = tuple[str, dict[str, Any], int]  # tool, arguments, how many records the check wants
+
+
+def _ruled_out(check: Check) -> list[str]:
+    """The values a text credit check fails when asserted (superseded and decoys)."""
+    if isinstance(check, ValueCheck):
+        return [*check.superseded, *check.decoys]
+    if isinstance(check, AnyOfCheck):
+        return [v for c in check.checks for v in _ruled_out(c)]
+    if isinstance(check, RubricCheck):
+        return [v for c in check.fallback for v in _ruled_out(c)]
+    return []
+
+
+def _actions(check: Check) -> list[Action]:
+    """The world calls a credit check wants (a ticket in a queue, a note written), with the
+    number of matching records it counts (``min_count``: two tickets, one per case)."""
     if isinstance(check, ToolCalledCheck):
         required = {"title": "Follow-up"} if check.tool == "tickets_create" else {}
-        return [(check.tool, {**required, **{k: str(v) for k, v in check.args.items()}})]
+        return [(check.tool, {**required, **{k: str(v) for k, v in check.args.items()}}, 1)]
     if isinstance(check, WorldStateCheck) and check.min_count > 0:
         fields = {k: str(v) for k, v in check.match.items()}
+        n = check.min_count
         if check.service == "tickets":
-            return [("tickets_create", {"title": fields.get("title", "Follow-up"), **fields})]
+            return [("tickets_create", {"title": fields.get("title", "Follow-up"), **fields}, n)]
         if check.service == "notes":
-            return [("notes_write", {"title": fields.get("title", "Note"), "body": fields.get("body", "")})]
+            note = {"title": fields.get("title", "Note"), "body": fields.get("body", "")}
+            return [("notes_write", note, n)]
         if check.service == "deploys":
-            return [("deploys_create", fields)]
+            return [("deploys_create", fields, n)]
     if isinstance(check, AnyOfCheck):
         return _actions(check.checks[0])
     if isinstance(check, RubricCheck):
@@ -122,17 +140,18 @@ def _actions(check: Check) -> list[tuple[str, dict[str, Any]]]:
     return []
 
 
-def _merged(actions: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    """Calls of one tool merged into one when their arguments agree (one ticket, several checks)."""
-    merged: list[tuple[str, dict[str, Any]]] = []
-    for tool, args in actions:
-        for i, (other, known) in enumerate(merged):
+def _merged(actions: list[Action]) -> list[tuple[str, dict[str, Any]]]:
+    """Calls of one tool merged into one when their arguments agree (one ticket, several checks),
+    made as many times as the most demanding of those checks counts."""
+    merged: list[Action] = []
+    for tool, args, count in actions:
+        for i, (other, known, times) in enumerate(merged):
             if other == tool and all(known.get(k, v) == v for k, v in args.items() if k != "title"):
-                merged[i] = (tool, {**args, **known})
+                merged[i] = (tool, {**args, **known}, max(times, count))
                 break
         else:
-            merged.append((tool, args))
-    return merged
+            merged.append((tool, args, count))
+    return [(tool, args) for tool, args, count in merged for _ in range(count)]
 
 
 class Oracle:
@@ -162,8 +181,15 @@ class Oracle:
             ctx.run_tool(tool, args)
         values = list(dict.fromkeys(v for c in credit for v in _answer_values(c)))
         # What the checks ask for, then the retrieved facts themselves (a pattern check, "pause
-        # ... before ... dedupe", is met by the fact as stored).
-        facts = [f.text for f in self.episode.evidence.key_facts]
+        # ... before ... dedupe", is met by the fact as stored) — less a fact the session's present
+        # has replaced (its value is the check's superseded one): used, the note is weighed against
+        # the present, not pasted as current beside it.
+        ruled_out = [v for c in credit for v in _ruled_out(c)]
+        facts = [
+            f.text
+            for f in self.episode.evidence.key_facts
+            if not any(holds(canonical(f.text), v) for v in ruled_out)
+        ]
         return AgentResult(answer="\n".join(["; ".join(values) + "." if values else "", *facts]).strip())
 
 
