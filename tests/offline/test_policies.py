@@ -76,6 +76,27 @@ def test_base_curator_skips_noise_but_keeps_the_stale_fact_beside_its_correction
     assert "7th business day" in answer and "5th business day" in answer  # the base defect
 
 
+TASK_TALK = (
+    "I'm covering receivables at Brannock this week. Please draft the reminder to Halvard Mills. "
+    "Halvard Mills is on net-45 since the spring review. Send the corrected one to FIN-AR, "
+    "not the general inbox. Keep it short, please."
+)
+
+
+def test_the_curator_keeps_knowledge_and_not_the_talk_around_the_task(tmp_path: Path) -> None:
+    # What a memory agent keeps: the fact and the routing rule given as an instruction (it carries
+    # a queue and a contrast), not the request for today's task nor the user's remark about
+    # themselves. Recall, the weaker agent, keeps every statement.
+    store = Store(tmp_path)
+    session("curator", store, TASK_TALK)
+    kept = [e.text for e in store.entries()]
+    assert any("net-45" in t for t in kept) and any("FIN-AR" in t for t in kept)
+    assert not any(t.startswith(("I'm covering", "Please draft", "Keep it short")) for t in kept)
+    recall_store = Store(tmp_path / "recall")
+    session("recall", recall_store, TASK_TALK)
+    assert len(recall_store.entries()) == 5
+
+
 @pytest.mark.parametrize("mechanism", ["E2", "E5"])
 def test_curator_retires_the_stale_fact_with_e2_or_e5(tmp_path: Path, mechanism: str) -> None:
     store = Store(tmp_path)

@@ -576,7 +576,44 @@ def store_statements(
 
 
 def _worth_keeping(statements: list[str]) -> list[str]:
-    return [s for s in statements if not _skip(s) and len(content_words(s)) >= 3]
+    """What the curator keeps of what it is told: knowledge (facts, rules, decisions and their
+    corrections), not the conversation around it — no one-off remark, credential, request to do
+    the task at hand, or remark about the user themselves that carries nothing to keep."""
+    return [s for s in statements if not _skip(s) and len(content_words(s)) >= 3 and not _task_talk(s)]
+
+
+# A request to the assistant: "please …", "can you …", "help me …", or a sentence that opens with
+# a verb of a task an assistant is asked to do (write, draft, send, add, …), or ends in "please".
+REQUEST = re.compile(
+    r"^\W*(?:(?:and|also|oh|ok|okay|so|then|now),?\s+)*(?:please|(?:can|could|would|will)\s+you"
+    r"|help\s+me|let'?s|let\s+us|i\s+need|we\s+need|i'?d\s+like|i\s+want\s+you|write|draft|summari[sz]e"
+    r"|add|make|plan|set\s+up|prepare|send|check|find|list|tell|give|create|update|adjust|keep|put|book"
+    r"|schedule|remind|reply|compose|format|review|translate|explain|suggest|get|fill|sort|turn|change"
+    r"|redo|rewrite|shorten|fix|open|raise|file|log|move|confirm|show)\b|,\s*please\W*$",
+    re.IGNORECASE,
+)
+# The user speaking of themselves ("I'm in a taxi", "I'm new to receivables", "I've got ten minutes").
+ABOUT_ME = re.compile(r"^\W*(?:i'?m|i\s+am|i\s+was|i'?ve|i\s+have|i'?ll|i\s+will)\b", re.IGNORECASE)
+# What makes such a sentence knowledge after all: a value (a number, a code, a handle), a quoted
+# form, a correction or an override, a negation ("not a first name", "never on Fridays").
+NEGATION = re.compile(r"\b(?:not|never|no|don'?t|doesn'?t|isn'?t|won'?t)\b", re.IGNORECASE)
+
+
+def _task_talk(statement: str) -> bool:
+    """A request about the task at hand, or a remark about the user, that carries nothing to keep
+    (no value, quoted form, correction, override or negation): "Please write up the incident
+    summary.", "I'm in a rush." — but not "Send the corrected one to ERP-STOCK." (a rule given as
+    an instruction) nor "Open with 'Dear Ms Rossi', not a first name" (a form and a contrast)."""
+    if not (REQUEST.search(statement) or ABOUT_ME.search(statement)):
+        return False
+    carries = (
+        _values(statement)
+        or CORRECTION_CUES.search(statement)
+        or OVERRIDE_CUES.search(statement)
+        or NEGATION.search(statement)
+        or re.search(r"[\"“‘]\w", statement)
+    )
+    return not carries
 
 
 def _entity(statement: str) -> str:
