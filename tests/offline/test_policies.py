@@ -97,6 +97,25 @@ def test_the_curator_keeps_knowledge_and_not_the_talk_around_the_task(tmp_path: 
     assert len(recall_store.entries()) == 5
 
 
+RULE = "Vendor set-up tickets at Quorum go to LEGAL-OPS at P2, after the confidentiality addendum is signed."
+NEW_CASE = (
+    "Our vendor for the hearing recordings sent their set-up form over. "
+    "The form lists two signatories and a billing contact. Please open the vendor set-up ticket."
+)
+NEWS = "Please open the vendor set-up ticket, but it is now handled by Mara Quist at Quorum."
+
+
+def test_a_new_case_of_a_known_rule_is_not_stored_but_a_change_is(tmp_path: Path) -> None:
+    # A request its notes already speak to is a new case: the case's narrative is not knowledge.
+    # What the turn changes (a word of change, a value or a name the notes can be told) is kept.
+    store = Store(tmp_path)
+    session("curator", store, RULE, index=0)
+    session("curator", store, NEW_CASE, index=1)
+    assert [e.text for e in store.entries()] == [RULE]
+    session("curator", store, NEWS, index=2)
+    assert any("Mara Quist" in e.text for e in store.entries())
+
+
 @pytest.mark.parametrize("mechanism", ["E2", "E5"])
 def test_curator_retires_the_stale_fact_with_e2_or_e5(tmp_path: Path, mechanism: str) -> None:
     store = Store(tmp_path)

@@ -556,7 +556,12 @@ def store_statements(
         replay.call("skill_write", {"name": name, "steps": steps, "tags": content_words(intro)[:8]})
     structured = tools.accepts("memory_write", "supersedes")  # E2
     known = {normalise(h["text"]) for h in hits}
-    for statement in _worth_keeping(statements):
+    kept = _worth_keeping(statements)
+    if _new_case(user_text, hits):
+        # A request its notes already speak to is a new case of what it knows: the case's own
+        # narrative is the task at hand, not knowledge; a value or a change it gives is kept.
+        kept = [s for s in kept if CORRECTION_CUES.search(s) or _typed_values(s)]
+    for statement in kept:
         if normalise(statement) in known:
             continue
         known.add(normalise(statement))
@@ -573,6 +578,14 @@ def store_statements(
                     args["supersedes"] = stale[0]
         # Without E2 a correction is written as a new note: the one it replaces stays live.
         replay.call("memory_write", args)
+
+
+def _new_case(user_text: str, hits: list[dict[str, Any]]) -> bool:
+    """Does the turn ask for something (a request or a question) that a note it found speaks to
+    (two shared words at least)?"""
+    asks = any(s.rstrip().endswith("?") or REQUEST.search(s) for s in sentences(user_text))
+    wanted = _keys(user_text)
+    return asks and any(_overlap(_keys(str(h["text"])), wanted) >= 2 for h in hits)
 
 
 def _worth_keeping(statements: list[str]) -> list[str]:
@@ -592,8 +605,11 @@ REQUEST = re.compile(
     r"|redo|rewrite|shorten|fix|open|raise|file|log|move|confirm|show)\b|,\s*please\W*$",
     re.IGNORECASE,
 )
-# The user speaking of themselves ("I'm in a taxi", "I'm new to receivables", "I've got ten minutes").
-ABOUT_ME = re.compile(r"^\W*(?:i'?m|i\s+am|i\s+was|i'?ve|i\s+have|i'?ll|i\s+will)\b", re.IGNORECASE)
+# The user speaking of themselves or their team's doings ("I'm in a taxi", "I've got ten minutes",
+# "We're ordering pizza for the release evening").
+ABOUT_ME = re.compile(
+    r"^\W*(?:i'?m|i\s+am|we'?re|we\s+are|i\s+was|i'?ve|i\s+have|i'?ll|i\s+will)\b", re.IGNORECASE
+)
 # What makes such a sentence knowledge after all: a value (a number, a code, a handle), a quoted
 # form, a correction or an override, a negation ("not a first name", "never on Fridays").
 NEGATION = re.compile(r"\b(?:not|never|no|don'?t|doesn'?t|isn'?t|won'?t)\b", re.IGNORECASE)
