@@ -560,7 +560,7 @@ def store_statements(
     if _new_case(user_text, hits):
         # A request its notes already speak to is a new case of what it knows: the case's own
         # narrative is the task at hand, not knowledge; a value or a change it gives is kept.
-        kept = [s for s in kept if CORRECTION_CUES.search(s) or _typed_values(s)]
+        kept = [s for s in kept if CORRECTION_CUES.search(s) or _values(s) or _names_in(s)]
     for statement in kept:
         if normalise(statement) in known:
             continue
