@@ -7,8 +7,11 @@ the tool results already in the conversation, so it is a pure function of the me
 - ``blind``: never touches the store; uses world tools and the prompt only.
 - ``recall``: searches memory before answering, stores every statement it is told (noise and
   secrets included), never deletes or supersedes anything.
-- ``curator``: like recall, plus skills for numbered procedures, and skipping one-off remarks,
-  credentials (by their shape, whatever they are called) and duplicates. It is selective about
+- ``curator``: like recall, plus skills for numbered procedures, and it keeps knowledge, not the
+  conversation: it skips one-off remarks, credentials (by their shape, whatever they are called),
+  duplicates, requests for the task at hand and the user's remarks about themselves when they
+  carry nothing to keep, and the narrative of a new case its notes already speak to (what such a
+  turn changes, a value, a name or a word of change, is kept). It is selective about
   reading too: a question about a document (an archived retrospective, a handoff) goes straight
   to the archive, without a memory search. It knows a correction by plain words of change ("now",
   "no longer", "as of", "took over"), not by any phrasing of the data; it infers no unstated rule.
