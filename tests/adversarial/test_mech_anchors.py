@@ -93,11 +93,6 @@ def test_the_mech_anchors_hold_in_every_capability_beyond_the_cis(anchors: dict[
 
 
 @pytest.mark.slow  # shares the whole-dataset runs of the anchors
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: curator on hermes-plus − paste-all is +0.148 [+0.12, +0.18] in procedural "
-    "(gathering +0.230, memory +0.165, update +0.164)",
-)
 def test_the_curator_beats_store_all_and_paste_all_by_the_margin(anchors: dict[str, Result]) -> None:
     # Issue 28: curator on hermes-plus − store-all-and-paste-all ≥ 0.15 in every capability (the
     # mean difference over the same episodes), and beyond the paired CI.

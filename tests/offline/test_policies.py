@@ -97,6 +97,20 @@ def test_the_curator_keeps_knowledge_and_not_the_talk_around_the_task(tmp_path: 
     assert len(recall_store.entries()) == 5
 
 
+def test_the_task_request_is_not_kept_but_feedback_on_the_work_is(tmp_path: Path) -> None:
+    # In a session's first turn an instruction is the task: its values are the case's. In a later
+    # turn the same shape is feedback on how the work is done, and that is what a memory keeps.
+    from pytest_pastbench.protocols.past.offline_policy import _worth_keeping
+
+    request = "Please approve these refunds: booking KT-88120 for EUR 380 and KT-88417 for EUR 2,300."
+    feedback = "File the refunds in REFUNDS-HIGH when one is over EUR 1,000."
+    assert _worth_keeping([request], follow_up=False) == []
+    assert _worth_keeping([feedback], follow_up=True) == [feedback]
+    # A first-turn instruction that states a rule (a contrast) is kept all the same.
+    rule = "Send refunds to REFUNDS-HIGH, not the general queue."
+    assert _worth_keeping([rule], follow_up=False) == [rule]
+
+
 RULE = "Vendor set-up tickets at Quorum go to LEGAL-OPS at P2, after the confidentiality addendum is signed."
 NEW_CASE = (
     "Our vendor for the hearing recordings sent their set-up form over. "

@@ -415,7 +415,8 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
         return _compose_answer(recalled, archive_doc, done, policy, records, user_text)
     action_notes = _act(policy, user_text, recalled, archive_doc, replay, records)
     if policy.uses_store:
-        store_statements(policy, user_text, memory_hits, replay, tools)
+        follow_up = len(turn.session_user_texts) > 1  # the user answering the work done so far
+        store_statements(policy, user_text, memory_hits, replay, tools, follow_up)
     return _compose_answer(recalled, archive_doc, action_notes, policy, records, user_text)
 
 
@@ -544,8 +545,16 @@ def _deploy_target(user_text: str) -> str | None:
 
 
 def store_statements(
-    policy: Policy, user_text: str, hits: list[dict[str, Any]], replay: Replay, tools: OfferedTools
+    policy: Policy,
+    user_text: str,
+    hits: list[dict[str, Any]],
+    replay: Replay,
+    tools: OfferedTools,
+    follow_up: bool = True,
 ) -> None:
+    """Write what the turn teaches. ``follow_up``: the turn answers work already done in the
+    session (feedback), where an instruction is a correction of how the work is done; in a
+    session's first turn an instruction is the task itself."""
     lines = sentences(user_text)
     statements = [s for s in lines if not s.rstrip().endswith("?") and not NUMBERED.match(s)]
     steps = [NUMBERED.match(s).group(2).strip() for s in lines if NUMBERED.match(s)]  # type: ignore[union-attr]
@@ -559,7 +568,7 @@ def store_statements(
         replay.call("skill_write", {"name": name, "steps": steps, "tags": content_words(intro)[:8]})
     structured = tools.accepts("memory_write", "supersedes")  # E2
     known = {normalise(h["text"]) for h in hits}
-    kept = _worth_keeping(statements)
+    kept = _worth_keeping(statements, follow_up)
     if _new_case(user_text, hits):
         # A request its notes already speak to is a new case of what it knows: the case's own
         # narrative is the task at hand, not knowledge; a value or a change it gives is kept.
@@ -591,11 +600,13 @@ def _new_case(user_text: str, hits: list[dict[str, Any]]) -> bool:
     return asks and any(_overlap(_keys(str(h["text"])), wanted) >= 2 for h in hits)
 
 
-def _worth_keeping(statements: list[str]) -> list[str]:
+def _worth_keeping(statements: list[str], follow_up: bool = True) -> list[str]:
     """What the curator keeps of what it is told: knowledge (facts, rules, decisions and their
     corrections), not the conversation around it — no one-off remark, credential, request to do
     the task at hand, or remark about the user themselves that carries nothing to keep."""
-    return [s for s in statements if not _skip(s) and len(content_words(s)) >= 3 and not _task_talk(s)]
+    return [
+        s for s in statements if not _skip(s) and len(content_words(s)) >= 3 and not _task_talk(s, follow_up)
+    ]
 
 
 # A request to the assistant: "please …", "can you …", "help me …", or a sentence that opens with
@@ -618,15 +629,18 @@ ABOUT_ME = re.compile(
 NEGATION = re.compile(r"\b(?:not|never|no|don'?t|doesn'?t|isn'?t|won'?t)\b", re.IGNORECASE)
 
 
-def _task_talk(statement: str) -> bool:
+def _task_talk(statement: str, follow_up: bool = True) -> bool:
     """A request about the task at hand, or a remark about the user, that carries nothing to keep
     (no value, quoted form, correction, override or negation): "Please write up the incident
     summary.", "I'm in a rush." — but not "Send the corrected one to ERP-STOCK." (a rule given as
-    an instruction) nor "Open with 'Dear Ms Rossi', not a first name" (a form and a contrast)."""
+    an instruction) nor "Open with 'Dear Ms Rossi', not a first name" (a form and a contrast).
+    The task's own request ("Please approve these refunds: KT-88120 €380"), in the session's first
+    turn, is not knowledge even with values: they are the case's; feedback on the work that
+    names a value ("File it in CX-NOTIFY") is how the work should be done."""
     if not (REQUEST.search(statement) or ABOUT_ME.search(statement)):
         return False
     carries = (
-        _values(statement)
+        (follow_up and _values(statement))
         or CORRECTION_CUES.search(statement)
         or OVERRIDE_CUES.search(statement)
         or NEGATION.search(statement)
