@@ -140,13 +140,14 @@ def test_pollution_is_noise_stale_as_current_secrets_and_duplicates_not_context(
     live = [
         entry("m1", KEY),  # key
         entry("m2", "The freeze is no longer on Thursday; now Friday."),  # history, marked old: fine
+        entry("m8", "The freeze was on Thursday before; now Friday."),  # history, as a lone note: fine
         entry("m3", "Lunch today is pizza."),  # noise
         entry("m4", "Deploy freeze on Thursday."),  # stale as current
         entry("m5", "the deploy  freeze moved to FRIDAY"),  # duplicate of m1
         entry("m6", "The vault password is Hunter2-zz."),  # a secret
         entry("m7", "I drafted the release email for Ana."),  # a note of its own work: fine
     ]
-    assert pollution_rate(live, key, stale, noise, secrets=["Hunter2-zz"]) == pytest.approx(4 / 7)
+    assert pollution_rate(live, key, stale, noise, secrets=["Hunter2-zz"]) == pytest.approx(4 / 8)
     assert pollution_rate([], key, stale, noise) == 1.0  # no valid storage
 
 

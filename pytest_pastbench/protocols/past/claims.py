@@ -672,6 +672,14 @@ def _old_before(before: Sequence[str], nominal: bool, governed: bool = False) ->
     return False
 
 
+def _past_adverb_at_end(after: Sequence[str]) -> int:
+    """A clause-final adverb of the past after a value a preposition governs ("the freeze was on
+    Thursday before", "the desk was in Hall B previously"): it dates the clause's state, so the
+    value is old whatever the preposition. Other predicates of the past stay out for a governed
+    value ("expired on X": X is when it ended); "on Thursday before the release" goes on."""
+    return int(bool(after) and (after[-1] == "before" or after[-1] in _OLD_ADVERBS))
+
+
 def _old_after(after: Sequence[str]) -> int:
     """Predicates of the past after the mention: "X has ended", "X was used before" (an adverb at
     the clause's end, not "before booking"), "X is out of service", "X is over"."""
@@ -812,7 +820,7 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             old_b
             + old_a
             + int(_old_before(before, nominal, governed))
-            + (0 if governed else _old_after(after))
+            + (_past_adverb_at_end(after) if governed else _old_after(after))
         )
         # "not … any more", "don't use X anymore": one mark of the past, the negation is part of it.
         ends = sum(1 for t in [*before, *after] if t == "anymore")

@@ -622,3 +622,24 @@ def test_the_same_sentences_with_the_roles_swapped_fail(answer: str, spec: dict)
     rival = [*spec.get("stale", ()), *spec.get("decoys", ())]
     swapped = {"expected": rival, "stale": spec["expected"]}
     assert reading(answer, swapped) is not Reading.ASSERTS_EXPECTED, read(answer, swapped)
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        # A clause-final adverb of the past dates the clause's state, whatever preposition governs
+        # the value: a lone note "was on X before; now Y" keeps X as history.
+        ("The freeze was on Thursday before; now Friday.", True),
+        ("The freeze is on Friday now; it was on Thursday before.", True),
+        ("The desk was in Thursday's room previously; now Hall C.", True),
+        # Reversed: "before" that opens a phrase, or no adverb of the past, leaves X current; and a
+        # predicate of the past still does not reach a governed date ("expired on X").
+        ("The freeze is on Thursday before the release.", False),
+        ("The freeze is on Thursday.", False),
+        ("The licence expired on Thursday.", False),
+    ],
+)
+def test_a_clause_final_adverb_of_the_past_marks_a_governed_value_old(text: str, old: bool) -> None:
+    from pytest_pastbench.protocols.past.claims import mentions
+
+    assert [m.marked_old for m in mentions(text, "Thursday")] == [old]
