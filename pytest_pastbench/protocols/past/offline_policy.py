@@ -176,6 +176,17 @@ CURRENT_STATE = re.compile(
     r"|this time|since)\b",
     re.IGNORECASE,
 )
+# A request that says a record of the world is newer than what the agent may remember: it was
+# revised, reissued, posted, or is the latest one ("the council put out the July revision", "the
+# capacity page was updated last week", "today's site diary"). A competent agent reads that record
+# before answering from its notes (issue 29: the present supersedes the store).
+NEWER_RECORD = re.compile(
+    r"\b(?:revised|revision|revisions|updated|amended|amendment|reissued|re-issued|issued|published|posted"
+    r"|put out|sent out|sent round|sent around|went out|circulated|is out|are out|came out|latest|newest"
+    r"|new one|new version|new edition"
+    r"|today's|this week's|this month's)\b",
+    re.IGNORECASE,
+)
 NAMED_QUEUE = re.compile(r"\b(?:in|to|into|on|from)\s+(?:the|their|our|its)\s+([a-z][\w-]*)\s+queue\b", re.I)
 # The user overriding what was taught, for this request or from now on ("this time, X instead").
 OVERRIDE_CUES = re.compile(
@@ -815,15 +826,34 @@ def _consult_world(
     # The document the request is about, when the archive was not read for it already.
     # (A record the request pointed at is what it is about: no rummaging in the archive beside it.
     # Nor when its notes already speak to it: an archived document found by a loose search is not
-    # newer than what the user told it; filed documents are often last year's, or a draft.)
-    loose = current and not records and not recalled
+    # newer than what the user told it; filed documents are often last year's, or a draft. Unless
+    # the user says the record is newer: then it is what the answer must go by.)
+    # The request says a record is newer than what was taught ("the latest call sheet is out"):
+    # it is looked for whatever the notes say, among the notes and the filed documents both.
+    fresh = bool(NEWER_RECORD.search(user_text))
+    # With nothing recalled, a question is looked up in the world too: the team's notes and
+    # filed documents are where an agent without a memory finds what it is asked.
+    asks = current or any(s.rstrip().endswith("?") for s in sentences(user_text))
+    loose = not records and (fresh or (asks and not recalled))
+    found: list[Record] = []
+    if replay.has("notes_list") and loose and not notes_cued:
+        found += _relevant_notes(replay, wanted, False)
     if replay.has("archive_search") and (archive_cued or loose) and wanted and seen_doc is None:
-        records += _relevant_documents(replay, user_text, wanted, seen_doc)
+        found += _relevant_documents(replay, user_text, wanted, seen_doc)
+    # Found by a loose search in two services: only the one most about the request.
+    records += _most_about(found, wanted) if loose and not archive_cued else found
     if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
         deploys = replay.call("deploys_list", {})
         deploys = [d for d in deploys if isinstance(d, dict)] if isinstance(deploys, list) else []
         records += _live_versions(user_text, deploys)
     return records
+
+
+def _most_about(records: list[Record], wanted: set[str]) -> list[Record]:
+    """The records sharing the most words with the request (where they come from counts: a note's
+    or a document's title)."""
+    scores = [_overlap(_keys(f"{r.source} {r.text}"), wanted) for r in records]
+    return [r for r, score in zip(records, scores, strict=True) if score == max(scores)]
 
 
 def _clear_matches(items: list[Any], scores: list[int], cued: bool, limit: int = 1) -> list[Any]:
@@ -853,29 +883,53 @@ def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record
     ]
 
 
-def _names(text: str) -> list[set[str]]:
-    """The names a request is about ("Fernhill Payments", "MFA"): runs of capitalised words, less a
-    lone capitalised word that only starts its sentence, and less days and months."""
+def _names(text: str) -> list[tuple[str, set[str]]]:
+    """The names a request is about ("Fernhill Payments", "MFA"), as written and as keys: runs of
+    capitalised words, less a lone capitalised word that only starts its sentence, and less days
+    and months."""
     names = []
     for sentence in sentences(text):
         for match in re.finditer(r"\b[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*", sentence):
-            run = [w for w in match.group(0).split() if w.lower() not in _CALENDAR_WORDS]
+            # (The pronoun "I" is capitalised too, and names nothing.)
+            run = [
+                w
+                for w in match.group(0).split()
+                if w.lower() not in _CALENDAR_WORDS and not PRONOUN_I.match(w)
+            ]
             if match.start() == 0 and len(match.group(0).split()) == 1:
                 continue
             if run:
-                names.append({_stem(w) for w in run})
+                names.append((" ".join(run), {_stem(w) for w in run}))
     return names
+
+
+PRONOUN_I = re.compile(r"I(?:['’][a-z]+)?$")
+ACRONYM = re.compile(r"[A-Z]{2,3}$")
+
+
+def _record_text(record: dict[str, Any]) -> str:
+    strings = [str(v) for v in record.values() if isinstance(v, str)]
+    return " ".join([*strings, *(record.get("tags") or [])])
+
+
+def _record_keys(record: dict[str, Any]) -> set[str]:
+    text = _record_text(record)
+    return _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+
+
+def _known_names(names: list[tuple[str, set[str]]], records: list[dict[str, Any]]) -> list[set[str]]:
+    """The names that tell records apart. A short acronym ("PO", "HR") often stands for a common
+    noun that a record spells out or leaves out, so it only counts when some record mentions it;
+    a proper name always counts."""
+    keys = [_record_keys(r) for r in records]
+    return [n for written, n in names if not ACRONYM.match(written) or any(n <= k for k in keys)]
 
 
 def _in_force(record: dict[str, Any], names: list[set[str]], years: set[int]) -> bool:
     """A record about what the request names (every word of every name), not a draft or a request
     not yet granted, and of the latest year its peers mention (a later one replaces it)."""
-    text = (
-        " ".join(str(v) for v in record.values() if isinstance(v, str))
-        + " "
-        + " ".join(record.get("tags") or [])
-    )
-    keys = _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+    text = _record_text(record)
+    keys = _record_keys(record)
     if NOT_IN_FORCE.search(text) or any(not name <= keys for name in names):
         return False
     own = {int(y) for y in YEAR.findall(text)}
@@ -891,7 +945,7 @@ def _relevant_documents(
     seen = str(seen_doc.get("id")) if seen_doc else None
     hits = [h for h in hits if str(h.get("id")) != seen]
     years = {int(y) for h in hits for y in YEAR.findall(f"{h.get('title', '')} {h.get('snippet', '')}")}
-    names = _names(user_text)
+    names = _known_names(_names(user_text), hits)
     hits = [h for h in hits if _in_force(h, names, years)]
     scores = [
         _overlap(
@@ -988,10 +1042,14 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
             # The user's own override is about their request as a whole ("this time, file it in
             # OPS-NIGHT instead" about the disk alert the message is about).
             about = _keys(f"{sentence} {asked}") if record.source == "what you said" else _keys(sentence)
-            if _overlap(about, note_keys) < 2:
+            changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
+            # Two shared words make a note about the same thing; so does one, when it is what the
+            # request asks about and the sentence says that changed ("where do they rehearse?":
+            # "they now rehearse at the church hall" against "rehearsals are at the Wesley Rooms").
+            topic = about & _keys(asked)
+            if _overlap(about, note_keys) < 2 and not (changed and _overlap(note_keys, topic) >= 1):
                 continue
             values = _typed_values(sentence)
-            changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
             # Other values alone may be another attribute ("37 devices today" beside "a limit of
             # 40"): they replace the note when the record says it changed something.
             revised = changed or record_changed
