@@ -7,7 +7,11 @@ guessed from wording: a value check's ``superseded`` values (old values, by the 
 on the world (no ticket to that queue, assignee or priority) whose value the learn sessions
 stated. **The families of item 2** are the families that hold such sessions, each taken on those
 sessions: that is where a memory can mislead its agent, in any family (the built-in set has some in
-every family; ``SM08_present_overrides_store`` and ``PC05_revised_procedure`` are mostly made of them).
+every family). Where they outnumber the eval sessions that the store alone decides (no present
+credit), the family is one of item 2 as a whole (in the built-in set ``SM08_present_overrides_store``
+and ``PC05_revised_procedure``): an agent that trusts its store over the present loses more there
+than its store wins it, so its family Δ, as the run summary reports it, lies below 0 with its CI
+("memory hurt here").
 
 **The honest reference** is the curator on ``hermes-plus``. The issue's test is whether memory
 misleads an agent that trusts the present over its store when the present is newer. The base
@@ -29,11 +33,13 @@ import tempfile
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_pastbench.core.stats import paired_bootstrap_ci
 from pytest_pastbench.protocols.past.matching import normalise_for_match
+from pytest_pastbench.protocols.past.metrics import build_summary
 from pytest_pastbench.protocols.past.schema import (
     AnyOfCheck,
     Check,
@@ -45,6 +51,7 @@ from pytest_pastbench.protocols.past.schema import (
     WorldStateCheck,
     is_guard,
 )
+from pytest_pastbench.results.render.table import memory_hurt
 from tests.adversarial.agents import file_by_the_store, trust_the_store
 from tests.adversarial.harness import Result, past_families, run_contestant
 from tests.present_samples import write_present_family
@@ -90,6 +97,23 @@ def supersede_sessions(families: list[Family]) -> set[Session]:
         for i, s in enumerate(e.sessions)
         if s.stage.startswith("eval") and any(rejects_what_was_taught(c, _taught(e)) for c in s.checks)
     }
+
+
+def present_led_families(families: list[Family]) -> set[str]:
+    """The families where sessions of item 2 outnumber the eval sessions only the store decides."""
+    where = supersede_sessions(families)
+    led = set()
+    for family in families:
+        superseding = sum(1 for w in where if w[0] == family.qualified_id)
+        store_only = sum(
+            1
+            for e in family.episodes
+            for s in e.eval_sessions()
+            if not any(c.evidence == "present" and not is_guard(c) for c in s.checks)
+        )
+        if superseding > store_only:
+            led.add(family.qualified_id)
+    return led
 
 
 def session_pairs(result: Result, where: set[Session]) -> tuple[Pairs, Labels]:
@@ -201,16 +225,23 @@ def builtin_runs() -> tuple[set[Session], dict[str, Result]]:
     return where, {name: run_contestant(name, families=chosen) for name in ("stale_trust", HONEST)}
 
 
+def summary_families(result: Result) -> dict[str, dict[str, Any]]:
+    """Per family: Δ and its 95% CI as the run summary computes them (what the reports mark)."""
+    return build_summary(result.records, {"trials": 1}, seed=0)["configs"][0]["families"]
+
+
 @pytest.mark.slow
 def test_on_the_built_in_data_the_stale_trusting_agent_has_delta_below_zero_in_every_such_family() -> None:
     where, runs = builtin_runs()
     assert where, "the built-in families have no session where the present supersedes the store"
     pairs, labels = session_pairs(runs["stale_trust"], where)
     assert {w[0] for w in where} == set(pairs)
-    cis = {f: paired_bootstrap_ci({f: p}, seed=0, clusters={f: labels[f]}) for f, p in pairs.items()}
-    above = {f: (round(delta(pairs[f]), 2), ci) for f, ci in cis.items() if not (ci and ci[1] < 0)}
-    assert not above, above
+    # Below 0 in every family; the CI over all of them (each family one stratum, its scenario
+    # groups the resampled unit) below 0 too. A family with one or two such sessions has no CI
+    # of its own worth the name; the present-led families' own CIs are the next test's.
     assert all(delta(p) < 0 for p in pairs.values()), {f: delta(p) for f, p in pairs.items()}
+    ci = paired_bootstrap_ci(pairs, seed=0, clusters=labels)
+    assert ci is not None and ci[1] < 0, ci
 
 
 @pytest.mark.slow
@@ -224,3 +255,19 @@ def test_on_the_built_in_data_the_honest_reference_has_delta_above_zero_there() 
     theirs, _ = session_pairs(runs["stale_trust"], where)
     below = {f: (delta(mine[f]), delta(theirs[f])) for f in families if delta(mine[f]) <= delta(theirs[f])}
     assert not below, below
+
+
+@pytest.mark.slow
+def test_on_the_built_in_data_memory_hurt_the_stale_trusting_agent_in_the_present_led_families() -> None:
+    families = past_families()
+    led = present_led_families(families)
+    assert led, "no built-in family is led by sessions where the present supersedes the store"
+    _, runs = builtin_runs()
+    stale, honest = summary_families(runs["stale_trust"]), summary_families(runs[HONEST])
+    # The reports mark these families "memory hurt here" for the adversary, never for the reference.
+    assert all(memory_hurt(stale[f]) for f in led), {
+        f: (stale[f]["delta"], stale[f]["delta_ci"]) for f in led
+    }
+    assert all(honest[f]["delta"] > 0 and not memory_hurt(honest[f]) for f in led), {
+        f: (honest[f]["delta"], honest[f]["delta_ci"]) for f in led
+    }

@@ -136,8 +136,9 @@ TICKET_REQUEST = re.compile(r"\b(open|create|file|raise|log)\b[^.?!]{0,40}\btick
 DEPLOY_REQUEST = re.compile(r"\b(deploy|ship|roll out|release)\b", re.IGNORECASE)
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 # A queue is a code of words ("DC-FAC", "IAM-GRANTS"); a code that ends in a number is a record's
-# id ("HR-1187", "INC-8802": the tracker's PROJECT-NUMBER convention), never a queue.
-QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*-[A-Z0-9]*[A-Z][A-Z0-9]*\b")
+# id ("HR-1187", "INC-8802": the tracker's PROJECT-NUMBER convention), never a queue, nor is the head of
+# one ("INC-T" of "INC-T-311").
+QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*-[A-Z0-9]*[A-Z][A-Z0-9]*\b(?!-[A-Z0-9])")
 PRIORITY = re.compile(r"\bP[0-4]\b(?!-)")  # not a desk or room id ("P2-14")
 HANDLE = re.compile(r"@[a-z][a-z0-9._-]*[a-z0-9]")
 # The handle a rule assigns work to ("assigned to @kiri.tane"), before any handle (a reporter's).
@@ -1085,12 +1086,22 @@ def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") ->
             mine = {(k, v) for k, v in mine if k != "name" or v in spoken}
         kinds = {k for k, _ in mine - new_values} & {k for k, _ in new_values - mine}
         about = _overlap(_keys(clause), keys) >= 1 or any(k == "name" and v in spoken for k, v in mine)
-        return bool(kinds) and about
+        # A limit ("at most 250,000 rows") is replaced by another limit, not by a measurement
+        # ("the dataset now holds 212,400 rows" is how much there is, under the same cap).
+        other_attribute = bool(BOUND.search(clause)) and not BOUND.search(newer)
+        return bool(kinds) and about and not other_attribute
 
     old = [c for c in clauses if replaced(c)]
     if not old:
         return [note], []
     return [c for c in clauses if c not in old], old
+
+
+BOUND = re.compile(
+    r"\b(?:at most|at least|up to|no more than|not more than|no less than|no fewer than|maximum|minimum"
+    r"|cap|capped|limit|limited|ceiling)\b",
+    re.IGNORECASE,
+)
 
 
 def _named_in(asked: str) -> set[str]:
@@ -1124,7 +1135,14 @@ def _mark_old(clause: str, newer: str, asked: str = "") -> str:
             run_has_old = False
         elif not values:
             run_has_old = False
-    return " ".join(marked)
+    if not any(m.endswith("(old)") for m in marked):
+        return " ".join(marked)
+    # What the note called new or current no longer is: restated as old, it says so without those
+    # words ("New date is 24 March (old)" is the old date, and reads "date is 24 March (old)").
+    return " ".join(m for m in marked if m.strip(_TOKEN_EDGES).lower() not in CURRENCY_WORDS)
+
+
+CURRENCY_WORDS = frozenset({"new", "now", "currently", "current", "latest", "instead", "still"})
 
 
 def _typed_values(text: str) -> set[tuple[str, str]]:
