@@ -479,7 +479,7 @@ def _act(
                 notes.append(f"Deployed {service} {version.group(0)}: {json.dumps(result)}")
         if prohibitions:
             notes.append("I did not deploy, because: " + prohibitions[0])
-    if TICKET_REQUEST.search(user_text) and replay.has("tickets_create"):
+    if _asks_for_ticket(user_text, context) and replay.has("tickets_create"):
         result = replay.call("tickets_create", _ticket(user_text, context))
         if is_held(result):
             # E1: re-plan the ticket with the stored notes it was held with.
@@ -489,21 +489,45 @@ def _act(
     return notes
 
 
+def _asks_for_ticket(user_text: str, context: str) -> bool:
+    """A ticket asked for by name ("open a ticket"), or an order to file something ("Please file the
+    reissue", "raise what's needed") where what is known routes such requests to a queue: filing
+    is how that work is done there."""
+    if TICKET_REQUEST.search(user_text):
+        return True
+    ordered = any(FILE_ORDER.match(s) for s in sentences(user_text) if not s.rstrip().endswith("?"))
+    return ordered and bool(QUEUE.search(context))
+
+
+# An order that starts the sentence: "Please file ...", "Could you raise ...", "Submit ...".
+FILE_ORDER = re.compile(
+    r"^\W*(?:(?:please|can you|could you|would you)\s+)?(?:file|raise|log|submit)\b", re.IGNORECASE
+)
+
+
 def _ticket(user_text: str, context: str) -> dict[str, Any]:
     args: dict[str, Any] = {"title": sentences(user_text)[0][:100], "body": context[:1500]}
     # "open a ticket in the procurement queue": the queue the user names for the new ticket (in
     # the sentence that asks for it, so "the one in their queue" is not taken for it) comes first.
-    asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s)), "")
+    asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s) or FILE_ORDER.match(s)), "")
     named = NAMED_QUEUE.search(asking)
     if named and not QUEUE.search(user_text):
         args["queue"] = named.group(1)
     # Otherwise a field from the line of the context most about the request: of two stored
     # routing rules, the one for what the user is talking about.
+    # A line that says it revises the rule ("Revised 11 May: ... now given by @s.vandermeer") is
+    # newer than one that does not, so among the lines about the request it routes first.
     wanted = _keys(user_text)
     lines = sorted(
         enumerate(line for line in context.splitlines() if line.strip()),
-        key=lambda item: (-_overlap(_keys(item[1]), wanted), item[0]),
+        key=lambda item: (
+            -min(_overlap(_keys(item[1]), wanted), 1),
+            -bool(RECORD_CHANGE.search(item[1])),
+            -_overlap(_keys(item[1]), wanted),
+            item[0],
+        ),
     )
+    routed = [_routing_text(line) for _, line in lines]
     for key, pattern in (
         ("queue", QUEUE),
         ("priority", PRIORITY),
@@ -512,8 +536,17 @@ def _ticket(user_text: str, context: str) -> dict[str, Any]:
     ):
         if key in args:
             continue
+        # A plain handle names the assignee first in a line that revises the rule ("now given by
+        # @s.vandermeer"), before any "assigned to" of an older line.
+        revised = HANDLE if pattern is ASSIGNEE else None
         found = pattern.search(user_text) or next(
-            (m for _, line in lines if (m := pattern.search(_routing_text(line)))), None
+            (
+                m
+                for line in routed
+                for p in (pattern, revised)
+                if p is not None and (p is pattern or RECORD_CHANGE.search(line)) and (m := p.search(line))
+            ),
+            None,
         )
         if found:
             args[key] = found.group(found.lastindex or 0)  # ASSIGNEE's handle is its group
