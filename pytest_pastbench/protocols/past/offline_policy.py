@@ -182,8 +182,9 @@ CURRENT_STATE = re.compile(
 # capacity page was updated last week", "today's site diary"). A competent agent reads that record
 # before answering from its notes (issue 29: the present supersedes the store).
 NEWER_RECORD = re.compile(
-    r"\b(?:revised|revision|revisions|updated|amended|amendment|reissued|re-issued|issued|published|posted"
-    r"|put out|sent out|sent round|sent around|went out|circulated|is out|are out|came out|latest|newest"
+    r"\b(?:revised|revision|revisions|updated|an update|the update|amended|amendment|reissued|re-issued"
+    r"|issued|published|posted|put out|sent out|sent round|sent around|went out|circulated|is out|are out"
+    r"|came out|latest|newest"
     r"|new one|new version|new edition"
     r"|today's|this week's|this month's)\b",
     re.IGNORECASE,
@@ -838,8 +839,9 @@ def _consult_world(
     current = any(CURRENT_STATE.search(x) and QUESTION.search(x) for x in sentences(user_text))
     records: list[Record] = []
     notes_cued = bool(NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)))
+    fresh = bool(NEWER_RECORD.search(user_text))
     if replay.has("notes_list") and notes_cued:
-        records += _relevant_notes(replay, wanted, notes_cued)
+        records += _relevant_notes(replay, wanted, notes_cued, fresh)
     # A ticket the request refers to: one named by id, or "ticket"/"queue" outside a sentence that
     # only asks to open one.
     tickets_cued = bool(TICKET_ID.search(user_text)) or any(
@@ -864,14 +866,13 @@ def _consult_world(
     # the user says the record is newer: then it is what the answer must go by.)
     # The request says a record is newer than what was taught ("the latest call sheet is out"):
     # it is looked for whatever the notes say, among the notes and the filed documents both.
-    fresh = bool(NEWER_RECORD.search(user_text))
     # With nothing recalled, a question is looked up in the world too: the team's notes and
     # filed documents are where an agent without a memory finds what it is asked.
     asks = current or any(s.rstrip().endswith("?") for s in sentences(user_text))
     loose = not records and (fresh or (asks and not recalled))
     found: list[Record] = []
     if replay.has("notes_list") and loose and not notes_cued:
-        found += _relevant_notes(replay, wanted, False)
+        found += _relevant_notes(replay, wanted, False, fresh)
     if replay.has("archive_search") and (archive_cued or loose) and wanted and seen_doc is None:
         found += _relevant_documents(replay, user_text, wanted, seen_doc)
     # Found by a loose search in two services: only the one most about the request.
@@ -902,7 +903,7 @@ def _clear_matches(items: list[Any], scores: list[int], cued: bool, limit: int =
     return []
 
 
-def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record]:
+def _relevant_notes(replay: Replay, wanted: set[str], cued: bool, fresh: bool = False) -> list[Record]:
     titles = replay.call("notes_list", {})
     titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
     # Read the few whose titles share words with the request, then keep the clear matches.
@@ -910,6 +911,10 @@ def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record
     candidates = [t for t in ranked if _overlap(_keys(t), wanted) > 0][:3]
     notes = replay.batch([("notes_read", {"title": t}) for t in candidates]) if candidates else []
     notes = [n for n in notes if isinstance(n, dict) and "body" in n]
+    # The request asks for the update ("the notes had an update on ..."): the notes that say they
+    # revise something are the ones it means, when there are any.
+    revised = [n for n in notes if RECORD_CHANGE.search(f"{n.get('title', '')} {n['body']}")]
+    notes = revised if fresh and revised else notes
     scores = [_overlap(_keys(f"{n.get('title', '')} {n['body']}"), wanted) for n in notes]
     return [
         Record(f"the note '{n.get('title')}'", str(n["body"]))
