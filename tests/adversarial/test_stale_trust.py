@@ -24,8 +24,9 @@ oracle rule and ``benchmarks/present_supersedes.py`` already use.
 
 On the sessions of item 2 alone an honest agent's Δ is above 0 only through the store checks some
 of them also carry: the present they ask for, its off arm reads as well (most of SM08's are present
-alone, Δ 0 at best). So "the honest reference gets Δ > 0 there" is its Δ over those families: its memory pays in every family where the adversary's memory hurts it, and on the
-sessions of item 2 themselves it stays above the adversary."""
+alone, Δ 0 at best). So "the honest reference gets Δ > 0 there" is its Δ over those families:
+its memory pays in every family where the adversary's memory hurts it, and on the sessions of
+item 2 themselves it stays above the adversary."""
 
 from __future__ import annotations
 
