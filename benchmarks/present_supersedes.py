@@ -2,14 +2,19 @@
 
 Runs, in-process through ``tests/adversarial/harness.py`` (no pytest, no litellm), the honest
 reference (``pastbench/curator`` on Hermes with every mechanism) and ``stale_trust``, the
-adversary of tests/adversarial/agents.py that always answers from what it stored and drops newer
-evidence, on both arms of the families given (the two present-supersedes families by default),
-and prints per family S_on, S_off, Δ and its 95% bootstrap CI over scenario groups, as the run
-summary computes them (``metrics.build_summary``). It asserts nothing: the figures are for the
-issue's target (stale Δ < 0 with the CI below 0, honest Δ > 0).
+adversary of tests/adversarial/agents.py that applies what it stored over newer evidence (its
+answer and its tickets), on both arms of the families given (every built-in PAST family by
+default), and prints two tables (``tests/adversarial/present_supersedes.py`` defines both sets):
+
+1. per family, over its sessions where the present supersedes the store: the sessions, Δ and its
+   95% bootstrap CI (the family's scenario groups resampled);
+2. the present-led families (such sessions outnumber those the store alone decides) as the run
+   summary reports them: S_on, S_off, Δ, CI, and "memory hurt here" where the CI lies below 0.
+
+It asserts nothing (tests/adversarial/test_stale_trust.py does).
 
     python benchmarks/present_supersedes.py
-    python benchmarks/present_supersedes.py families/update/SM03_fact_correction.yaml
+    python benchmarks/present_supersedes.py families/update/SM08_present_overrides_store.yaml
 """
 
 from __future__ import annotations
@@ -22,28 +27,50 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.core.family_files import load_family  # noqa: E402
-from pytest_pastbench.protocols.past.metrics import build_summary  # noqa: E402
-from tests.adversarial.harness import run_contestant  # noqa: E402
-
-DEFAULT = (
-    "families/update/SM08_present_overrides_store.yaml",
-    "families/procedural/PC05_revised_procedure.yaml",
+from pytest_pastbench.core.stats import paired_bootstrap_ci  # noqa: E402
+from pytest_pastbench.results.render.table import memory_hurt  # noqa: E402
+from tests.adversarial.harness import past_families, run_contestant  # noqa: E402
+from tests.adversarial.present_supersedes import (  # noqa: E402
+    HONEST,
+    delta,
+    present_led_families,
+    session_pairs,
+    summary_families,
+    supersede_sessions,
 )
 
 
+def _ci(ci: tuple[float, float] | list[float] | None) -> str:
+    return f"[{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "—"
+
+
 def main(paths: list[str]) -> int:
-    families = [load_family(Path(p))[0] for p in (paths or DEFAULT)]
-    rows = []
-    for name in ("curator+hermes-plus", "stale_trust"):
-        result = run_contestant(name, families=families)
-        summary = build_summary(result.records, {"trials": 1}, seed=0)
-        for fid, entry in summary["configs"][0]["families"].items():
-            low, high = entry["delta_ci"] or (None, None)
-            rows.append(
-                [name, fid, f"{entry['s_on']:.2f}", f"{entry['s_off']:.2f}", f"{entry['delta']:+.2f}",
-                 f"[{low:+.2f}, {high:+.2f}]" if low is not None else "—"]
+    families = [load_family(Path(p))[0] for p in paths] if paths else past_families()
+    where = supersede_sessions(families)
+    led = present_led_families(families)
+    chosen = [f for f in families if any(w[0] == f.qualified_id for w in where)]
+    runs = {name: run_contestant(name, families=chosen) for name in (HONEST, "stale_trust")}
+    sessions, whole = [], []
+    for name, result in runs.items():
+        pairs, labels = session_pairs(result, where)
+        for family, p in sorted(pairs.items()):
+            ci = paired_bootstrap_ci({family: p}, seed=0, clusters={family: labels[family]})
+            sessions.append([name, family, str(len(p)), f"{delta(p):+.2f}", _ci(ci)])
+        pooled = paired_bootstrap_ci(pairs, seed=0, clusters=labels)
+        total = sum(len(p) for p in pairs.values())
+        sessions.append([name, "all (each family one stratum)", str(total), "", _ci(pooled)])
+        summary = summary_families(result)
+        for family in sorted(led):
+            entry = summary[family]
+            whole.append(
+                [name, family, f"{entry['s_on']:.2f}", f"{entry['s_off']:.2f}", f"{entry['delta']:+.2f}",
+                 _ci(entry["delta_ci"]), "memory hurt here" if memory_hurt(entry) else ""]
             )  # fmt: skip
-    print(tabulate(rows, headers=["agent", "family", "S_on", "S_off", "Δ", "95% CI"], disable_numparse=True))
+    print("Sessions where the present supersedes the store, per family")
+    print(tabulate(sessions, headers=["agent", "family", "sessions", "Δ", "95% CI"], disable_numparse=True))
+    print("\nPresent-led families, whole family (the run summary)")
+    headers = ["agent", "family", "S_on", "S_off", "Δ", "95% CI", ""]
+    print(tabulate(whole, headers=headers, disable_numparse=True))
     return 0
 
 

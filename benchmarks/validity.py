@@ -1,6 +1,6 @@
 """Validity I (issue #15): what agents that game S, and the reference baselines, score.
 
-Runs every agent of ``tests/adversarial/harness.py`` over the 204 built-in PAST episodes, both
+Runs every agent of ``tests/adversarial/harness.py`` over every built-in PAST episode, both
 arms, in-process (no pytest, no litellm), and prints S_on / S_off per capability and the issue's
 targets as ratios. It asserts nothing: ``tests/adversarial/test_score_adversaries.py`` does.
 

@@ -63,6 +63,6 @@ def register_cli(commands: Any) -> None:
         help="skip the oracle and blind runs (schema, counts and leaks only)",
     )
     validate.add_argument(
-        "--any-shape", action="store_true", help="your own family set: skip the 26 / 204 count rule"
+        "--any-shape", action="store_true", help="your own family set: skip the built-in set's count rule"
     )
     validate.set_defaults(func=run)

@@ -13,10 +13,11 @@ agent does (``--pastbench-agent=tests.adversarial.agents:empty``) and into ``run
   numbers and ordinals spelled out, "the" dropped, lower case.
 - ``verbatim``: the same policy, answering as it is.
 - ``stale_trust``: trusts its store over the present (issue 29). With nothing stored it does the
-  work from the prompt and the world like the reference policies; once its notes speak about the request it
-  answers from them alone, as current, even where a record of the world or the user's own message
-  is newer. Its memory makes it worse than no memory where the present supersedes the store, so
-  its Δ there must be below 0 (``StaleTrustModel``, run on Hermes).
+  work from the prompt and the world like the reference policies; once its notes speak about the
+  request it applies them alone, as current, in its answer and in its actions (a ticket routed and
+  written by the stored rule), even where a record of the world or the user's own message is
+  newer. Its memory makes it worse than no memory where the present supersedes the store, so its
+  Δ there must be below 0 (``StaleTrustModel``, run on Hermes).
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ from pytest_pastbench.agents.base import AgentResult, HermesAgent, SessionContex
 from pytest_pastbench.core.text import content_words
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.protocols.past.offline_policy import (
+    ASSIGNEE,
+    HANDLE,
+    PRIORITY,
+    QUEUE,
+    current_turn,
+    note_entries,
+)
 from pytest_pastbench.protocols.past.schema import Family, answer_values
 
 
@@ -240,9 +249,17 @@ _OUTDATED_NOTE = re.compile(r"^Outdated: my old note said (.*) \(old, replaced: 
 
 class StaleTrustModel:
     """A reference policy (``pastbench/recall`` in the harness: it always searches its memory)
-    whose final answer, once it recalled anything, is its notes alone (any it found outdated
-    restated as current) and its actions: the world's records and the user's own statements are
-    dropped. Tool calls are the policy's, unchanged."""
+    that, once it recalled anything, applies what it stored over newer evidence, in what it says
+    and in what it does:
+
+    - its final answer is its notes alone (any it found outdated restated as current) and its
+      actions; the world's records and the user's own statements are dropped;
+    - a ticket it opens is filed by its notes: the body is what it recalled, and a routing field
+      (queue, priority, assignee) its notes give is set from them, whatever the request or the
+      world now says ("this time it goes to @deputy instead" is ignored); a field its notes do
+      not give stays as the policy chose it.
+
+    With nothing recalled it is the policy, unchanged: the present is all it has."""
 
     def __init__(self, policy: str = "recall") -> None:
         self.inner = PolicyModel(policy)
@@ -250,9 +267,44 @@ class StaleTrustModel:
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
         reply = self.inner.complete(messages, tools, **params)
-        if reply.tool_calls or reply.content is None:
+        if reply.tool_calls:
+            notes = recalled(messages)
+            if not notes:
+                return reply
+            return ModelReply(
+                content=None, tool_calls=[file_by_the_store(c, notes) for c in reply.tool_calls]
+            )
+        if reply.content is None:
             return reply
         return ModelReply(content=trust_the_store(reply.content))
+
+
+def recalled(messages: list[dict[str, Any]]) -> list[str]:
+    """The texts its memory and skill searches returned in the current turn, best first."""
+    return [
+        entry["text"]
+        for name, result in current_turn(messages).done
+        if name in ("memory_search", "skill_search")
+        for entry in note_entries(result)
+    ]
+
+
+# The routing fields of a ticket, and how a note states each (the policy's own patterns).
+_ROUTING = (("queue", (QUEUE,)), ("priority", (PRIORITY,)), ("assignee", (ASSIGNEE, HANDLE)))
+
+
+def file_by_the_store(call: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """A ``tickets_create`` call filed by the notes: their text as the body, and each routing field
+    from the first note (the store's best hit first) that states one. Other calls unchanged."""
+    if call["name"] != "tickets_create":
+        return call
+    args = json.loads(call["arguments"])
+    args["body"] = "\n".join(notes)
+    for key, patterns in _ROUTING:
+        found = next((m for note in notes for p in patterns if (m := p.search(note))), None)
+        if found:
+            args[key] = found.group(found.lastindex or 0)  # ASSIGNEE's handle is its group
+    return {**call, "arguments": json.dumps(args)}
 
 
 def trust_the_store(answer: str) -> str:

@@ -1,7 +1,7 @@
 """Run an agent (adversary or reference) over every PAST episode of the built-in dataset in-process.
 
 The protocol runner itself (``run_item``: the agent loop, tools, store, scoring), no pytest and
-no litellm, so all 204 episodes on both arms take seconds. Used by
+no litellm, so every built-in episode on both arms takes seconds. Used by
 ``tests/adversarial/test_score_adversaries.py``, ``tests/adversarial/test_mech_anchors.py`` (the
 Mech anchors: ``MECH_ANCHORS``, ``mech_by_capability``, ``mech_difference``) and
 ``benchmarks/validity.py``.

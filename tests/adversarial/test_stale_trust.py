@@ -1,66 +1,63 @@
 """Issue 29, item 3: an agent that applies what it stored and ignores newer evidence scores below
 its own off arm where the present supersedes the store; the honest reference does not.
 
-"The families of item 2" are the eval sessions whose present check names a superseded value (the
-store taught it, the prompt or the world has replaced it): those sessions, grouped by family."""
+**The sessions of item 2** are the eval sessions where the present supersedes the store: a
+``present`` check rejects something the learn sessions taught. The data names it, nothing is
+guessed from wording: a value check's ``superseded`` values (old values, by the schema), or a guard
+on the world (no ticket to that queue, assignee or priority) whose value the learn sessions
+stated. **The families of item 2** are the families that hold such sessions, each taken on those
+sessions: that is where a memory can mislead its agent, in any family (the built-in set has some in
+every family). Where they outnumber the eval sessions that the store alone decides (no present
+credit), the family is one of item 2 as a whole (in the built-in set ``SM08_present_overrides_store``
+and ``PC05_revised_procedure``): an agent that trusts its store over the present loses more there
+than its store wins it, so its family Δ, as the run summary reports it, lies below 0 with its CI
+("memory hurt here").
+
+**The honest reference** is the curator on ``hermes-plus``. The issue's test is whether memory
+misleads an agent that trusts the present over its store when the present is newer. The base
+curator does trust the present (``offline_policy._compose_answer``, ``_act``), but it keeps a
+corrected note beside its correction on purpose: that is the paper's defect that E2 (entries carry
+superseded-by) and E5 (the close pass retires what a correction replaced) exist to fix. Without
+them its store serves stale values as current on the store's own questions, which is what the
+adversary does, not what an honest agent does. With them the reference is the one the audit's
+oracle rule and ``benchmarks/present_supersedes.py`` already use.
+
+On the sessions of item 2 alone an honest agent's Δ is above 0 only through the store checks some
+of them also carry: the present they ask for, its off arm reads as well (most of SM08's are present
+alone, Δ 0 at best). So "the honest reference gets Δ > 0 there" is its Δ over those families:
+its memory pays in every family where the adversary's memory hurts it, and on the sessions of
+item 2 themselves it stays above the adversary."""
 
 from __future__ import annotations
 
 import tempfile
-from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 from pytest_pastbench.core.stats import paired_bootstrap_ci
-from pytest_pastbench.protocols.past.schema import AnyOfCheck, Check, Family, RubricCheck, ValueCheck
-from tests.adversarial.agents import trust_the_store
+from pytest_pastbench.protocols.past.matching import normalise_for_match
+from pytest_pastbench.protocols.past.schema import ValueCheck, WorldStateCheck
+from pytest_pastbench.results.render.table import memory_hurt
+from tests.adversarial.agents import file_by_the_store, trust_the_store
 from tests.adversarial.harness import Result, past_families, run_contestant
+from tests.adversarial.present_supersedes import (
+    HONEST,
+    Session,
+    delta,
+    family_delta,
+    present_led_families,
+    rejects_what_was_taught,
+    session_pairs,
+    summary_families,
+    supersede_sessions,
+)
 from tests.present_samples import write_present_family
-
-Pairs = dict[str, list[tuple[float, float]]]  # family -> (s_on, s_off) per supersede session
-
-
-def _supersedes(check: Check) -> bool:
-    if isinstance(check, ValueCheck):
-        return check.evidence == "present" and bool(check.superseded)
-    if isinstance(check, AnyOfCheck | RubricCheck):
-        nested = check.checks if isinstance(check, AnyOfCheck) else check.fallback
-        return check.evidence == "present" and any(isinstance(c, ValueCheck) and c.superseded for c in nested)
-    return False
-
-
-def supersede_sessions(families: list[Family]) -> set[tuple[str, str, int]]:
-    """(family, episode, session index) of every eval session where the present supersedes the store."""
-    return {
-        (f.qualified_id, e.id, i)
-        for f in families
-        for e in f.episodes
-        for i, s in enumerate(e.sessions)
-        if any(_supersedes(c) for c in s.checks)
-    }
-
-
-def session_pairs(result: Result, where: set[tuple[str, str, int]]) -> Pairs:
-    scores: dict[tuple[str, str, int], dict[str, float]] = defaultdict(dict)
-    for record in result.records:
-        for session in record.sessions:
-            key = (record.family, record.episode, session.index)
-            if key in where:
-                scores[key][record.arm] = session.s
-    pairs: Pairs = defaultdict(list)
-    for (family, _, _), arms in sorted(scores.items()):
-        pairs[family].append((arms["on"], arms["off"]))
-    return dict(pairs)
-
-
-def delta(pairs: list[tuple[float, float]]) -> float:
-    return sum(on - off for on, off in pairs) / len(pairs)
 
 
 @cache
-def sample_runs() -> tuple[set[tuple[str, str, int]], dict[str, Result]]:
+def sample_runs() -> tuple[set[Session], dict[str, Result]]:
     with tempfile.TemporaryDirectory() as tmp:
         family = write_present_family(Path(tmp))
         runs = {name: run_contestant(name, families=[family]) for name in ("stale_trust", "curator")}
@@ -78,11 +75,46 @@ def test_trusting_the_store_over_the_answer_it_is_given_keeps_the_notes_only() -
     )
 
 
+def test_trusting_the_store_files_a_ticket_by_the_stored_rule() -> None:
+    notes = ["Disk alerts go to OPS-DISK at P2, assigned to @kai.r.", "The NAS is in rack 4."]
+    call = {
+        "id": "c1",
+        "name": "tickets_create",
+        "arguments": '{"title": "Disk alert", "body": "this time to OPS-NIGHT", "assignee": "@noor.h"}',
+    }
+    filed = file_by_the_store(call, notes)
+    assert filed["arguments"] == (
+        '{"title": "Disk alert", "body": "Disk alerts go to OPS-DISK at P2, assigned to @kai.r.\\n'
+        'The NAS is in rack 4.", "assignee": "@kai.r", "queue": "OPS-DISK", "priority": "P2"}'
+    )
+    # A field the notes do not give stays as the policy chose it; other calls are untouched.
+    only_queue = file_by_the_store(
+        {**call, "arguments": '{"title": "x", "priority": "P1"}'}, ["It goes to OPS-DISK."]
+    )
+    assert '"priority": "P1"' in only_queue["arguments"] and '"queue": "OPS-DISK"' in only_queue["arguments"]
+    search = {"id": "c2", "name": "memory_search", "arguments": '{"query": "disk"}'}
+    assert file_by_the_store(search, notes) == search
+
+
+def test_a_present_guard_counts_only_on_a_value_the_learn_sessions_taught() -> None:
+    guard = WorldStateCheck(type="world_state", service="tickets", match={"queue": "QA-RELEASE"}, max_count=0,
+                            min_count=0, evidence="present")  # fmt: skip
+    taught = normalise_for_match("The changeover goes in as a ticket to QA-RELEASE at P1.")
+    assert rejects_what_was_taught(guard, taught)
+    assert not rejects_what_was_taught(guard, normalise_for_match("Tickets go to QA-AUDIT."))
+    assert not rejects_what_was_taught(guard.model_copy(update={"evidence": "store"}), taught)
+    old = ValueCheck(type="value", value="11:30", superseded=["16:00"], evidence="present")
+    assert rejects_what_was_taught(old, "") and not rejects_what_was_taught(
+        old.model_copy(update={"superseded": []}), taught
+    )
+
+
 def test_the_stale_trusting_agent_scores_below_its_off_arm_where_the_present_supersedes() -> None:
     where, runs = sample_runs()
-    [(family, pairs)] = session_pairs(runs["stale_trust"], where).items()
-    ci = paired_bootstrap_ci({family: pairs}, seed=0)
-    assert delta(pairs) < 0 and ci is not None and ci[1] < 0, (pairs, ci)
+    pairs, labels = session_pairs(runs["stale_trust"], where)
+    [family] = pairs
+    ci = paired_bootstrap_ci(pairs, seed=0, clusters=labels)
+    assert delta(pairs[family]) < 0 and ci is not None and ci[1] < 0, (pairs, ci)
 
 
 def test_the_honest_reference_gains_from_its_store_there() -> None:
@@ -90,47 +122,57 @@ def test_the_honest_reference_gains_from_its_store_there() -> None:
     curator = runs["curator"]
     assert curator.s("update", "on") > curator.s("update", "off")
     # Where the present supersedes, the curator is never below its off arm.
-    [(_, pairs)] = session_pairs(curator, where).items()
-    assert all(on >= off for on, off in pairs)
+    pairs, _ = session_pairs(curator, where)
+    [(_, family_pairs)] = pairs.items()
+    assert all(on >= off for on, off in family_pairs)
 
 
 @cache
-def builtin_runs() -> tuple[set[tuple[str, str, int]], dict[str, Result]]:
+def builtin_runs() -> tuple[set[Session], dict[str, Result]]:
     families = past_families()
     where = supersede_sessions(families)
     chosen = [f for f in families if any(w[0] == f.qualified_id for w in where)]
-    return where, {name: run_contestant(name, families=chosen) for name in ("stale_trust", "curator")}
+    return where, {name: run_contestant(name, families=chosen) for name in ("stale_trust", HONEST)}
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 29, open: on the appended 4.0 sessions the offline reference and the adversary "
-    "do not yet separate in every family (benchmarks/present_supersedes.py prints the two families)",
-)
 def test_on_the_built_in_data_the_stale_trusting_agent_has_delta_below_zero_in_every_such_family() -> None:
     where, runs = builtin_runs()
     assert where, "the built-in families have no session where the present supersedes the store"
-    pairs = session_pairs(runs["stale_trust"], where)
-    ci = paired_bootstrap_ci(pairs, seed=0)
-    assert ci is not None and ci[1] < 0, ci
+    pairs, labels = session_pairs(runs["stale_trust"], where)
+    assert {w[0] for w in where} == set(pairs)
+    # Below 0 in every family; the CI over all of them (each family one stratum, its scenario
+    # groups the resampled unit) below 0 too. A family with one or two such sessions has no CI
+    # of its own worth the name; the present-led families' own CIs are the next test's.
     assert all(delta(p) < 0 for p in pairs.values()), {f: delta(p) for f, p in pairs.items()}
+    ci = paired_bootstrap_ci(pairs, seed=0, clusters=labels)
+    assert ci is not None and ci[1] < 0, ci
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 29, open: on the appended 4.0 sessions the offline reference and the adversary "
-    "do not yet separate in every family (benchmarks/present_supersedes.py prints the two families)",
-)
 def test_on_the_built_in_data_the_honest_reference_has_delta_above_zero_there() -> None:
     where, runs = builtin_runs()
-    curator = runs["curator"]
-    families = {w[0] for w in where}
-    by_family: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for record in curator.records:
-        if record.family in families and record.score is not None:
-            by_family[record.family][record.arm].append(record.score)
-    for family, arms in by_family.items():
-        on, off = (sum(arms[a]) / len(arms[a]) for a in ("on", "off"))
-        assert on > off, (family, on, off)
+    families = sorted({w[0] for w in where})
+    honest = {f: family_delta(runs[HONEST], f) for f in families}
+    assert all(d > 0 for d in honest.values()), honest
+    # On the sessions of item 2 themselves it trusts the present: above the adversary everywhere.
+    mine, _ = session_pairs(runs[HONEST], where)
+    theirs, _ = session_pairs(runs["stale_trust"], where)
+    below = {f: (delta(mine[f]), delta(theirs[f])) for f in families if delta(mine[f]) <= delta(theirs[f])}
+    assert not below, below
+
+
+@pytest.mark.slow
+def test_on_the_built_in_data_memory_hurt_the_stale_trusting_agent_in_the_present_led_families() -> None:
+    families = past_families()
+    led = present_led_families(families)
+    assert led, "no built-in family is led by sessions where the present supersedes the store"
+    _, runs = builtin_runs()
+    stale, honest = summary_families(runs["stale_trust"]), summary_families(runs[HONEST])
+    # The reports mark these families "memory hurt here" for the adversary, never for the reference.
+    assert all(memory_hurt(stale[f]) for f in led), {
+        f: (stale[f]["delta"], stale[f]["delta_ci"]) for f in led
+    }
+    assert all(honest[f]["delta"] > 0 and not memory_hurt(honest[f]) for f in led), {
+        f: (honest[f]["delta"], honest[f]["delta_ci"]) for f in led
+    }

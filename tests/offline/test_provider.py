@@ -20,8 +20,12 @@ def test_litellm_returns_tool_calls_usage_and_zero_cost() -> None:
     assert reply.prompt_tokens > 0 and reply.cost_usd == 0.0
 
 
-def test_blind_answers_without_tools() -> None:
+def test_blind_looks_up_the_world_never_the_store() -> None:
     reply = LiteLLMClient("pastbench/blind").complete(MESSAGES, ToolBox.specs())
+    # With nothing recalled a question is looked up in the team's notes (issue 29), not the store.
+    assert [c["name"] for c in reply.tool_calls] == ["notes_list"]
+    request = [MESSAGES[0], {"role": "user", "content": "Draft a two-line reminder about hairnets."}]
+    reply = LiteLLMClient("pastbench/blind").complete(request, ToolBox.specs())
     assert reply.tool_calls == [] and reply.content
 
 

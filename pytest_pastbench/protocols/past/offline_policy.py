@@ -139,8 +139,9 @@ TICKET_REQUEST = re.compile(r"\b(open|create|file|raise|log)\b[^.?!]{0,40}\btick
 DEPLOY_REQUEST = re.compile(r"\b(deploy|ship|roll out|release)\b", re.IGNORECASE)
 VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 # A queue is a code of words ("DC-FAC", "IAM-GRANTS"); a code that ends in a number is a record's
-# id ("HR-1187", "INC-8802": the tracker's PROJECT-NUMBER convention), never a queue.
-QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*-[A-Z0-9]*[A-Z][A-Z0-9]*\b")
+# id ("HR-1187", "INC-8802": the tracker's PROJECT-NUMBER convention), never a queue, nor is the head of
+# one ("INC-T" of "INC-T-311").
+QUEUE = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*-[A-Z0-9]*[A-Z][A-Z0-9]*\b(?!-[A-Z0-9])")
 PRIORITY = re.compile(r"\bP[0-4]\b(?!-)")  # not a desk or room id ("P2-14")
 HANDLE = re.compile(r"@[a-z][a-z0-9._-]*[a-z0-9]")
 # The handle a rule assigns work to ("assigned to @kiri.tane"), before any handle (a reporter's).
@@ -177,6 +178,18 @@ CURRENT_STATE = re.compile(
     r"\b(?:now|right now|currently|at the moment|as things stand|this week|tonight|today|latest|still"
     r"|again|just came in|came in|new|logged|posted|flagged|reported|booked|opened|raised|sent|put out"
     r"|this time|since)\b",
+    re.IGNORECASE,
+)
+# A request that says a record of the world is newer than what the agent may remember: it was
+# revised, reissued, posted, or is the latest one ("the council put out the July revision", "the
+# capacity page was updated last week", "today's site diary"). A competent agent reads that record
+# before answering from its notes (issue 29: the present supersedes the store).
+NEWER_RECORD = re.compile(
+    r"\b(?:revised|revision|revisions|updated|an update|the update|amended|amendment|reissued|re-issued"
+    r"|issued|published|posted|put out|sent out|sent round|sent around|went out|circulated|is out|are out"
+    r"|came out|latest|newest"
+    r"|new one|new version|new edition"
+    r"|today's|this week's|this month's)\b",
     re.IGNORECASE,
 )
 NAMED_QUEUE = re.compile(r"\b(?:in|to|into|on|from)\s+(?:the|their|our|its)\s+([a-z][\w-]*)\s+queue\b", re.I)
@@ -471,7 +484,7 @@ def _act(
                 notes.append(f"Deployed {service} {version.group(0)}: {json.dumps(result)}")
         if prohibitions:
             notes.append("I did not deploy, because: " + prohibitions[0])
-    if TICKET_REQUEST.search(user_text) and replay.has("tickets_create"):
+    if _asks_for_ticket(user_text, context) and replay.has("tickets_create"):
         result = replay.call("tickets_create", _ticket(user_text, context))
         if is_held(result):
             # E1: re-plan the ticket with the stored notes it was held with.
@@ -481,21 +494,45 @@ def _act(
     return notes
 
 
+def _asks_for_ticket(user_text: str, context: str) -> bool:
+    """A ticket asked for by name ("open a ticket"), or an order to file something ("Please file the
+    reissue", "raise what's needed") where what is known routes such requests to a queue: filing
+    is how that work is done there."""
+    if TICKET_REQUEST.search(user_text):
+        return True
+    ordered = any(FILE_ORDER.match(s) for s in sentences(user_text) if not s.rstrip().endswith("?"))
+    return ordered and bool(QUEUE.search(context))
+
+
+# An order that starts the sentence: "Please file ...", "Could you raise ...", "Submit ...".
+FILE_ORDER = re.compile(
+    r"^\W*(?:(?:please|can you|could you|would you)\s+)?(?:file|raise|log|submit)\b", re.IGNORECASE
+)
+
+
 def _ticket(user_text: str, context: str) -> dict[str, Any]:
     args: dict[str, Any] = {"title": sentences(user_text)[0][:100], "body": context[:1500]}
     # "open a ticket in the procurement queue": the queue the user names for the new ticket (in
     # the sentence that asks for it, so "the one in their queue" is not taken for it) comes first.
-    asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s)), "")
+    asking = next((s for s in sentences(user_text) if TICKET_REQUEST.search(s) or FILE_ORDER.match(s)), "")
     named = NAMED_QUEUE.search(asking)
     if named and not QUEUE.search(user_text):
         args["queue"] = named.group(1)
     # Otherwise a field from the line of the context most about the request: of two stored
     # routing rules, the one for what the user is talking about.
+    # A line that says it revises the rule ("Revised 11 May: ... now given by @s.vandermeer") is
+    # newer than one that does not, so among the lines about the request it routes first.
     wanted = _keys(user_text)
     lines = sorted(
         enumerate(line for line in context.splitlines() if line.strip()),
-        key=lambda item: (-_overlap(_keys(item[1]), wanted), item[0]),
+        key=lambda item: (
+            -min(_overlap(_keys(item[1]), wanted), 1),
+            -bool(RECORD_CHANGE.search(item[1])),
+            -_overlap(_keys(item[1]), wanted),
+            item[0],
+        ),
     )
+    routed = [_routing_text(line) for _, line in lines]
     for key, pattern in (
         ("queue", QUEUE),
         ("priority", PRIORITY),
@@ -504,8 +541,17 @@ def _ticket(user_text: str, context: str) -> dict[str, Any]:
     ):
         if key in args:
             continue
+        # A plain handle names the assignee first in a line that revises the rule ("now given by
+        # @s.vandermeer"), before any "assigned to" of an older line.
+        revised = HANDLE if pattern is ASSIGNEE else None
         found = pattern.search(user_text) or next(
-            (m for _, line in lines if (m := pattern.search(_routing_text(line)))), None
+            (
+                m
+                for line in routed
+                for p in (pattern, revised)
+                if p is not None and (p is pattern or RECORD_CHANGE.search(line)) and (m := p.search(line))
+            ),
+            None,
         )
         if found:
             args[key] = found.group(found.lastindex or 0)  # ASSIGNEE's handle is its group
@@ -863,8 +909,9 @@ def _consult_world(
     current = any(CURRENT_STATE.search(x) and QUESTION.search(x) for x in sentences(user_text))
     records: list[Record] = []
     notes_cued = bool(NOTE_LOOKUP.search(NOTE_VERB.sub("", user_text)))
+    fresh = bool(NEWER_RECORD.search(user_text))
     if replay.has("notes_list") and notes_cued:
-        records += _relevant_notes(replay, wanted, notes_cued)
+        records += _relevant_notes(replay, wanted, notes_cued, fresh)
     # A ticket the request refers to: one named by id, or "ticket"/"queue" outside a sentence that
     # only asks to open one.
     tickets_cued = bool(TICKET_ID.search(user_text)) or any(
@@ -885,15 +932,33 @@ def _consult_world(
     # The document the request is about, when the archive was not read for it already.
     # (A record the request pointed at is what it is about: no rummaging in the archive beside it.
     # Nor when its notes already speak to it: an archived document found by a loose search is not
-    # newer than what the user told it; filed documents are often last year's, or a draft.)
-    loose = current and not records and not recalled
+    # newer than what the user told it; filed documents are often last year's, or a draft. Unless
+    # the user says the record is newer: then it is what the answer must go by.)
+    # The request says a record is newer than what was taught ("the latest call sheet is out"):
+    # it is looked for whatever the notes say, among the notes and the filed documents both.
+    # With nothing recalled, a question is looked up in the world too: the team's notes and
+    # filed documents are where an agent without a memory finds what it is asked.
+    asks = current or any(s.rstrip().endswith("?") for s in sentences(user_text))
+    loose = not records and (fresh or (asks and not recalled))
+    found: list[Record] = []
+    if replay.has("notes_list") and loose and not notes_cued:
+        found += _relevant_notes(replay, wanted, False, fresh)
     if replay.has("archive_search") and (archive_cued or loose) and wanted and seen_doc is None:
-        records += _relevant_documents(replay, user_text, wanted, seen_doc)
+        found += _relevant_documents(replay, user_text, wanted, seen_doc)
+    # Found by a loose search in two services: only the one most about the request.
+    records += _most_about(found, wanted) if loose and not archive_cued else found
     if replay.has("deploys_list") and DEPLOY_LOOKUP.search(user_text):
         deploys = replay.call("deploys_list", {})
         deploys = [d for d in deploys if isinstance(d, dict)] if isinstance(deploys, list) else []
         records += _live_versions(user_text, deploys)
     return records
+
+
+def _most_about(records: list[Record], wanted: set[str]) -> list[Record]:
+    """The records sharing the most words with the request (where they come from counts: a note's
+    or a document's title)."""
+    scores = [_overlap(_keys(f"{r.source} {r.text}"), wanted) for r in records]
+    return [r for r, score in zip(records, scores, strict=True) if score == max(scores)]
 
 
 def _clear_matches(items: list[Any], scores: list[int], cued: bool, limit: int = 1) -> list[Any]:
@@ -908,7 +973,7 @@ def _clear_matches(items: list[Any], scores: list[int], cued: bool, limit: int =
     return []
 
 
-def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record]:
+def _relevant_notes(replay: Replay, wanted: set[str], cued: bool, fresh: bool = False) -> list[Record]:
     titles = replay.call("notes_list", {})
     titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
     # Read the few whose titles share words with the request, then keep the clear matches.
@@ -916,6 +981,10 @@ def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record
     candidates = [t for t in ranked if _overlap(_keys(t), wanted) > 0][:3]
     notes = replay.batch([("notes_read", {"title": t}) for t in candidates]) if candidates else []
     notes = [n for n in notes if isinstance(n, dict) and "body" in n]
+    # The request asks for the update ("the notes had an update on ..."): the notes that say they
+    # revise something are the ones it means, when there are any.
+    revised = [n for n in notes if RECORD_CHANGE.search(f"{n.get('title', '')} {n['body']}")]
+    notes = revised if fresh and revised else notes
     scores = [_overlap(_keys(f"{n.get('title', '')} {n['body']}"), wanted) for n in notes]
     return [
         Record(f"the note '{n.get('title')}'", str(n["body"]))
@@ -923,29 +992,53 @@ def _relevant_notes(replay: Replay, wanted: set[str], cued: bool) -> list[Record
     ]
 
 
-def _names(text: str) -> list[set[str]]:
-    """The names a request is about ("Fernhill Payments", "MFA"): runs of capitalised words, less a
-    lone capitalised word that only starts its sentence, and less days and months."""
+def _names(text: str) -> list[tuple[str, set[str]]]:
+    """The names a request is about ("Fernhill Payments", "MFA"), as written and as keys: runs of
+    capitalised words, less a lone capitalised word that only starts its sentence, and less days
+    and months."""
     names = []
     for sentence in sentences(text):
         for match in re.finditer(r"\b[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*", sentence):
-            run = [w for w in match.group(0).split() if w.lower() not in _CALENDAR_WORDS]
+            # (The pronoun "I" is capitalised too, and names nothing.)
+            run = [
+                w
+                for w in match.group(0).split()
+                if w.lower() not in _CALENDAR_WORDS and not PRONOUN_I.match(w)
+            ]
             if match.start() == 0 and len(match.group(0).split()) == 1:
                 continue
             if run:
-                names.append({_stem(w) for w in run})
+                names.append((" ".join(run), {_stem(w) for w in run}))
     return names
+
+
+PRONOUN_I = re.compile(r"I(?:['’][a-z]+)?$")
+ACRONYM = re.compile(r"[A-Z]{2,3}$")
+
+
+def _record_text(record: dict[str, Any]) -> str:
+    strings = [str(v) for v in record.values() if isinstance(v, str)]
+    return " ".join([*strings, *(record.get("tags") or [])])
+
+
+def _record_keys(record: dict[str, Any]) -> set[str]:
+    text = _record_text(record)
+    return _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+
+
+def _known_names(names: list[tuple[str, set[str]]], records: list[dict[str, Any]]) -> list[set[str]]:
+    """The names that tell records apart. A short acronym ("PO", "HR") often stands for a common
+    noun that a record spells out or leaves out, so it only counts when some record mentions it;
+    a proper name always counts."""
+    keys = [_record_keys(r) for r in records]
+    return [n for written, n in names if not ACRONYM.match(written) or any(n <= k for k in keys)]
 
 
 def _in_force(record: dict[str, Any], names: list[set[str]], years: set[int]) -> bool:
     """A record about what the request names (every word of every name), not a draft or a request
     not yet granted, and of the latest year its peers mention (a later one replaces it)."""
-    text = (
-        " ".join(str(v) for v in record.values() if isinstance(v, str))
-        + " "
-        + " ".join(record.get("tags") or [])
-    )
-    keys = _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+    text = _record_text(record)
+    keys = _record_keys(record)
     if NOT_IN_FORCE.search(text) or any(not name <= keys for name in names):
         return False
     own = {int(y) for y in YEAR.findall(text)}
@@ -961,7 +1054,7 @@ def _relevant_documents(
     seen = str(seen_doc.get("id")) if seen_doc else None
     hits = [h for h in hits if str(h.get("id")) != seen]
     years = {int(y) for h in hits for y in YEAR.findall(f"{h.get('title', '')} {h.get('snippet', '')}")}
-    names = _names(user_text)
+    names = _known_names(_names(user_text), hits)
     hits = [h for h in hits if _in_force(h, names, years)]
     scores = [
         _overlap(
@@ -1058,10 +1151,14 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
             # The user's own override is about their request as a whole ("this time, file it in
             # OPS-NIGHT instead" about the disk alert the message is about).
             about = _keys(f"{sentence} {asked}") if record.source == "what you said" else _keys(sentence)
-            if _overlap(about, note_keys) < 2:
+            changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
+            # Two shared words make a note about the same thing; so does one, when it is what the
+            # request asks about and the sentence says that changed ("where do they rehearse?":
+            # "they now rehearse at the church hall" against "rehearsals are at the Wesley Rooms").
+            topic = about & _keys(asked)
+            if _overlap(about, note_keys) < 2 and not (changed and _overlap(note_keys, topic) >= 1):
                 continue
             values = _typed_values(sentence)
-            changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
             # Other values alone may be another attribute ("37 devices today" beside "a limit of
             # 40"): they replace the note when the record says it changed something.
             revised = changed or record_changed
@@ -1097,12 +1194,22 @@ def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") ->
             mine = {(k, v) for k, v in mine if k != "name" or v in spoken}
         kinds = {k for k, _ in mine - new_values} & {k for k, _ in new_values - mine}
         about = _overlap(_keys(clause), keys) >= 1 or any(k == "name" and v in spoken for k, v in mine)
-        return bool(kinds) and about
+        # A limit ("at most 250,000 rows") is replaced by another limit, not by a measurement
+        # ("the dataset now holds 212,400 rows" is how much there is, under the same cap).
+        other_attribute = bool(BOUND.search(clause)) and not BOUND.search(newer)
+        return bool(kinds) and about and not other_attribute
 
     old = [c for c in clauses if replaced(c)]
     if not old:
         return [note], []
     return [c for c in clauses if c not in old], old
+
+
+BOUND = re.compile(
+    r"\b(?:at most|at least|up to|no more than|not more than|no less than|no fewer than|maximum|minimum"
+    r"|cap|capped|limit|limited|ceiling|floor|threshold)\b",
+    re.IGNORECASE,
+)
 
 
 def _named_in(asked: str) -> set[str]:
@@ -1136,7 +1243,14 @@ def _mark_old(clause: str, newer: str, asked: str = "") -> str:
             run_has_old = False
         elif not values:
             run_has_old = False
-    return " ".join(marked)
+    if not any(m.endswith("(old)") for m in marked):
+        return " ".join(marked)
+    # What the note called new or current no longer is: restated as old, it says so without those
+    # words ("New date is 24 March (old)" is the old date, and reads "date is 24 March (old)").
+    return " ".join(m for m in marked if m.strip(_TOKEN_EDGES).lower() not in CURRENCY_WORDS)
+
+
+CURRENCY_WORDS = frozenset({"new", "now", "currently", "current", "latest", "instead", "still"})
 
 
 def _typed_values(text: str) -> set[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""``pastbench export``: the whole dataset as one JSON file (204_episodes_full.json)."""
+"""``pastbench export``: the whole dataset as one JSON file (past_dataset.json)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pytest_pastbench.core.family_files import dataset_hash, load_family
 
 from .audit import describe_protocol_family, family_paths
 
-DEFAULT_EXPORT = "204_episodes_full.json"
+DEFAULT_EXPORT = "past_dataset.json"
 
 
 def export_dataset(families_root: Path, out: Path) -> dict[str, Any]:
