@@ -60,6 +60,12 @@ class InfraError(RuntimeError):
         self.retries = retries
 
 
+class WallBackstop(InfraError):
+    """A session ran past its wall-clock budget (``--pastbench-session-timeout``). Wall time
+    moves with the machine's load and the provider's queue, so the session is not scored: the
+    item is ``infra_blocked`` with this reason. Budgets that count (tool calls) are scores."""
+
+
 class Unsupported(ValueError):
     """A request this gateway cannot serve faithfully: a 400 naming the endpoint and what works."""
 

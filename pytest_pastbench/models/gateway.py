@@ -51,6 +51,8 @@ LEDGER_PATH = "/pastbench/ledger"
 RATE_LIMITS_PATH = "/pastbench/rate-limits"
 SCOPES_PATH = "/pastbench/scopes"
 CLIENT_TIMEOUT_S = 900.0
+# How an answer was fetched, not the answer: never cached.
+TRANSPORT = frozenset({"retries", "waited_s"})
 # A session's own gateway (an external agent run in-process) stops within this after the session.
 SESSION_GATEWAY_POLL_S = 0.05
 # Responses kept per session for ``previous_response_id`` (an agent chains a few, not thousands).
@@ -163,7 +165,7 @@ class ModelService:
             raise
         if self.cache:
             # The retry count is how this answer was fetched, not part of the answer.
-            self.cache.put(key, {k: v for k, v in dataclasses.asdict(reply).items() if k != "retries"})
+            self.cache.put(key, {k: v for k, v in dataclasses.asdict(reply).items() if k not in TRANSPORT})
         self.budget.spend(reply.prompt_tokens + reply.completion_tokens, reply.cost_usd)
         self._record(model, reply, cached=False)
         return reply, False
@@ -244,6 +246,7 @@ def reply_from_openai(body: dict[str, Any]) -> ModelReply:
         prompt_tokens=int(usage.get("prompt_tokens") or 0),
         completion_tokens=int(usage.get("completion_tokens") or 0),
         cost_usd=(body.get("pastbench") or {}).get("cost_usd"),
+        waited_s=float((body.get("pastbench") or {}).get("waited_s") or 0.0),
     )
 
 
