@@ -41,6 +41,11 @@ class StoppedBeforeStart(Exception):
     """The run was stopping (``-x``, ``--maxfail``, Ctrl-C) before this item started."""
 
 
+class RunStopped(Exception):
+    """The run was interrupted (Ctrl-C) while this item's sessions were still running: the item
+    has no result (it is not a score and not an infra failure) and a resumed run measures it."""
+
+
 class ShardSpecError(ValueError):
     """A ``K/N`` value that is not a shard; the message says how to write one."""
 

@@ -678,7 +678,8 @@ def agent_scope(client: Any, max_tokens: int | None = None) -> Iterator[AgentSco
     (``-n 0``, or a user's own test) it is a ``ServiceClient`` and the session gets its own
     loopback gateway on the same ``ModelService`` (same cache, limits and ledger).
     """
-    client = getattr(client, "metered", client)  # the session runner's meter around the run's client
+    while hasattr(client, "metered"):  # the wrappers around the run's client (the session's meter, …)
+        client = client.metered
     if isinstance(client, GatewayClient):
         opened = client.open_scope(max_tokens)
         scope = AgentScope(client.url, opened["token"], client.model)
