@@ -203,16 +203,11 @@ def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pyt
     )
 
 
-@pytest.mark.slow  # three whole pytest runs
-def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_whole_one(
-    pytester: pytest.Pytester,
-) -> None:
-    """Issue 30: Ctrl-C in the middle of a run that saves a baseline. The interrupted run marks
-    itself partial, saves no baseline, and its last line is the command that finishes it; that
-    command's summary is the summary of a run that was never interrupted."""
-    log = pytester.path / "interrupted.log"
-    items = pytester.path / "reports" / "intr" / "items"
-    args = [*BUILTIN, "--pastbench-run-id=intr", "--pastbench-save=intp", "-n", "2"]
+def interrupt_when(pytester: pytest.Pytester, args: list[str], ready: Callable[[str], bool]) -> str:
+    """Run pytest, send Ctrl-C (SIGINT to its process group, as a terminal does) once ``ready``
+    holds for its output so far, and return everything it printed. Asserts the exit code of an
+    interrupted run; the 120 s bound is a hang guard, not a measurement."""
+    log = pytester.path / f"interrupted-{len(list(pytester.path.glob('interrupted-*')))}.log"
     with log.open("w") as out:
         proc = pytester.popen(
             [sys.executable, "-m", "pytest", *args],
@@ -221,13 +216,25 @@ def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_
             start_new_session=True,
         )
         deadline = time.monotonic() + 120
-        while len(list(items.glob("*.json"))) < 6:
+        while not ready(log.read_text()):
             assert proc.poll() is None, f"the run ended before the interrupt:\n{log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"no items written:\n{log.read_text()[-3000:]}"
-            time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends: the whole group
-        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED
-    output = log.read_text()
+            assert time.monotonic() < deadline, f"never ready:\n{log.read_text()[-3000:]}"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED, log.read_text()[-3000:]
+    return log.read_text()
+
+
+@pytest.mark.slow  # three whole pytest runs
+def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_whole_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """Issue 30: Ctrl-C in the middle of a run that saves a baseline. The interrupted run marks
+    itself partial, saves no baseline, and its last line is the command that finishes it; that
+    command's summary is the summary of a run that was never interrupted."""
+    items = pytester.path / "reports" / "intr" / "items"
+    args = [*BUILTIN, "--pastbench-run-id=intr", "--pastbench-save=intp", "-n", "2"]
+    output = interrupt_when(pytester, args, lambda _: len(list(items.glob("*.json"))) >= 6)
     run_dir = items.parent
     summary = summary_of(run_dir)
     partial = summary["run"]["partial"]
@@ -252,28 +259,6 @@ def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_
     assert whole.ret == 0, whole.stdout.str()[-3000:]
     reports = pytester.path / "reports"
     assert comparable(summary_of(reports / "intr")) == comparable(summary_of(reports / "whole"))
-
-
-def interrupt_when(pytester: pytest.Pytester, args: list[str], ready: Callable[[str], bool]) -> str:
-    """Run pytest, send Ctrl-C (SIGINT to its process group, as a terminal does) once ``ready``
-    holds for its output so far, and return everything it printed. Asserts the exit code of an
-    interrupted run; the 120 s bound is a hang guard, not a measurement."""
-    log = pytester.path / f"interrupted-{len(list(pytester.path.glob('interrupted-*')))}.log"
-    with log.open("w") as out:
-        proc = pytester.popen(
-            [sys.executable, "-m", "pytest", *args],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 120
-        while not ready(log.read_text()):
-            assert proc.poll() is None, f"the run ended before the interrupt:\n{log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"never ready:\n{log.read_text()[-3000:]}"
-            time.sleep(0.02)
-        os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED, log.read_text()[-3000:]
-    return log.read_text()
 
 
 @pytest.mark.slow  # three pytest runs
