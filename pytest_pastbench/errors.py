@@ -41,6 +41,11 @@ class StoppedBeforeStart(Exception):
     """The run was stopping (``-x``, ``--maxfail``, Ctrl-C) before this item started."""
 
 
+class RunStopped(Exception):
+    """The run was interrupted (Ctrl-C) while this item's sessions were still running: the item
+    has no result (it is not a score and not an infra failure) and a resumed run measures it."""
+
+
 class ShardSpecError(ValueError):
     """A ``K/N`` value that is not a shard; the message says how to write one."""
 
@@ -58,6 +63,12 @@ class InfraError(RuntimeError):
     def __init__(self, message: str, retries: int = 0) -> None:
         super().__init__(message)
         self.retries = retries
+
+
+class WallBackstop(InfraError):
+    """A session ran past its wall-clock budget (``--pastbench-session-timeout``). Wall time
+    moves with the machine's load and the provider's queue, so the session is not scored: the
+    item is ``infra_blocked`` with this reason. Budgets that count (tool calls) are scores."""
 
 
 class Unsupported(ValueError):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.agents.registry import make_agent
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.world import World
+from pytest_pastbench.errors import InfraError, WallBackstop
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
@@ -85,10 +87,49 @@ def test_tool_call_budget_stops_the_session(tmp_path: Path) -> None:
     assert run.budget_exceeded == "tool_calls" and len(run.tool_calls) == 3
 
 
-def test_wall_clock_budget_stops_the_session(tmp_path: Path) -> None:
-    model = ScriptedModel([call("memory_search", query="loop")], delay_s=0.02)
-    run = session(model, tmp_path, ["go"], Budgets(wall_s=0.05))
-    assert run.budget_exceeded == "wall_time"
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class SlowModel(ScriptedModel):
+    """Each call takes ``took_s`` on the fake clock, ``waited_s`` of it queued in the harness
+    (a connection slot, a retry's backoff), as ``ModelReply.waited_s`` reports it."""
+
+    def __init__(self, replies: list[ModelReply], clock: FakeClock, took_s: float, waited_s: float) -> None:
+        super().__init__(replies)
+        self.clock, self.took_s, self.waited_s = clock, took_s, waited_s
+
+    def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
+        reply = super().complete(messages, tools, **params)
+        self.clock.now += self.took_s
+        return dataclasses.replace(reply, waited_s=self.waited_s)
+
+
+def test_the_wall_backstop_is_infra_blocked_never_a_score(tmp_path: Path) -> None:
+    """Wall time moves with the machine's load: a session past the backstop is an InfraError
+    (the item infra_blocked with the reason), not ``budget:wall_time`` scored 0."""
+    clock = FakeClock()
+    model = SlowModel([call("memory_search", query="loop")], clock, took_s=120.0, waited_s=0.0)
+    with pytest.raises(
+        WallBackstop, match=r"session 0 passed the wall-clock backstop .*=300 s; 360 s of its own"
+    ):
+        session(model, tmp_path, ["go"], Budgets(wall_s=300, clock=clock))
+    assert issubclass(WallBackstop, InfraError)
+
+
+def test_waiting_on_the_harness_does_not_spend_the_agent_s_wall_budget(tmp_path: Path) -> None:
+    """A queued provider (each call 200 s, 199.5 s of it waiting for a slot): 1,000 s of wall
+    time, 2.5 s of the agent's own; the session answers and is scored as on a quiet machine."""
+    clock = FakeClock()
+    replies = [call("memory_search", query="tea") for _ in range(4)] + [answer("tea")]
+    model = SlowModel(replies, clock, took_s=200.0, waited_s=199.5)
+    run = session(model, tmp_path, ["what do I like?"], Budgets(wall_s=300, clock=clock))
+    assert clock.now == pytest.approx(1000.0)
+    assert run.budget_exceeded is None and run.answer == "tea" and len(run.tool_calls) == 4
 
 
 def test_a_malformed_tool_call_is_an_error_the_agent_can_recover_from(tmp_path: Path) -> None:

@@ -86,8 +86,8 @@ def test_a_low_score_names_its_losses_in_v_the_failure_the_record_and_the_html(
     failure = "score 0.000 < pass threshold 0.9; lost to: failed forbids: contains forbidden ['5th'] −1.00"
     assert any(line.startswith(status) for line in result.stdout.lines), result.stdout.str()
     assert failure in result.stdout.lines
-    docs = docs_text()
-    assert status in docs and failure in docs.replace("\n  ", " ")  # the docs quote these
+    # The docs quote the failure; their -v status lines are a real run's (tests/quoted_runs.py).
+    assert failure in docs_text().replace("\n  ", " ")
     [on] = [
         r
         for r in json.loads((pytester.path / "reports/r/sequence_results.json").read_text())["records"]

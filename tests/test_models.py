@@ -213,3 +213,39 @@ def test_a_refused_connection_is_said_with_its_address_not_as_an_http_500(
     message = str(info.value)
     assert f"connection refused at http://127.0.0.1:{port}/v1" in message, message
     assert "HTTP 500" not in message and "InternalServerError" not in message
+
+
+def test_the_wait_for_a_slot_and_the_backoff_are_the_harness_s_not_the_answer_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``waited_s`` is what the session's wall budget leaves out: the time the gate held the
+    request (a connection slot under the provider's limit) and each retry's backoff."""
+    from contextlib import contextmanager
+
+    from pytest_pastbench.models.rate_limit import Slot
+
+    now = [0.0]
+    slept: list[float] = []
+
+    @contextmanager
+    def queued_gate() -> Any:
+        now[0] += 40.0  # a busy provider: 40 s in the queue before each attempt
+        yield Slot()
+        now[0] += 1.0  # the request itself: the model's time, not the harness's
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    _flaky(monkeypatch, [_rate_limit()])
+    client = LiteLLMClient(
+        "openai/gpt-4o",
+        RetryPolicy(attempts=3, base_delay_s=2.0),
+        sleep=sleep,
+        gate=queued_gate,
+        clock=lambda: now[0],
+    )
+    reply = client.complete(MESSAGES, None)
+    assert reply.content == "fine" and len(slept) == 1
+    assert reply.waited_s == pytest.approx(40.0 + slept[0] + 40.0)
+    assert now[0] == pytest.approx(reply.waited_s + 2.0)  # the rest is the two attempts' own time

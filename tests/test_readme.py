@@ -11,8 +11,6 @@ from __future__ import annotations
 import glob
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,8 @@ from pytest_pastbench.cli import build_parser, main
 from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.protocols.past.dataset.audit import describe_protocol_family
 from tests.docs_text import DOCS, README, ROOT, command_lines, docs_text, fenced_blocks, pages
+from tests.quoted_runs import RunCache, expected_returncode, mismatch
+from tests.quoted_runs import quoted_runs as pytest_runs
 
 FAMILY_FORMATS = {
     "pastbench/v1",
@@ -146,26 +146,21 @@ def test_the_site_lists_every_page_and_the_readme_links_resolve() -> None:
         assert (ROOT / target).is_file(), target
 
 
-@pytest.mark.slow
-def test_the_readme_screen_is_what_the_run_prints(tmp_path: Path) -> None:
-    """The README's one screen of output, run again: the same table and the same counts."""
-    [block] = [b for b in fenced_blocks("") if b.startswith("$ pytest ")]
-    command, *quoted = block.splitlines()
-    argv = shlex.split(command.removeprefix("$ "))[1:]
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", *argv, f"--pastbench-report-dir={tmp_path}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
+def test_the_docs_quote_pytest_runs() -> None:
+    pages_quoting = {run.page.name for run in pytest_runs()}
+    assert {"README.md", "getting-started.md", "agents.md"} <= pages_quoting
+
+
+@pytest.mark.slow  # whole pytest runs (the update capability, an ablation): minutes on 2 shared cores
+@pytest.mark.parametrize("command", sorted({run.command for run in pytest_runs()}))
+def test_every_quoted_pytest_run_is_what_the_command_prints(command: str, tmp_path: Path) -> None:
+    """Each ``$ pytest …`` block, run again (once for every block quoting it): the same lines,
+    with only what varies by machine masked (tests/quoted_runs.py). A stale block is regenerated
+    with ``python -m tests.quoted_runs``."""
+    printed = RunCache(tmp_path).get(command)
+    assert printed.returncode == expected_returncode(printed.lines), (
+        "\n".join(printed.lines[-40:]) + printed.stderr[-3000:]
     )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    printed = run.stdout.splitlines()
-    end = next(i for i, line in enumerate(quoted) if line.startswith("95% CIs")) + 1
-    table = quoted[quoted.index("hermes@pastbench/recall") : end]
-    assert table[0] in printed, run.stdout
-    start = printed.index(table[0])
-    assert printed[start : start + len(table)] == table, run.stdout
-    counts = re.compile(r"^=+ (.*) in [\d.]+s.* =+$")
-    [quoted_counts] = [m.group(1) for line in quoted if (m := counts.match(line))]
-    assert [m.group(1) for line in printed if (m := counts.match(line))] == [quoted_counts], run.stdout
+    for run in (r for r in pytest_runs() if r.command == command):
+        why = mismatch(run, printed.lines)
+        assert why is None, f"{why}; rerun `python -m tests.quoted_runs` to regenerate the quotes"

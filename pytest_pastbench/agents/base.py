@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.records import ToolCall
@@ -23,9 +23,32 @@ from .mechanisms import MechanismRuntime, parse_mechanisms
 @dataclass(frozen=True)
 class Budgets:
     tool_calls: int = 50
+    # A backstop, not a score: a session over it is infra_blocked (``WallBackstop``), since wall
+    # time moves with the machine's load. Measured on ``SessionClock`` (the harness's waits left out).
     wall_s: float = 300.0
     max_output_tokens: int = 8192
     temperature: float = 0.0
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # a fake in tests
+
+
+@dataclass
+class SessionClock:
+    """The session's own time: wall time since it started less what the harness made it wait
+    (``ModelReply.waited_s``: a connection slot under a provider's limit, a retry's backoff).
+    The wall budget is measured on it, so a queued provider does not spend the agent's time."""
+
+    now: Callable[[], float] = time.monotonic
+    started: float = field(init=False)
+    waited_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = self.now()
+
+    def elapsed_s(self) -> float:
+        return self.now() - self.started
+
+    def agent_s(self) -> float:
+        return self.elapsed_s() - self.waited_s
 
 
 @dataclass
@@ -37,6 +60,7 @@ class SessionContext:
     trace: TraceRecorder
     session_index: int = 0
     stage: str = ""
+    clock: SessionClock = field(default_factory=SessionClock)
 
     def run_tool(self, name: Any, arguments: Any) -> tuple[ToolCall, str]:
         """Run one tool call and trace it; the record and the text the agent reads back."""
@@ -107,7 +131,6 @@ class HermesAgent:
 
     def run_session(self, ctx: SessionContext) -> AgentResult:
         result = AgentResult(answer="")
-        started = time.monotonic()
         runtime = MechanismRuntime(self.mechanisms, ctx)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": runtime.system_prompt(HERMES_SYSTEM_PROMPT)}
@@ -116,18 +139,18 @@ class HermesAgent:
         for turn in ctx.user_turns:
             runtime.start_turn(turn)
             self._say(ctx, messages, turn)
-            if not self._converse(ctx, runtime, messages, result, started):
+            if not self._converse(ctx, runtime, messages, result):
                 return result
             note = runtime.send_back(result.answer)
             if note is not None:
                 self._say(ctx, messages, note)
-                if not self._converse(ctx, runtime, messages, result, started):
+                if not self._converse(ctx, runtime, messages, result):
                     return result
         note = runtime.close_note()
         if note is not None:
             answer = result.answer
             self._say(ctx, messages, note)
-            if not self._converse(ctx, runtime, messages, result, started):
+            if not self._converse(ctx, runtime, messages, result):
                 return result
             runtime.closed()
             result.answer = answer  # the close pass keeps memory up to date; it is not the answer
@@ -144,12 +167,11 @@ class HermesAgent:
         runtime: MechanismRuntime,
         messages: list[dict[str, Any]],
         result: AgentResult,
-        started: float,
     ) -> bool:
         """Model and tools until the model answers (``result.answer``); False when a budget ran out."""
         specs = runtime.specs()
         while True:
-            if time.monotonic() - started > ctx.budgets.wall_s:
+            if ctx.clock.agent_s() > ctx.budgets.wall_s:
                 result.budget_exceeded = "wall_time"
                 return False
             reply = ctx.model.complete(

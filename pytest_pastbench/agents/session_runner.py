@@ -15,8 +15,9 @@ from typing import Any
 from ..core.records import SessionRecord, ToolCall
 from ..core.tools import SessionToolBox, result_text
 from ..core.trace import TraceRecorder
+from ..errors import WallBackstop
 from ..models.client import ModelClient, ModelReply
-from .base import Agent, AgentResult, Budgets, SessionContext
+from .base import Agent, AgentResult, Budgets, SessionClock, SessionContext
 
 
 class MeteredModel:
@@ -24,16 +25,18 @@ class MeteredModel:
     so tokens and cost reach the report whether or not the agent calls ``result.add_usage``
     (a Python factory agent written from the docs did not, and its items showed 0 tokens)."""
 
-    def __init__(self, model: ModelClient) -> None:
+    def __init__(self, model: ModelClient, clock: SessionClock | None = None) -> None:
         self.metered = model  # the run's client (external agents reach its gateway through it)
         self.model = getattr(model, "model", "")  # the protocol's field; a test double may lack it
         self.usage = AgentResult(answer="")
+        self.clock = clock or SessionClock()
 
     def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
     ) -> ModelReply:
         reply = self.metered.complete(messages, tools, **params)
         self.usage.add_usage(reply)
+        self.clock.waited_s += reply.waited_s  # the harness's wait, not the agent's time
         return reply
 
     def __getattr__(self, name: str) -> Any:  # the rest of a client (a judge's, a gateway's) as is
@@ -61,18 +64,27 @@ def run_session(
     trace.add("session", session=index, stage=stage, **({"now": clock} if clock is not None else {}))
     started = time.monotonic()
     first_event = len(trace.events)
-    metered = MeteredModel(model)
+    budgets = budgets or Budgets()
+    own_time = SessionClock(budgets.clock)
+    metered = MeteredModel(model, own_time)
     result = agent.run_session(
         SessionContext(
             user_turns=user_turns,
             tools=tools,
             model=metered,
-            budgets=budgets or Budgets(),
+            budgets=budgets,
             trace=trace,
             session_index=index,
             stage=stage,
+            clock=own_time,
         )
     )
+    if result.budget_exceeded == "wall_time":
+        raise WallBackstop(
+            f"session {index} passed the wall-clock backstop (--pastbench-session-timeout="
+            f"{budgets.wall_s:g} s; {own_time.agent_s():.0f} s of its own, {own_time.waited_s:.0f} s more "
+            "waiting on the harness): wall time moves with the machine's load, so it is not scored"
+        )
     _trace_what_the_agent_did_not(trace, first_event, index, user_turns, tools.calls, result.answer)
     # Calls through the harness's client are counted by it; an external program's come from the
     # gateway, through the agent's own result.

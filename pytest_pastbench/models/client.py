@@ -14,7 +14,6 @@ import random
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, fields
@@ -29,6 +28,7 @@ import yaml
 
 from ..errors import InfraError
 from ..resources import agents_dir
+from .litellm_warnings import silence_read_only_typeddict_warnings
 from .rate_limit import Slot
 
 OFFLINE_PREFIX = "pastbench/"
@@ -44,6 +44,9 @@ class ModelReply:
     cost_usd: float | None = 0.0
     # Transport detail for the ledger, not part of the answer: never cached, never compared.
     retries: int = field(default=0, compare=False)
+    # Seconds this answer waited on the harness, not on the model: a connection slot under the
+    # provider's limit, a retry's backoff. Not the agent's time (its wall budget leaves it out).
+    waited_s: float = field(default=0.0, compare=False)
 
     def as_message(self) -> dict[str, Any]:
         """The OpenAI-style assistant message to append to the conversation."""
@@ -260,6 +263,7 @@ def missing_keys(model: str) -> list[str]:
 def import_litellm() -> Any:
     """Import litellm the way this harness needs it: local price map, quiet, provider registered."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    silence_read_only_typeddict_warnings()  # outside pytest too (the CLI, the gateway's process)
     if "litellm" not in sys.modules:
         # Its import builds tens of thousands of objects; without the collector running over
         # them again and again it takes a quarter less CPU (measured 4.7 s -> 3.4 s here).
@@ -324,12 +328,14 @@ class LiteLLMClient:
         timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
         sleep: Callable[[float], None] = time.sleep,
         gate: Callable[[], AbstractContextManager[Slot]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.model = model
         self.alias = resolve_model(model)
         self.retry = retry or RetryPolicy()
         self.timeout_s = timeout_s
         self._sleep = sleep  # injectable so tests check the delay chosen, not the clock
+        self._clock = clock  # times the wait for a slot (``ModelReply.waited_s``)
         # Entered around every attempt: the model service's run budget and provider limit.
         self._gate = gate or (lambda: nullcontext(Slot()))
         self._jitter = random.Random(seed)
@@ -356,9 +362,12 @@ class LiteLLMClient:
             request.setdefault("timeout", self.timeout_s)
         attempts = max(1, self.retry.attempts)
         last_error: Exception | None = None
+        waited = 0.0
         for attempt in range(attempts):
+            asked = self._clock()
             try:
                 with self._gate() as slot:
+                    waited += self._clock() - asked
                     response, error = self._attempt(litellm, request, slot)
             except InfraError as exc:  # the gate refused (the run's budget): nothing was sent
                 exc.retries = attempt
@@ -366,6 +375,7 @@ class LiteLLMClient:
             if error is None:
                 reply = _to_reply(litellm, response, self.alias.model)
                 reply.retries = attempt
+                reply.waited_s = round(waited, 4)
                 return reply
             if not is_transient(litellm, error):  # auth, bad request, unknown model: retrying won't help
                 raise InfraError(
@@ -373,7 +383,9 @@ class LiteLLMClient:
                 ) from error
             last_error = error
             if attempt + 1 < attempts:
-                self._sleep(self._delay(attempt, error))
+                delay = self._delay(attempt, error)
+                self._sleep(delay)
+                waited += delay
         raise InfraError(
             f"{self.model}: gave up after {attempts} attempts: {_describe(last_error, self.alias.api_base)}",
             retries=attempts - 1,
@@ -397,9 +409,7 @@ class LiteLLMClient:
     def _attempt(self, litellm: Any, request: dict[str, Any], slot: Slot) -> tuple[Any, Exception | None]:
         """One request on the wire: its response, or the error it ended in (marked on the slot)."""
         try:
-            with warnings.catch_warnings(), _no_success_logging():
-                # litellm's own pydantic models warn on first use; not the user's concern.
-                warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.")
+            with _no_success_logging():  # pydantic's warnings on litellm's types: litellm_warnings.py
                 return litellm.completion(**request, max_retries=0), None
         except Exception as exc:
             rate_limited = getattr(exc, "status_code", None) == 429 or isinstance(exc, litellm.RateLimitError)

@@ -51,6 +51,8 @@ LEDGER_PATH = "/pastbench/ledger"
 RATE_LIMITS_PATH = "/pastbench/rate-limits"
 SCOPES_PATH = "/pastbench/scopes"
 CLIENT_TIMEOUT_S = 900.0
+# How an answer was fetched, not the answer: never cached.
+TRANSPORT = frozenset({"retries", "waited_s"})
 # A session's own gateway (an external agent run in-process) stops within this after the session.
 SESSION_GATEWAY_POLL_S = 0.05
 # Responses kept per session for ``previous_response_id`` (an agent chains a few, not thousands).
@@ -163,7 +165,7 @@ class ModelService:
             raise
         if self.cache:
             # The retry count is how this answer was fetched, not part of the answer.
-            self.cache.put(key, {k: v for k, v in dataclasses.asdict(reply).items() if k != "retries"})
+            self.cache.put(key, {k: v for k, v in dataclasses.asdict(reply).items() if k not in TRANSPORT})
         self.budget.spend(reply.prompt_tokens + reply.completion_tokens, reply.cost_usd)
         self._record(model, reply, cached=False)
         return reply, False
@@ -244,6 +246,7 @@ def reply_from_openai(body: dict[str, Any]) -> ModelReply:
         prompt_tokens=int(usage.get("prompt_tokens") or 0),
         completion_tokens=int(usage.get("completion_tokens") or 0),
         cost_usd=(body.get("pastbench") or {}).get("cost_usd"),
+        waited_s=float((body.get("pastbench") or {}).get("waited_s") or 0.0),
     )
 
 
@@ -675,7 +678,8 @@ def agent_scope(client: Any, max_tokens: int | None = None) -> Iterator[AgentSco
     (``-n 0``, or a user's own test) it is a ``ServiceClient`` and the session gets its own
     loopback gateway on the same ``ModelService`` (same cache, limits and ledger).
     """
-    client = getattr(client, "metered", client)  # the session runner's meter around the run's client
+    while hasattr(client, "metered"):  # the wrappers around the run's client (the session's meter, …)
+        client = client.metered
     if isinstance(client, GatewayClient):
         opened = client.open_scope(max_tokens)
         scope = AgentScope(client.url, opened["token"], client.model)

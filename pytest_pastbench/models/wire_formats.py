@@ -166,7 +166,7 @@ class ChatApi:
             "model": request.model,
             "choices": [{"index": 0, "message": reply.as_message(), "finish_reason": _finish(reply)}],
             "usage": _usage(reply),
-            "pastbench": {"cost_usd": reply.cost_usd, "cached": cached},
+            "pastbench": {"cost_usd": reply.cost_usd, "cached": cached, "waited_s": reply.waited_s},
         }
 
     def events(self, request: ApiRequest, final: dict[str, Any]) -> Stream:
@@ -270,7 +270,7 @@ class ResponsesApi:
         )
         body = response.model_dump(mode="json", exclude_none=True)
         body["id"] = response_id
-        body["pastbench"] = {"cost_usd": reply.cost_usd, "cached": cached}
+        body["pastbench"] = {"cost_usd": reply.cost_usd, "cached": cached, "waited_s": reply.waited_s}
         return body
 
     def events(self, request: ApiRequest, final: dict[str, Any]) -> Stream:
@@ -346,7 +346,7 @@ class MessagesApi:
         )
         body = json.loads(json.dumps(message, default=str))
         body["id"] = response_id
-        body["pastbench"] = {"cost_usd": reply.cost_usd, "cached": cached}
+        body["pastbench"] = {"cost_usd": reply.cost_usd, "cached": cached, "waited_s": reply.waited_s}
         return body
 
     def events(self, request: ApiRequest, final: dict[str, Any]) -> Stream:

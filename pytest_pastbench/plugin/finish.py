@@ -108,7 +108,9 @@ def write_report(run: PastbenchRun) -> None:
     The figures are drawn once, into ``plots/``, and the page embeds those: drawing is the cost
     (matplotlib, about 1 s of CPU for a PAST run), the page itself a tenth of that. A report that
     cannot be written costs the run nothing: it says why on the terminal, the run's files stand."""
-    if run.summary is None or run.run_dir is None or not run.options.report:
+    # Not after Ctrl-C: the person wants the prompt back (drawing is seconds of matplotlib on a
+    # loaded machine); the resumed run writes the report of the whole run.
+    if run.summary is None or run.run_dir is None or not run.options.report or run.interrupted:
         return
     from ..errors import PlotError
     from ..results.read import load_run

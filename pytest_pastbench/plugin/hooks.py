@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from ..models.litellm_warnings import silence_read_only_typeddict_warnings
 from ..protocols.detect import family_format
 from .collection import INVALID_FAMILY_NAME, parametrizes, rerun_control_arms, under_families
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
@@ -39,6 +40,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspec)
     # The built-in protocols register through the hook like any plugin's (protocols/builtin.py).
     pluginmanager.register(builtin, "pastbench-builtin-protocols")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart() -> None:
+    # Here: pytest loads plugins and calls pytest_configure inside warning contexts that restore
+    # the filters when they end; sessionstart runs outside them, before every context that copies
+    # them (collection, items, the session's end, a Ctrl-C's).
+    silence_read_only_typeddict_warnings()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -134,6 +143,8 @@ class _ControllerHooks:
         self.config = config
         self.control_arms: set[Any] = set()  # added to --lf's failures; they did not fail
         self.failed: set[str] = set()
+        # Started by a test (pytester in-process): its process goes on after this run.
+        self.nested = "PYTEST_CURRENT_TEST" in os.environ
 
     def pytest_report_header(self) -> list[str]:
         lines = []
@@ -159,6 +170,38 @@ class _ControllerHooks:
             for key in self.control_arms:
                 if str(key) not in self.failed:
                     last_failed.lastfailed.pop(key, None)
+
+    def pytest_keyboard_interrupt(self) -> None:
+        """Ctrl-C: answer at once with one line, and stop the sessions still in flight at their
+        next model call (every process: xdist's workers get the signal too). The files are
+        written and the command that finishes the run is printed after, as the last line."""
+        pastbench = self.config.stash.get(RUN_KEY, None)
+        if pastbench is None:
+            return
+        pastbench.models.stop()
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if pastbench.is_worker or terminal is None:
+            return
+        done = len(pastbench.payloads)
+        if done:
+            line = f"pastbench: interrupted: {done} finished items are kept; the rest stop now"
+        else:
+            line = "pastbench: interrupted before any item finished: nothing measured, nothing saved"
+        # Below the progress letters: under xdist pytest does not know a letter line is open.
+        writer = getattr(terminal, "_tw", None)  # pytest's TerminalWriter (private)
+        if writer is not None and writer.width_of_current_line:
+            terminal.write("\n")
+        terminal.write_line(line, yellow=True, bold=True)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self) -> None:
+        # After Ctrl-C, before pytest's own full garbage collection (unraisableexception): what
+        # is alive (litellm's modules, maybe still being imported on an item's thread) lives until
+        # the process exits, so walking it only keeps the person waiting (seconds under load).
+        # The whole-run path (collect, then freeze) is pytest_unconfigure below.
+        pastbench = self.config.stash.get(RUN_KEY, None)
+        if pastbench is not None and pastbench.models.stopped.is_set() and not self.nested:
+            gc.freeze()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed:
@@ -204,6 +247,7 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     pastbench = config.stash.get(RUN_KEY, None)
+    hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
     if pastbench is not None:
         pastbench.close()
         # pytest ends with five full garbage collections (to surface unraisable exceptions);
@@ -211,13 +255,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         # which cost every xdist worker and the controller up to seconds at the end of a run
         # (measured 0.07-0.36 s a pass). Collect until nothing is freed, so finalizers still run
         # and report here, then freeze what is left: it lives until the process exits. Not in a
-        # run nested in a test (pytester in-process), whose process goes on.
-        if "PYTEST_CURRENT_TEST" not in os.environ:
+        # run nested in a test (pytester in-process), whose process goes on: told by the
+        # variable as it was at configure, since a Ctrl-C leaves this run's own item's set.
+        if not (hooks.nested if hooks is not None else "PYTEST_CURRENT_TEST" in os.environ):
             for _ in range(5):
                 if not gc.collect():
                     break
             gc.freeze()
-    hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
     if hooks is not None:
         config.pluginmanager.unregister(hooks)
 

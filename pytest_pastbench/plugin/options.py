@@ -334,7 +334,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "session-timeout",
-        "wall-clock budget per session in seconds",
+        "wall-clock backstop per session in seconds: a session past it is infra_blocked, never "
+        "scored (wall time moves with load); the harness's waits (slots, backoff) are not counted",
         kind=float,
         default=300.0,
         low=1.0,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..errors import InfraError
+from ..errors import InfraError, RunStopped
 from .options import RunOptions
 
 
@@ -27,6 +27,12 @@ class RunModels:
         self._gateway: Any = None
         self._gateway_failed = False
         self.gateway_file: Path | None = None
+        # Set on Ctrl-C: the sessions still in flight on --pastbench-concurrency's threads stop at
+        # their next model call instead of running their items to the end while pytest exits.
+        self.stopped = threading.Event()
+
+    def stop(self) -> None:
+        self.stopped.set()
 
     def service_settings(self) -> Any:
         """The run's ``ServiceSettings`` (cache, limits, retries), for this process or the gateway's."""
@@ -65,7 +71,7 @@ class RunModels:
                     client = GatewayClient.from_file(Path(gateway_file), model, trial)
                 else:
                     client = ServiceClient(self.service(), model, trial)
-                self._clients[(model, trial)] = client
+                self._clients[(model, trial)] = _Stoppable(client, self.stopped)
             return self._clients[(model, trial)]
 
     def judge(self) -> Any:
@@ -137,3 +143,22 @@ class RunModels:
             shutil.rmtree(self.gateway_file.parent, ignore_errors=True)
         if self._service is not None and self._service.cache is not None:
             self._service.cache.close()
+
+
+class _Stoppable:
+    """A run's model client that refuses new calls once the run is stopping (``RunStopped``)."""
+
+    def __init__(self, client: Any, stopped: threading.Event) -> None:
+        self.metered = client  # the name the session's meter gives the client it wraps
+        self.model = client.model
+        self._stopped = stopped
+
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **params: Any
+    ) -> Any:
+        if self._stopped.is_set():
+            raise RunStopped("the run was interrupted")
+        return self.metered.complete(messages, tools, **params)
+
+    def __getattr__(self, name: str) -> Any:  # the rest of the client (a gateway's scopes) as is
+        return getattr(self.metered, name)

@@ -11,8 +11,10 @@ import yaml
 
 from pytest_pastbench.agents.base import Budgets
 from pytest_pastbench.agents.external.docker import DockerAgent
+from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.world import World
+from pytest_pastbench.errors import WallBackstop
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
@@ -73,14 +75,18 @@ def container_session(engine: Engine, tmp_path: Path, script: str, budgets: Budg
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        session = run_agent_session(
-            agent,
-            ServiceClient(ModelService(), "pastbench/recall"),
-            store,
-            World(WorldSeed()),
-            ["go"],
-            budgets=budgets,
-        )
+        session: SessionRecord | WallBackstop
+        try:
+            session = run_agent_session(
+                agent,
+                ServiceClient(ModelService(), "pastbench/recall"),
+                store,
+                World(WorldSeed()),
+                ["go"],
+                budgets=budgets,
+            )
+        except WallBackstop as exc:  # the session is not scored: the item would be infra_blocked
+            session = exc
     finally:
         done.set()
         watcher.join()
@@ -113,7 +119,7 @@ def test_a_container_past_its_wall_clock_is_stopped_and_removed(
 ) -> None:
     script = "import sys, time\nsys.stdin.readline()\ntime.sleep(600)\n"
     session, seen, leftovers = container_session(podman_engine, tmp_path, script, Budgets(wall_s=5))
-    assert session.budget_exceeded == "wall_time" and leftovers == []
+    assert isinstance(session, WallBackstop) and leftovers == []
     # While it ran, the engine held it with the limits the adapter asked for.
     [host] = seen
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True

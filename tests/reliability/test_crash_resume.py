@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -201,16 +203,11 @@ def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pyt
     )
 
 
-@pytest.mark.slow  # three whole pytest runs
-def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_whole_one(
-    pytester: pytest.Pytester,
-) -> None:
-    """Issue 30: Ctrl-C in the middle of a run that saves a baseline. The interrupted run marks
-    itself partial, saves no baseline, and its last line is the command that finishes it; that
-    command's summary is the summary of a run that was never interrupted."""
-    log = pytester.path / "interrupted.log"
-    items = pytester.path / "reports" / "intr" / "items"
-    args = [*BUILTIN, "--pastbench-run-id=intr", "--pastbench-save=intp", "-n", "2"]
+def interrupt_when(pytester: pytest.Pytester, args: list[str], ready: Callable[[str], bool]) -> str:
+    """Run pytest, send Ctrl-C (SIGINT to its process group, as a terminal does) once ``ready``
+    holds for its output so far, and return everything it printed. Asserts the exit code of an
+    interrupted run; the 120 s bound is a hang guard, not a measurement."""
+    log = pytester.path / f"interrupted-{len(list(pytester.path.glob('interrupted-*')))}.log"
     with log.open("w") as out:
         proc = pytester.popen(
             [sys.executable, "-m", "pytest", *args],
@@ -219,13 +216,25 @@ def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_
             start_new_session=True,
         )
         deadline = time.monotonic() + 120
-        while len(list(items.glob("*.json"))) < 6:
+        while not ready(log.read_text()):
             assert proc.poll() is None, f"the run ended before the interrupt:\n{log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"no items written:\n{log.read_text()[-3000:]}"
-            time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends: the whole group
-        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED
-    output = log.read_text()
+            assert time.monotonic() < deadline, f"never ready:\n{log.read_text()[-3000:]}"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED, log.read_text()[-3000:]
+    return log.read_text()
+
+
+@pytest.mark.slow  # three whole pytest runs
+def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_whole_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """Issue 30: Ctrl-C in the middle of a run that saves a baseline. The interrupted run marks
+    itself partial, saves no baseline, and its last line is the command that finishes it; that
+    command's summary is the summary of a run that was never interrupted."""
+    items = pytester.path / "reports" / "intr" / "items"
+    args = [*BUILTIN, "--pastbench-run-id=intr", "--pastbench-save=intp", "-n", "2"]
+    output = interrupt_when(pytester, args, lambda _: len(list(items.glob("*.json"))) >= 6)
     run_dir = items.parent
     summary = summary_of(run_dir)
     partial = summary["run"]["partial"]
@@ -250,3 +259,31 @@ def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_
     assert whole.ret == 0, whole.stdout.str()[-3000:]
     reports = pytester.path / "reports"
     assert comparable(summary_of(reports / "intr")) == comparable(summary_of(reports / "whole"))
+
+
+@pytest.mark.slow  # three pytest runs
+@pytest.mark.parametrize(
+    ("moment", "args", "ready"),
+    [
+        # The controller's session has started; xdist's workers are still starting.
+        ("start-up, -n 2", ["-n", "2"], lambda out: "test session starts" in out),
+        # The first item has begun on --pastbench-concurrency's threads (litellm's import and
+        # first calls in flight: where pydantic's warnings came from).
+        ("items started", [], lambda out: ".yaml " in out),
+        # Items have finished under xdist.
+        ("items finished, -n 2", ["-n", "2"], lambda out: re.search(r"\n[oc]{3,}", out) is not None),
+    ],
+)
+def test_ctrl_c_answers_in_one_line_without_a_warnings_storm_and_saves_no_baseline(
+    pytester: pytest.Pytester, moment: str, args: list[str], ready: Callable[[str], bool]
+) -> None:
+    """Issue 30: a Ctrl-C during start-up printed 15-51 pydantic warnings and nothing of ours.
+    Whenever it comes, the run says in one line what it keeps, prints no warnings, saves no
+    baseline and exits as interrupted (exit code 2)."""
+    output = interrupt_when(pytester, [*BUILTIN, "--pastbench-save=early", *args], ready)
+    said = [line for line in output.splitlines() if line.startswith("pastbench: interrupted")]
+    assert len(said) == 1, output[-3000:]
+    assert "Warning" not in output and "warnings summary" not in output, output[-5000:]
+    assert not list((pytester.path / ".pastbench" / "baselines").glob("early*")), moment
+    if "finished items are kept" in said[0]:
+        assert "baseline 'early' NOT saved: the run is partial" in output

@@ -7,8 +7,9 @@ everything that can go wrong into a defined outcome:
 
 - the agent's fault (crash, early exit, non-JSON output, an invalid message, a line over 1 MB,
   closing its input): the session scores 0 with reason ``agent_error:<what happened>``;
-- a budget ran out (``tool_calls``; ``wall_s``, after which the program is killed): 0 with
-  reason ``budget:<which>``, as for any agent;
+- the tool-call budget ran out: 0 with reason ``budget:tool_calls``, as for any agent;
+- the wall-clock backstop (``wall_s``; the program is killed): ``budget_exceeded="wall_time"``,
+  which the session runner turns into ``WallBackstop`` (infra_blocked, never a score);
 - the harness's fault (the program cannot be started, the engine fails, a model request failed
   in the gateway): ``InfraError``, so the item is ``infra_blocked``, never a silent 0.
 """
