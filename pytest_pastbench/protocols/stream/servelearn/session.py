@@ -252,7 +252,8 @@ class SessionTasks:
             graded.append(grade(self.scenario, task, rules.episode, self.checklist))
             return feedback_line(graded[0].reward) if learns else None
 
-        method = "\n\n".join(part for part in (extra_system, OWN_NOTE if self.store is not None else "") if part)
+        own = OWN_NOTE if self.store is not None else ""
+        method = "\n\n".join(part for part in (extra_system, own) if part)
         system = system_text(self.scenario, method)
         user_turns = [task.instruction] if self.own_system else [f"{system}\n\n{task.instruction}"]
         with self._store_for(task) as store:
