@@ -75,7 +75,7 @@ def test_a_download_runs_as_stream_items_and_reports(pytester: pytest.Pytester) 
     results = json.loads((pytester.path / "reports" / "r" / "protocol_results.json").read_text())
     records = results["protocols"]["stream"]
     pitch = next(r for r in records if r["scenario"] == "pitch_l1" and r["harness"] == "oracle")
-    assert pitch["judge"] == "pastbench/judge" and pitch["counts"] == {"windows": 2, "serving": 4, "test": 2}
+    assert pitch["judge"] == "pastbench/judge" and pitch["counts"] == {"windows": 2, "serving": 4, "test": 4}
     oracle_windows = [(w["window"], w["serving"]["n"], w["test"]["n"]) for w in pitch["windows"]]
     assert oracle_windows == [(0, 0, 1), (1, 0, 1)]  # Oracle runs the test sets only
     rag = next(r for r in records if r["scenario"] == "pitch_l1" and r["harness"] == "rag")
