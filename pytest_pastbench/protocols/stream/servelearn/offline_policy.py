@@ -66,7 +66,9 @@ def compose(request: str, instructions: str) -> str:
     if not items:
         return request.strip().splitlines()[-1] if request.strip() else "Done."
     rule_lines = [
-        line for line in instructions.splitlines() if line.strip() and _ITEM.sub(r"\1", line).strip() not in items
+        line
+        for line in instructions.splitlines()
+        if line.strip() and _ITEM.sub(r"\1", line).strip() not in items
     ]
     wanted, avoided = [], []
     for item in items:
