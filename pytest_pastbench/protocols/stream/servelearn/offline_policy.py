@@ -7,7 +7,8 @@ They see only the conversation and the tools. What they can act on without a lan
 - a ``finish`` whose required arguments are text (Pitch's ``pitch``) is written from the list
   items of the request (the product sheet's facts), filtered by the rules in view: a fact that a
   line of the instructions names without a negation is said, one named on a line with a negation
-  ("dislike", "not", "avoid", ...) is left out. With no such line (Blind), every fact is said.
+  ("dislike", "not", "avoid", ...) is left out. With no such line (Blind), every fact is said. A
+  quoted tool call (a RAG case's ``action: finish({...})``) is a record, not a rule: skipped.
   So the Oracle bulletin changes what is submitted, as it does for a model;
 - every other ``finish`` is submitted with no arguments. A free-text bulletin of Retail or Banking
   ("orders paid with a split payment can NOT be modified") names conditions on records the agent
@@ -65,10 +66,12 @@ def compose(request: str, instructions: str) -> str:
     items = [m.group(1) for m in map(_ITEM.match, request.splitlines()) if m]
     if not items:
         return request.strip().splitlines()[-1] if request.strip() else "Done."
+    # A rule is a line of the instructions that is neither one of the request's own items nor a
+    # quoted tool call (a retrieved record's ``action: finish({...})`` is what was done, not a rule).
     rule_lines = [
         line
         for line in instructions.splitlines()
-        if line.strip() and _ITEM.sub(r"\1", line).strip() not in items
+        if line.strip() and '{"' not in line and _ITEM.sub(r"\1", line).strip() not in items
     ]
     wanted, avoided = [], []
     for item in items:

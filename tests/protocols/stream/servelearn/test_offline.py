@@ -77,6 +77,8 @@ def test_every_task_ends_by_finish_in_one_turn(name: str, harness: str) -> None:
 def test_the_oracle_setting_scores_well_above_blind_on_pitch() -> None:
     blind, oracle = run("pitch_l1", "blind")[3], run("pitch_l1", "oracle")[3]
     assert oracle["hidden"] >= blind["hidden"] + 20, (blind, oracle)
+    # RAG's retrieved cases quote earlier pitches: records, not rules, so it pitches as Blind does
+    assert run("pitch_l1", "rag")[3] == blind
 
 
 def test_a_text_finish_says_what_the_rules_want_and_never_what_they_rule_out() -> None:
