@@ -138,8 +138,8 @@ def reference_row(
     rows = [r for r in _rows(str(path)) if method is not None and r.method.casefold() == method.casefold()]
     if explicit is not None:
         return next((r for r in rows if normal_name(r.model) == normal_name(explicit)), None)
-    if len({r.model for r in rows}) == 1:
-        return rows[0]
+    if len({r.model for r in _rows(str(path))}) == 1:  # a one-model file serves every model
+        return rows[0] if rows else None
     name = leaderboard_name([models] if isinstance(models, str) else models, [r.model for r in rows])
     return next((r for r in rows if r.model == name), None)
 

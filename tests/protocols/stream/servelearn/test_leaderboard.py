@@ -90,3 +90,13 @@ def test_a_litellm_model_string_finds_its_leaderboard_row_by_name_or_alias(tmp_p
         "published column: board.csv has no Blind row for model 'openai/gpt-4o'; its Blind rows: GLM-5.3, "
         "GLM-5.3 Flash, GPT-5.6 Terra, Kimi K3, Opus 5 (name one with --pastbench-stream-reference-model)"
     )
+
+
+def test_the_alias_table_of_the_docs_is_what_the_matching_does() -> None:
+    docs = (Path(__file__).parents[4] / "docs" / "protocols" / "streams.md").read_text()
+    table = docs[docs.index("| litellm model string (examples) |") :].split("\n\n", 1)[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines()[2:]]
+    assert len(rows) >= 5
+    for strings, name in rows:
+        for model in (s.strip(" `") for s in strings.split(",")):
+            assert leaderboard_name([model], [name.strip()]) == name.strip(), model
