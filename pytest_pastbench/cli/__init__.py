@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "pytest_pastbench.judge.agreement",
     "pytest_pastbench.cli.grader_agreement",
     "pytest_pastbench.protocols.stream.cli",
+    "pytest_pastbench.protocols.stream.servelearn.download",
     "pytest_pastbench.plugin.options",
     "pytest_pastbench.cli.schema",
     "pytest_pastbench.cli.validate",
