@@ -219,20 +219,22 @@ class SessionTasks:
         self.scenario = scenario
         self.agent = agent
         self.model = model
-        # The episode's budgets are the rules'; the session's wall clock is off (the authors have
-        # none per episode, and a score must not depend on the machine's load) and each call's
-        # output cap is the protocol's.
+        from pytest_pastbench.agents.external.driver import ExternalAgent
+
+        self.turns_seen = not isinstance(agent, ExternalAgent)
+        self.own_system = getattr(agent, "takes_system_prompt", False) is True
+        # The episode's budgets are the rules', and each call's output cap the protocol's. An
+        # in-process agent's session has no wall clock (the authors have none per episode, and a
+        # score must not depend on the machine's load); an external program keeps the run's
+        # session timeout, the one guard against a program that hangs.
+        wall_s = budgets.wall_s if not self.turns_seen else math.inf
         self.budgets = replace(
-            budgets, tool_calls=SESSION_CALL_CAP, wall_s=math.inf, max_output_tokens=CALL_MAX_TOKENS
+            budgets, tool_calls=SESSION_CALL_CAP, wall_s=wall_s, max_output_tokens=CALL_MAX_TOKENS
         )
         self.checklist = checklist
         self.store = Store(store_root / "store") if store_root is not None else None
         self.frozen = FrozenStore(store_root / "store", store_root / "frozen") if store_root else None
         self.sessions: list[SessionRecord] = []
-        from pytest_pastbench.agents.external.driver import ExternalAgent
-
-        self.turns_seen = not isinstance(agent, ExternalAgent)
-        self.own_system = getattr(agent, "takes_system_prompt", False) is True
 
     @property
     def tokens(self) -> int:
