@@ -95,7 +95,8 @@ class ServeLearnTools:
         shown, rules, memory = printable_name(name), self.rules, self.memory
         if rules is not None and not self.turns_seen and rules.may_start_turn():
             rules.start_turn([shown], "", 0)
-        if memory is not None and memory.spec(shown) is not None and (rules is None or rules.turn_calls <= 1):
+        alone = rules is None or (rules.turn_calls <= 1 and not rules.turn_cut)  # a call that may run
+        if memory is not None and memory.spec(shown) is not None and alone:
             record = record_call(len(self.calls), shown, raw_arguments, lambda args: memory.run(shown, args))
         elif rules is not None:
             record = _observed(len(self.calls), shown, raw_arguments, rules)

@@ -66,7 +66,7 @@ class Recorder:
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
         self.requests.append((json.loads(json.dumps(messages)), dict(params)))
-        return self.script.pop(0)
+        return self.script.pop(0) if self.script else reply(text="OK")  # e.g. told its score
 
 
 def test_a_published_task_is_lived_as_the_authors_protocol_specifies() -> None:
@@ -123,3 +123,16 @@ def test_an_agent_without_a_system_message_reads_it_at_the_head_of_its_first_tur
     messages, _ = model.requests[0]
     assert messages[0]["content"].startswith("You are Hermes")
     assert messages[1]["content"] == f"{RETAIL.environment.system_prompt}\n\n{TASK.instruction}"
+
+
+def test_a_reply_cut_at_the_limit_runs_none_of_its_calls_not_even_a_memory_write() -> None:
+    from pytest_pastbench.protocols.stream.servelearn.session import store_folder
+
+    model = Recorder()
+    model.script = [reply(("memory_write", {"text": "half a thought"}), cut=True), reply(("finish", {}))]
+    with store_folder(True) as root:
+        tasks = SessionTasks(RETAIL, HermesAgent(), model, Budgets(), JudgeChecklist(ReferenceJudge()), root)
+        tasks.run_task(TASK, "")
+        assert tasks.store is not None and tasks.store.snapshot() == []
+    answered = model.requests[1][0][-1]
+    assert answered["role"] == "tool" and answered["content"] == f"not executed: {LENGTH}"
