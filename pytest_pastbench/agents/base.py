@@ -7,14 +7,13 @@ through the store tools.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.records import ToolCall
-from ..core.tools import SessionToolBox, result_text
+from ..core.tools import SessionToolBox, result_text, result_value
 from ..core.trace import TraceRecorder
 from ..models.client import ModelClient, ModelReply
 from .mechanisms import MechanismRuntime, parse_mechanisms
@@ -61,6 +60,9 @@ class SessionContext:
     session_index: int = 0
     stage: str = ""
     clock: SessionClock = field(default_factory=SessionClock)
+    # The protocol's own system message, for an agent that takes one (``takes_system_prompt``):
+    # ServeLearnBench's scenario prompt. None: the agent's own (Hermes's), as in PAST.
+    system_prompt: str | None = None
 
     def run_tool(self, name: Any, arguments: Any) -> tuple[ToolCall, str]:
         """Run one tool call and trace it; the record and the text the agent reads back."""
@@ -72,7 +74,7 @@ class SessionContext:
             name=record.name,
             arguments=record.arguments,
             ok=record.ok,
-            result=json.loads(output),
+            result=result_value(record),
         )
         return record, output
 
@@ -121,6 +123,9 @@ class HermesAgent:
     """The reference tool-using agent on litellm tool calling, with the five switchable
     mechanisms E1..E5 (``mechanisms.py``); with none it is the paper's base Hermes."""
 
+    # A protocol's system message (``SessionContext.system_prompt``) replaces Hermes's own.
+    takes_system_prompt = True
+
     def __init__(self, name: str = "hermes", mechanisms: list[str] | None = None) -> None:
         self.name = name
         self.mechanisms = parse_mechanisms(list(mechanisms or []))
@@ -133,7 +138,7 @@ class HermesAgent:
         result = AgentResult(answer="")
         runtime = MechanismRuntime(self.mechanisms, ctx)
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": runtime.system_prompt(HERMES_SYSTEM_PROMPT)}
+            {"role": "system", "content": runtime.system_prompt(ctx.system_prompt or HERMES_SYSTEM_PROMPT)}
         ]
         runtime.offer_skills(messages)
         for turn in ctx.user_turns:

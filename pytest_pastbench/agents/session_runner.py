@@ -8,12 +8,11 @@ intervention domain's, the stream harness's, the plasticity inventory's) and cal
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from ..core.records import SessionRecord, ToolCall
-from ..core.tools import SessionToolBox, result_text
+from ..core.tools import SessionToolBox, result_value
 from ..core.trace import TraceRecorder
 from ..errors import WallBackstop
 from ..models.client import ModelClient, ModelReply
@@ -53,6 +52,7 @@ def run_session(
     stage: str = "",
     budgets: Budgets | None = None,
     trace: TraceRecorder | None = None,
+    system_prompt: str | None = None,
 ) -> SessionRecord:
     """Run session ``index`` of ``agent`` over ``tools``; what it answered, called, read and wrote."""
     trace = trace if trace is not None else TraceRecorder()
@@ -77,6 +77,7 @@ def run_session(
             session_index=index,
             stage=stage,
             clock=own_time,
+            system_prompt=system_prompt,
         )
     )
     if result.budget_exceeded == "wall_time":
@@ -126,7 +127,7 @@ def _trace_what_the_agent_did_not(
             name=call.name,
             arguments=call.arguments,
             ok=call.ok,
-            result=json.loads(result_text(call)),
+            result=result_value(call),
         )
     if not any(e.get("kind") == "message" and e.get("role") == "assistant" for e in events):
         trace.add("message", session=index, role="assistant", content=answer)

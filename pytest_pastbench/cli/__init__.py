@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "pytest_pastbench.judge.agreement",
     "pytest_pastbench.cli.grader_agreement",
     "pytest_pastbench.protocols.stream.cli",
+    "pytest_pastbench.protocols.stream.servelearn.download",
     "pytest_pastbench.plugin.options",
     "pytest_pastbench.cli.schema",
     "pytest_pastbench.cli.validate",
@@ -28,7 +29,8 @@ DESCRIPTION = (
     "Tools of pytest-pastbench. The benchmark itself runs under pytest (pytest --pastbench-...); "
     "these commands work on finished runs (summarize, compare, gate, merge, plot, html, "
     "judge-agreement), measure the grader on labelled answers (grader-agreement), work on family "
-    "files (validate, schema, generate-streams, export), and print the options reference (options). "
+    "files (validate, schema, generate-streams, export), fetch ServeLearnBench's published dataset "
+    "(servelearn download), and print the options reference (options). "
     "'pastbench COMMAND --help' describes each."
 )
 

@@ -58,6 +58,9 @@ class ToolCall(BaseModel):
     error: str | None = None
     result: Any = None
     irreversible: bool = False
+    # The agent reads the result (or the error) as the text itself, not JSON: a protocol whose
+    # observations are raw strings (ServeLearnBench's) sets it.
+    verbatim: bool = False
 
 
 class SessionRecord(BaseModel):

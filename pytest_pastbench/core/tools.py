@@ -529,7 +529,15 @@ def _skill_view(entry: StoreEntry) -> dict[str, Any]:
 
 
 def result_text(call: ToolCall) -> str:
-    """What the agent reads back: the JSON result, or the error."""
+    """What the agent reads back: the JSON result, or the error (the text itself when verbatim)."""
+    if call.verbatim:
+        return str(call.result if call.ok else call.error)
     if not call.ok:
         return json.dumps({"error": call.error})
     return json.dumps(call.result, ensure_ascii=False)
+
+
+def result_value(call: ToolCall) -> Any:
+    """What a trace records of the result the agent read (JSON, or the verbatim text)."""
+    text = result_text(call)
+    return text if call.verbatim else json.loads(text)

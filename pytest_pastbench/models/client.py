@@ -47,6 +47,11 @@ class ModelReply:
     # Seconds this answer waited on the harness, not on the model: a connection slot under the
     # provider's limit, a retry's backoff. Not the agent's time (its wall budget leaves it out).
     waited_s: float = field(default=0.0, compare=False)
+    # The model's separate reasoning (``reasoning_content``) when the provider returns one, and
+    # why the reply stopped ("length": cut at the output limit). Not in ``as_message``: a protocol
+    # that passes reasoning back (ServeLearnBench's ``TurnClient``) adds it itself.
+    reasoning: str | None = None
+    finish_reason: str | None = None
 
     def as_message(self) -> dict[str, Any]:
         """The OpenAI-style assistant message to append to the conversation."""
@@ -465,6 +470,8 @@ def _to_reply(litellm: Any, response: Any, model: str) -> ModelReply:
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost_usd=_response_cost(litellm, response, model),
+        reasoning=getattr(message, "reasoning_content", None) or None,
+        finish_reason=getattr(response.choices[0], "finish_reason", None),
     )
 
 

@@ -231,7 +231,8 @@ class ServiceClient:
 
 
 def reply_from_openai(body: dict[str, Any]) -> ModelReply:
-    message = body["choices"][0]["message"]
+    choice = body["choices"][0]
+    message = choice["message"]
     usage = body.get("usage") or {}
     return ModelReply(
         content=message.get("content"),
@@ -247,6 +248,8 @@ def reply_from_openai(body: dict[str, Any]) -> ModelReply:
         completion_tokens=int(usage.get("completion_tokens") or 0),
         cost_usd=(body.get("pastbench") or {}).get("cost_usd"),
         waited_s=float((body.get("pastbench") or {}).get("waited_s") or 0.0),
+        reasoning=message.get("reasoning_content") or None,
+        finish_reason=choice.get("finish_reason"),
     )
 
 

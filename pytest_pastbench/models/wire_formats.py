@@ -196,7 +196,8 @@ class ChatApi:
 
 
 def _finish(reply: ModelReply) -> str:
-    return "tool_calls" if reply.tool_calls else "stop"
+    """The provider's own reason when it gave one ("length": cut at the output limit)."""
+    return reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
 
 
 def _usage(reply: ModelReply) -> dict[str, int]:

@@ -163,6 +163,14 @@ def _stream_reference(value: str | None, config: pytest.Config, resolved: dict[s
     return str(path)
 
 
+def _stream_sample(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> Any:
+    if value is None:
+        return None
+    from ..protocols.stream.servelearn.sample import parse_sample
+
+    return parse_sample(value)  # a ValueError is the one-line UsageError
+
+
 def _judge_model(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
     if value is not None:
         from ..judge.llm import check_judge_model
@@ -540,6 +548,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         group="outputs",
         metavar="CSV",
     ),
+    OptionSpec(
+        "stream-reference-model",
+        "the leaderboard model the published column is read for (e.g. 'GLM-5.3 Flash'), instead of "
+        "matching the run's model by the alias table of docs/protocols/streams.md",
+        group="outputs",
+        metavar="NAME",
+    ),
+    OptionSpec(
+        "stream-sample",
+        "ServeLearnBench download: run N test tasks per scenario (e.g. 20), or a fraction F of each "
+        "window's serving and test tasks (e.g. 0.1), drawn with --pastbench-seed and recorded in the "
+        "summary; default: every task",
+        check=_stream_sample,
+        default_text="every task",
+        group="selection",
+        metavar="N|F",
+    ),
 )
 
 
@@ -638,6 +663,8 @@ class RunOptions:
     intervention_tau: float | None = None  # overrides each intervention family's metrics.tau
     stream_scale: str = "sample"
     stream_reference: str | None = None  # a published leaderboard CSV (ServeLearnBench's columns)
+    stream_reference_model: str | None = None  # its model to compare with (None: by alias)
+    stream_sample: Any = None  # servelearn.sample.Sample, or None: every task of a download
 
     @property
     def arms(self) -> list[str]:

@@ -28,21 +28,26 @@ def describe(path: Path) -> str:
 
 
 class StreamOfflinePolicy:
-    """Stream tickets have an offline policy of their own (offline/stream_policy.py)."""
+    """Stream tickets have an offline policy of their own (offline_policy.py); a ServeLearnBench
+    session (its tools end with ``finish``) another (servelearn/offline_policy.py)."""
 
     catch_all = False
 
     def handles(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
         from .offline_policy import is_stream_conversation
+        from .servelearn.offline_policy import is_published_conversation
 
-        return is_stream_conversation(messages)
+        return is_stream_conversation(messages) or is_published_conversation(tools)
 
     def decide(
         self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        from .offline_policy import decide_stream
+        from .offline_policy import decide_stream, is_stream_conversation
+        from .servelearn.offline_policy import decide_published
 
-        return decide_stream(policy, messages, tool_names(tools))
+        if is_stream_conversation(messages):
+            return decide_stream(policy, messages, tool_names(tools))
+        return decide_published(messages, tools)
 
 
 # Test reward per case (H, F): gated per tier and overall, each a mean over streams of the mean

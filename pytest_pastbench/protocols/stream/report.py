@@ -102,7 +102,16 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
                 "streams": streams,
             }
         )
-    return {"schema_version": 1, "seed": seed, "configs": configs}
+    summary: dict[str, Any] = {"schema_version": 1, "seed": seed, "configs": configs}
+    # What a reader must know beside the tables, one line each: a published row not found, an
+    # offline model's replay-oracle-only scenarios (servelearn/collect.py); and the sample run.
+    notes = sorted({note for record in records for note in record.get("notes") or ()})
+    if notes:
+        summary["notes"] = notes
+    samples = sorted({(r["sample"]["spec"], r["sample"]["seed"]) for r in records if r.get("sample")})
+    if samples:
+        summary["sample"] = [{"spec": spec, "seed": seed} for spec, seed in samples]
+    return summary
 
 
 def _published(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -226,7 +235,15 @@ def tables(section: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]
 def render(section: dict[str, Any]) -> str:
     if not section.get("configs"):
         return "no stream items were measured"
-    return "\n\n".join(
+    text = "\n\n".join(
         f"{title}\n{tabulate(rows, headers=headers, tablefmt='simple', disable_numparse=True)}"
         for title, headers, rows in tables(section)
     )
+    lines = [
+        *(
+            f"sample: {s['spec']} (seed {s['seed']}; --pastbench-stream-sample)"
+            for s in section.get("sample", [])
+        ),
+        *section.get("notes", []),
+    ]
+    return text + ("\n\n" + "\n".join(lines) if lines else "")

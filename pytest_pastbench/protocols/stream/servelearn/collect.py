@@ -21,6 +21,7 @@ import pytest
 
 from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.judge.llm import REFERENCE_JUDGE
+from pytest_pastbench.models.client import is_offline, resolve_model
 from pytest_pastbench.plugin.collection import config_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
@@ -28,9 +29,11 @@ from ...base import ProtocolFile, ProtocolItem
 from .checklist import ModelChecklist
 from .engine import run_stream
 from .episode import Outcome
-from .leaderboard import reference_row
+from .leaderboard import HARNESS_METHODS, missing_row, reference_row
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .rag import RagLearner
+from .replay import replay
+from .sample import sample_scenario
 from .schema import DOC_FILES, ENV_FILES, TASK_FILES, Scenario, ScenarioError, is_servelearn, read_scenario
 from .scoring import FULLY_SPECIFIED, HIDDEN, Row, setting_scores
 from .session import SessionTasks, store_folder
@@ -39,6 +42,9 @@ from .session import SessionTasks, store_folder
 # store, told each serving task's score) and RAG (their baseline) learn over the whole stream.
 HARNESSES = ("blind", "oracle", "own", "rag")
 LEARNING_HARNESSES = ("own", "rag")
+# Domains whose bulletins are free text about records (servelearn/offline_policy.py): an offline
+# model cannot act on them, so its items report the replay oracle instead of a score.
+FREE_TEXT_RULES = ("retail", "banking")
 
 
 # The one file that stands for a scenario in collection: the first of these that exists, so a
@@ -120,26 +126,36 @@ class ServeLearnItem(ProtocolItem):
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         session = pastbench_run(self.config)
+        options = session.options
+        scenario = self.scenario
+        if options.stream_sample is not None:
+            scenario = sample_scenario(scenario, options.stream_sample, options.seed)
         checklist = pitch_checklist(session)
-        learner = RagLearner() if self.harness == "rag" else None
-        with store_folder(self.harness == "own") as store_root:
-            tasks = SessionTasks(
-                self.scenario,
-                self.agent(),
-                session.client(self.model, self.trial),
-                session.budgets(),
-                checklist,
-                store_root,
-            )
-            outcomes = run_stream(
-                self.scenario,
-                tasks.run_task,
-                learner=learner,
-                oracle=self.harness == "oracle",
-                serving=self.harness in LEARNING_HARNESSES,
-            )
+        serving = self.harness in LEARNING_HARNESSES
+        offline = is_offline(self.model) and scenario.domain in FREE_TEXT_RULES
+        tasks: SessionTasks | None = None
+        if offline:
+            outcomes = _replayed(scenario, serving)
+        else:
+            learner = RagLearner() if self.harness == "rag" else None
+            with store_folder(self.harness == "own") as store_root:
+                tasks = SessionTasks(
+                    scenario,
+                    self.agent(),
+                    session.client(self.model, self.trial),
+                    session.budgets(),
+                    checklist,
+                    store_root,
+                )
+                outcomes = run_stream(
+                    scenario,
+                    tasks.run_task,
+                    learner=learner,
+                    oracle=self.harness == "oracle",
+                    serving=serving,
+                )
         rows = [Row(o.scenario, o.split, o.category, o.reward) for o in outcomes]
-        scores = setting_scores(rows).get(self.scenario.name, {})
+        scores = setting_scores(rows).get(scenario.name, {})
         serving_hidden = [o.reward for o in outcomes if o.split == "serving" and o.category == HIDDEN]
         metrics = {
             "hidden": _round(scores.get(HIDDEN)),
@@ -147,21 +163,34 @@ class ServeLearnItem(ProtocolItem):
             "serving_hidden": _round(
                 100 * sum(serving_hidden) / len(serving_hidden) if serving_hidden else None
             ),
-            "tokens_per_task": round(tasks.tokens / len(outcomes), 1),
-            "cost_per_task": None if tasks.cost_usd is None else tasks.cost_usd / len(outcomes),
+            "tokens_per_task": round(tasks.tokens / len(outcomes), 1) if tasks else None,
+            "cost_per_task": None
+            if tasks is None or tasks.cost_usd is None
+            else tasks.cost_usd / len(outcomes),
         }
-        record = {
-            "headline": f"H {_show(metrics['hidden'])} F {_show(metrics['fully'])}",
+        notes = []
+        if offline:
+            # No agent score: the replay oracle's, said to be that (issue 33, item 2).
+            replay_scores = {k: metrics[k] for k in ("hidden", "fully")}
+            metrics.update(hidden=None, fully=None, serving_hidden=None)
+            notes.append(
+                f"{scenario.name}: the offline model {self.model} cannot follow a free-text bulletin "
+                f"without a language model; reported: the replay oracle (H {_show(replay_scores['hidden'])}"
+                f" F {_show(replay_scores['fully'])}), no agent score"
+            )
+        headline = f"H {_show(metrics['hidden'])} F {_show(metrics['fully'])}"
+        record: dict[str, Any] = {
+            "headline": "replay oracle only (offline model)" if offline else headline,
             "source": "servelearnbench",
-            "scenario": self.scenario.name,
-            "domain": self.scenario.domain,
-            "tier": self.scenario.serving[0].tier,
+            "scenario": scenario.name,
+            "domain": scenario.domain,
+            "tier": scenario.serving[0].tier,
             "harness": self.harness,
-            "judge": checklist.name if self.scenario.domain == "pitch" else None,
+            "judge": checklist.name if scenario.domain == "pitch" else None,
             "counts": {
-                "windows": len(self.scenario.environment.windows),
-                "serving": len(self.scenario.serving),
-                "test": len(self.scenario.test),
+                "windows": len(scenario.environment.windows),
+                "serving": len(scenario.serving),
+                "test": len(scenario.test),
             },  # fmt: skip
             "metrics": metrics,
             "windows": _per_window(outcomes),
@@ -173,12 +202,38 @@ class ServeLearnItem(ProtocolItem):
                     if o.split == "test" and o.category == category
                 }
                 for case, category in (("hidden", HIDDEN), ("fully", FULLY_SPECIFIED))
-            },
+            }
+            if not offline
+            else {"hidden": {}, "fully": {}},
         }
-        if session.options.stream_reference is not None:
-            record["published"] = published(
-                session.options.stream_reference, self.model, self.harness, self.scenario.name
+        if offline:
+            record["replay_oracle"] = replay_scores
+        if options.stream_sample is not None:
+            record["sample"] = {
+                "spec": str(options.stream_sample),
+                "seed": options.seed,
+                "serving": len(scenario.serving),
+                "test": len(scenario.test),
+                "of": {"serving": len(self.scenario.serving), "test": len(self.scenario.test)},
+            }
+        if options.stream_reference is not None:
+            found = published(
+                options.stream_reference,
+                [self.model, resolve_model(self.model).model],
+                self.harness,
+                scenario.name,
+                options.stream_reference_model,
             )
+            if found is not None:
+                record["published"] = found
+            elif self.harness in HARNESS_METHODS:
+                notes.append(
+                    missing_row(
+                        options.stream_reference, self.model, self.harness, options.stream_reference_model
+                    )
+                )
+        if notes:
+            record["notes"] = notes
         trace = [
             {"kind": "task", "id": o.task_id, "split": o.split, "window": o.window, "reward": o.reward}
             for o in outcomes
@@ -186,9 +241,18 @@ class ServeLearnItem(ProtocolItem):
         return record, trace
 
 
-def published(reference: str, model: str, harness: str, scenario: str) -> dict[str, Any] | None:
-    """The leaderboard's setting scores of this scenario for the harness's method and the model."""
-    row = reference_row(reference, model, harness)
+def _replayed(scenario: Scenario, serving: bool) -> list[Outcome]:
+    """The replay oracle's outcomes over the tasks a harness runs (test only, or the whole stream)."""
+    tasks = [*scenario.serving, *scenario.test] if serving else scenario.test
+    return [replay(scenario, task)[1] for task in tasks]
+
+
+def published(
+    reference: str, models: list[str], harness: str, scenario: str, explicit: str | None = None
+) -> dict[str, Any] | None:
+    """The leaderboard's setting scores of this scenario for the harness's method and the model
+    (``models``: the run's name and what it resolves to; ``explicit``: the option's)."""
+    row = reference_row(reference, models, harness, explicit)
     scores = row.settings.get(scenario) if row is not None else None
     if row is None or scores is None:
         return None

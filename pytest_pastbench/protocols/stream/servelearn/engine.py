@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ....errors import UnknownTool
-from .env import FINISH, ToolBox, argument_error, tool_schemas
+from .env import FINISH, ToolBox, tool_schemas
 from .episode import Episode, Outcome, toolbox
 from .grading import grade
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
@@ -31,16 +31,27 @@ from .schema import Scenario, Task
 from .scoring import feedback_line, oracle_context
 
 TOOL_BUDGET, TURN_BUDGET, OUTPUT_TOKEN_BUDGET = 50, 100, 256_000
-# What the harness answers (our words; the published protocol fixes what happens, not the text).
-MSG_NO_CALL = "This turn had no tool call. Act with one tool call per turn; call `finish` to end the episode."
-MSG_MULTI = (
-    "not executed: this turn had {n} tool calls and only one per turn is allowed, so none of them ran. "
-    "Send them again, one per turn."
+CALL_MAX_TOKENS = 65_536  # max_tokens of one model call (their protocol.py MAX_TOKENS)
+# What the harness answers is the published protocol's own text, verbatim: these strings are
+# observations the agent reads (their servelearnbench/agent.py MSG_*, FINISH_ACK and
+# finish_args_error; engine/env.py for the spent tool budget).
+MSG_NO_CALL = "No tool call was received. Act with exactly ONE tool call (call `finish` to end the episode)."
+MSG_NO_CALL_LENGTH = (
+    "Your reply was cut off by the output limit before a tool call was produced. "
+    "Act with exactly ONE tool call."
 )
-MSG_BAD_JSON = "not executed: the arguments must be a JSON object matching the tool's schema ({detail})."
-MSG_UNKNOWN = "not executed: there is no tool named {name!r}."
-MSG_BUDGET = "Error: the episode's {n} tool calls are used up; no other tool will run. Call `finish`."
+MSG_MULTI = (
+    "not executed: {n} tool calls were received in one turn; only ONE call per turn is allowed. "
+    "Nothing was executed — re-issue the calls one per turn."
+)
+MSG_BAD_JSON = "not executed: arguments must be a JSON object that follows the tool's schema ({detail})."
+MSG_UNKNOWN = "not executed: unknown tool '{name}'."
+MSG_BUDGET = (
+    "Error: tool-call budget ({n}) exhausted — no further tool calls are possible; "
+    "submit your final answer with `finish`."
+)
 FINISH_ACK = '{"accepted": true}'
+# Ours: their loop stops at ``finish``, so no call after it is ever answered there.
 MSG_ENDED = "not executed: the episode has ended (`finish` was called or a budget ran out)."
 
 
@@ -56,6 +67,8 @@ class Turn:
     text: str = ""
     calls: tuple[ToolCall, ...] = ()
     output_tokens: int = 0  # what the model spent on this turn (the episode's token budget)
+    reasoning: str = ""  # passed back on later turns, and kept in the record
+    cut: bool = False  # the reply stopped at the output limit (finish_reason "length")
 
 
 class Agent(Protocol):
@@ -92,6 +105,8 @@ class EpisodeRules:
         self.episode = Episode(task.task_id, world=self.box.state)
         self.spent = 0  # output tokens over the episode's turns
         self.turn_calls = 1  # calls of the current turn
+        self.turn_cut = False  # the current turn's reply was cut at the output limit
+        self.turn_said: dict[str, str] = {"reply": "", "thought": ""}  # its text and reasoning
 
     @property
     def ended(self) -> bool:
@@ -107,27 +122,53 @@ class EpisodeRules:
             self.episode.ended_by = "token_budget"
         return not self.ended
 
-    def start_turn(self, call_names: list[str], text: str, output_tokens: int) -> str | None:
-        """Count one model turn with these calls; the corrective user message when it had none."""
+    def start_turn(
+        self,
+        call_names: list[str],
+        text: str,
+        output_tokens: int,
+        *,
+        reasoning: str = "",
+        cut: bool = False,
+    ) -> str | None:
+        """Count one model turn with these calls; the corrective user message when it had none.
+
+        A reply cut at the output limit executes none of its calls (each is answered
+        ``not executed: `` + the length message, as the authors do) and, without calls, gets the
+        length corrective instead of the plain one. Every step keeps the turn's reply text and
+        reasoning: the record a learner reads has them (their ``episode_record``).
+        """
         self.episode.turns += 1
         self.spent += output_tokens
         self.turn_calls = len(call_names)
+        self.turn_cut = cut and bool(call_names)
+        self.turn_said = {"reply": text or "", "thought": reasoning or ""}
         if not call_names:
-            self.episode.steps.append({"kind": "no_call", "text": text})
-            return MSG_NO_CALL
-        if len(call_names) > 1:
+            self.episode.steps.append({"kind": "no_call", **self.turn_said, "cut": cut})
+            return MSG_NO_CALL_LENGTH if cut else MSG_NO_CALL
+        if self.turn_cut:
+            obs = "not executed: " + MSG_NO_CALL_LENGTH
+            self.episode.steps.append({"kind": "cut", "calls": call_names, "obs": obs, **self.turn_said})
+        elif len(call_names) > 1:
             obs = MSG_MULTI.format(n=len(call_names))
-            self.episode.steps.append({"kind": "multi_call", "calls": call_names, "obs": obs})
+            self.episode.steps.append(
+                {"kind": "multi_call", "calls": call_names, "obs": obs, **self.turn_said}
+            )
         return None
 
     def call(self, name: str, arguments: str | dict[str, Any]) -> str:
-        """The observation of one call of the current turn (none runs in a turn of several)."""
+        """The observation of one call of the current turn (none runs in a turn of several, or
+        in a turn cut at the output limit)."""
         if self.ended:
             return MSG_ENDED
+        if self.turn_cut:
+            return "not executed: " + MSG_NO_CALL_LENGTH
         if self.turn_calls > 1:
             return MSG_MULTI.format(n=self.turn_calls)
         observation, args = _execute(self.box, self.finish_spec, name, arguments, self.episode)
-        self.episode.steps.append({"kind": "tool", "name": name, "args": args, "obs": observation})
+        self.episode.steps.append(
+            {"kind": "tool", "name": name, "args": args, "obs": observation, **self.turn_said}
+        )
         return observation
 
 
@@ -142,7 +183,13 @@ def run_episode(agent: Agent, scenario: Scenario, task: Task, extra_system: str 
     while rules.may_start_turn():
         turn = agent.turn([dict(m) for m in messages], tools)
         messages.append(_assistant(turn))
-        corrective = rules.start_turn([c.name for c in turn.calls], turn.text, turn.output_tokens)
+        corrective = rules.start_turn(
+            [c.name for c in turn.calls],
+            turn.text,
+            turn.output_tokens,
+            reasoning=turn.reasoning,
+            cut=turn.cut,
+        )
         if corrective is not None:
             messages.append({"role": "user", "content": corrective})
         messages.extend(_tool_result(call, rules.call(call.name, call.arguments)) for call in turn.calls)
@@ -167,11 +214,13 @@ def _execute(
     if not isinstance(args, dict):
         return MSG_BAD_JSON.format(detail=f"got {type(args).__name__}, not an object"), args
     if name == FINISH:
-        problem = argument_error(finish_spec, args)
+        problem = finish_error(finish_spec, args)
         if problem:  # a rejected finish is an ordinary tool error: the agent may finish again
-            return f"not executed: {problem}", args
+            return problem, args
         episode.finish = args
         return FINISH_ACK, args
+    if name not in box.specs:  # an unknown tool is answered before the budget is looked at
+        return MSG_UNKNOWN.format(name=name), args
     if episode.tool_calls >= TOOL_BUDGET:
         return MSG_BUDGET.format(n=TOOL_BUDGET), args
     try:
@@ -182,8 +231,36 @@ def _execute(
     return observation, args
 
 
+def finish_error(spec: dict[str, Any], args: dict[str, Any]) -> str | None:
+    """Why a ``finish`` call is rejected, in the published runner's words (their
+    ``finish_args_error``: missing, unknown, empty or off-enum arguments, a refusal without a
+    reason), or None."""
+    params = spec.get("parameters") or {}
+    props: dict[str, Any] = params.get("properties") or {}
+    missing = [k for k in params.get("required") or [] if k not in args]
+    if missing:
+        wanted = ", ".join(f"'{k}' ({props.get(k, {}).get('type', 'value')})" for k in missing)
+        return f"not executed: finish requires {wanted}."
+    unknown = sorted(k for k in args if k not in props)
+    if unknown:
+        allowed = f"; allowed: {', '.join(props)}." if props else "; it takes no arguments."
+        return (
+            "not executed: finish takes no argument named " + ", ".join(f"'{k}'" for k in unknown) + allowed
+        )
+    for key, value in args.items():
+        if props[key].get("type") == "string" and (not isinstance(value, str) or not value.strip()):
+            return f"not executed: finish argument '{key}' must be a non-empty string."
+        if "enum" in props[key] and value not in props[key]["enum"]:
+            return f"not executed: finish argument '{key}' must be one of {props[key]['enum']}."
+    if args.get("decision") == "refuse" and not str(args.get("reason") or "").strip():
+        return "not executed: finish(decision=\"refuse\") requires 'reason' (the refusal code)."
+    return None
+
+
 def _assistant(turn: Turn) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    if turn.reasoning:  # passed back on later turns, as the published runner does
+        message["reasoning_content"] = turn.reasoning
     if turn.calls:
         message["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
@@ -197,10 +274,23 @@ def _tool_result(call: ToolCall, content: str) -> dict[str, Any]:
 
 
 def episode_record(task: Task, episode: Episode, reward: float) -> str:
-    """What a learner may read after a serving task: the instruction, the steps, the score line."""
+    """What a learner may read after a serving task, in the published record's layout (their
+    ``protocol.episode_record``): the instruction; per step the model's reasoning (``thought``),
+    its reply, the action (``NONE [kind]`` for a turn that executed nothing) and the
+    observation; then the score line."""
     lines = [f"INSTRUCTION: {task.instruction}", ""]
     for number, step in enumerate(episode.steps, 1):
-        lines.append(f"[step {number}] {json.dumps(step, ensure_ascii=False, sort_keys=True)}")
+        lines.append(f"[step {number}]")
+        for label, key in (("thought", "thought"), ("replied", "reply")):
+            if str(step.get(key) or "").strip():
+                lines.append(f"  {label}: {str(step[key]).strip()}")
+        if step["kind"] == "tool":
+            lines.append(f"  action: {step['name']}({json.dumps(step['args'], ensure_ascii=False)})")
+        else:
+            lines.append(f"  action: NONE [{step['kind']}]")
+        if step.get("obs"):
+            lines.append(f"  observation: {step['obs']}")
+        lines.append("")
     lines.append(feedback_line(reward))
     return "\n".join(lines)
 

@@ -4,12 +4,23 @@ a run is shown beside a published row (``--pastbench-stream-reference=FILE``).
 Columns: ``model, method``, one per setting ``<domain>_<H|F>_<L1|L2|L3>`` (Pitch has H only),
 ``avg_h, avg_f`` and ``api_cost_usd``; one row per model x method (Oracle, Blind, RAG, Mem0, ...).
 A harness of ours is compared with the row of its method (``HARNESS_METHODS``) and of the run's
-model; a file that holds one model's rows serves every model of the run.
+model, found in this order:
+
+1. ``--pastbench-stream-reference-model=NAME``: that leaderboard model, whatever the run's;
+2. a file that holds one model's rows serves every model of the run;
+3. the run's model (and, for an alias of the run, the litellm string it stands for) matched by
+   ``leaderboard_name``: the alias table ``LEADERBOARD_ALIASES`` first, then the model's own
+   name compared in a normal form (provider prefix and Fireworks' ``accounts/fireworks/models/``
+   dropped, ``5p3`` read as ``5.3``, case, spaces and ``_`` ignored), so
+   ``fireworks_ai/accounts/fireworks/models/glm-5p3-flash`` is ``GLM-5.3 Flash``.
+
+No row found is said in one line (``missing_row``), never left out silently.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,6 +32,10 @@ from .scoring import FULLY_SPECIFIED, HIDDEN, SCENARIOS
 _CASES = {"H": HIDDEN, "F": FULLY_SPECIFIED}
 # Our harnesses that run one of their methods (``own`` is the agent's own store: no published row).
 HARNESS_METHODS = {"blind": "Blind", "oracle": "Oracle", "rag": "RAG"}
+# A model's own name (normal form, see ``normal_name``) -> the leaderboard's name, for the models
+# whose names the normal form alone does not bring together (Anthropic's ids carry "claude-").
+LEADERBOARD_ALIASES = {"claude-opus-5": "Opus 5"}
+_FIREWORKS = "accounts/fireworks/models/"
 
 
 @dataclass(frozen=True)
@@ -92,14 +107,52 @@ def _rows(path: str) -> tuple[PublishedRow, ...]:
     return tuple(read_leaderboard(path))
 
 
-def reference_row(path: str | Path, model: str, harness: str) -> PublishedRow | None:
-    """The published row of ``harness``'s method for ``model`` (case-insensitive; the only model of
-    a one-model file), None when the file has none."""
+def normal_name(model: str) -> str:
+    """``fireworks_ai/accounts/fireworks/models/glm-5p3-flash`` and ``GLM-5.3 Flash`` -> ``glm-5.3-flash``."""
+    name = model.strip().casefold()
+    if _FIREWORKS in name:
+        name = name.split(_FIREWORKS, 1)[1]
+    name = name.rsplit("/", 1)[-1]  # the provider (or any route) before the model's own name
+    name = re.sub(r"(?<=\d)p(?=\d)", ".", name)  # Fireworks writes 5.3 as 5p3
+    return re.sub(r"[\s_]+", "-", name)
+
+
+def leaderboard_name(models: list[str], names: list[str]) -> str | None:
+    """The leaderboard name (one of ``names``) that one of ``models`` stands for, or None."""
+    by_normal = {normal_name(n): n for n in names}
+    for model in models:
+        key = normal_name(model)
+        for candidate in (LEADERBOARD_ALIASES.get(key), by_normal.get(key)):
+            if candidate is not None and normal_name(candidate) in by_normal:
+                return by_normal[normal_name(candidate)]
+    return None
+
+
+def reference_row(
+    path: str | Path, models: str | list[str], harness: str, explicit: str | None = None
+) -> PublishedRow | None:
+    """The published row of ``harness``'s method for the run's model (``models``: its name and
+    what it resolves to) or for ``explicit``, None when the file has none (see the module
+    docstring for the order)."""
     method = HARNESS_METHODS.get(harness)
     rows = [r for r in _rows(str(path)) if method is not None and r.method.casefold() == method.casefold()]
-    if len({r.model for r in rows}) == 1:
-        return rows[0]
-    return next((r for r in rows if r.model.casefold() == model.casefold()), None)
+    if explicit is not None:
+        return next((r for r in rows if normal_name(r.model) == normal_name(explicit)), None)
+    if len({r.model for r in _rows(str(path))}) == 1:  # a one-model file serves every model
+        return rows[0] if rows else None
+    name = leaderboard_name([models] if isinstance(models, str) else models, [r.model for r in rows])
+    return next((r for r in rows if r.model == name), None)
+
+
+def missing_row(path: str | Path, model: str, harness: str, explicit: str | None = None) -> str:
+    """The one line said when ``reference_row`` found nothing: what was looked for, what is there."""
+    method = HARNESS_METHODS.get(harness, harness)
+    models = sorted({r.model for r in _rows(str(path)) if r.method.casefold() == str(method).casefold()})
+    wanted = f"model {explicit!r} (--pastbench-stream-reference-model)" if explicit else f"model {model!r}"
+    return (
+        f"published column: {Path(path).name} has no {method} row for {wanted}; its {method} rows: "
+        f"{', '.join(models) or 'none'} (name one with --pastbench-stream-reference-model)"
+    )
 
 
 def published_row(path: str | Path, model: str, method: str) -> PublishedRow:

@@ -20,12 +20,17 @@ from .scoring import feedback_line
 BLOCK, TOP_K, K1, B = 12, 8, 1.5, 0.75
 RECORD_CAP = 100_000  # characters of one record shown
 TIMESTAMP_PREFIX = "Current timestamp: "
+# What the agent reads is the published method's text, verbatim (their methods/rag.py HEADER,
+# DRIFT_NOTE, the case heading and the truncation mark).
 HEADER = (
     "# Past cases\n"
-    "Records of your own earlier episodes here, chosen because their requests resemble this one, "
-    "each with the score it received. The environment may change over time: each record's "
-    "stream position says when it was observed."
+    "These are complete records of YOUR OWN earlier episodes in this environment, retrieved because "
+    "their questions are similar to the current one. Each carries the score it received. "
+    "The environment may change over time; each example's 'Current timestamp' line gives the "
+    "stream position at which it was observed.\n"
 )
+CASE_HEADING = "## Case observed at stream position {timestamp} — {score}"
+TRUNCATED = "\n  (record truncated)"
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -85,11 +90,10 @@ class RagLearner:
             return ""
         shown = []
         for case in hits:
-            record = case.record if len(case.record) <= RECORD_CAP else case.record[:RECORD_CAP] + "\n(cut)"
-            shown.append(
-                f"## Case from stream position {case.timestamp} ({feedback_line(case.reward)})\n{record}"
-            )
-        return "\n\n".join([HEADER, *shown])
+            record = case.record if len(case.record) <= RECORD_CAP else case.record[:RECORD_CAP] + TRUNCATED
+            heading = CASE_HEADING.format(timestamp=case.timestamp, score=feedback_line(case.reward))
+            shown.append(f"{heading}\n{record}\n")
+        return "\n".join([HEADER, *shown])
 
     def update(self, experience: Experience) -> None:
         self.pending.append(experience)

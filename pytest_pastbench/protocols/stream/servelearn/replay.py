@@ -24,6 +24,7 @@ from typing import Any
 
 from ....errors import ReplayError
 from .engine import ToolCall, Turn, run_episode
+from .episode import Episode, Outcome
 from .grading import grade
 from .pitch import Checklist, VerbatimChecklist, oracle_pitch, sheet
 from .schema import Scenario, ScenarioError, Task, read_servelearn
@@ -142,18 +143,23 @@ def validate_servelearn(path: str | Path, checklist: Checklist | None = None) ->
     return report
 
 
+def replay(scenario: Scenario, task: Task, checklist: Checklist | None = None) -> tuple[Episode, Outcome]:
+    """The replay agent's episode of ``task`` and its grade (``ReplayError`` when it cannot be graded)."""
+    episode = run_episode(ReplayAgent(scenario, task), scenario, task)
+    return episode, grade(scenario, task, episode, checklist or VerbatimChecklist())
+
+
 def audit_task(scenario: Scenario, task: Task, checklist: Checklist | None = None) -> Failure | None:
     """None when the replay agent scores 1 on ``task`` and its fields agree with the scenario."""
     problem = field_problem(scenario, task)
     if problem is not None:
         return Failure(scenario.name, task.task_id, *problem)
-    episode = run_episode(ReplayAgent(scenario, task), scenario, task)
-    if episode.finish is None:
-        return Failure(scenario.name, task.task_id, "no_finish", f"ended by {episode.ended_by}")
     try:
-        outcome = grade(scenario, task, episode, checklist or VerbatimChecklist())
+        episode, outcome = replay(scenario, task, checklist)
     except ReplayError as exc:
         return Failure(scenario.name, task.task_id, exc.reason, exc.detail)
+    if episode.finish is None:
+        return Failure(scenario.name, task.task_id, "no_finish", f"ended by {episode.ended_by}")
     if outcome.reward < 1.0:
         errors = [s["obs"][:120] for s in episode.steps if str(s.get("obs", "")).startswith(("Error", "not"))]
         detail = json.dumps({k: v for k, v in outcome.detail.items() if k != "marks"}) + (

@@ -227,7 +227,8 @@ class _Retail:
     def cancel_pending_order(self, order_id: str, reason: str) -> str:
         order = self._order_in(order_id, "pending")
         if reason not in self.rules.cancel_reasons:
-            raise ToolFailure(f"invalid reason; choose one of {list(self.rules.cancel_reasons)}")
+            # The authors' neutral text (config_tools.py): no list of valid reasons to guess from.
+            raise ToolFailure("invalid reason")
         # What each method still has paid in (payments minus refunds), refunded once per method.
         paid: dict[str, float] = {}
         for entry in order.get("payment_history") or []:
@@ -285,9 +286,7 @@ class _Retail:
     ) -> str:
         order = self._order_in(order_id, "delivered")
         if reason not in self.rules.return_reasons:
-            raise ToolFailure(
-                f"invalid or missing return reason; choose one of {list(self.rules.return_reasons)}"
-            )
+            raise ToolFailure("invalid or missing return reason")  # neutral, as the authors'
         items = self._items(order, item_ids)
         self._eligible(order, item_ids, returning=True)
         self._original_or_gift_card(

@@ -16,9 +16,9 @@ def test_validate_prints_the_replay_audit_of_a_download(capsys: pytest.CaptureFi
     assert main(["validate", str(FIXTURES)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1:] == [
-        "servelearn validate: 23 of 23 tasks replay exactly",
+        "servelearn validate: 25 of 25 tasks replay exactly",
         "  banking_l1: 7 of 7 tasks replay exactly",
-        "  pitch_l1: 6 of 6 tasks replay exactly (Pitch graded by pastbench/verbatim)",
+        "  pitch_l1: 8 of 8 tasks replay exactly (Pitch graded by pastbench/verbatim)",
         "  retail_l1: 10 of 10 tasks replay exactly",
     ]
 

@@ -46,7 +46,7 @@ def test_a_turn_with_several_calls_executes_none_of_them() -> None:
     assert episode.steps[0]["kind"] == "multi_call"
     replies = [m for m in agent.seen[1][0] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in replies] == ["a", "b"]
-    assert all("none of them ran" in m["content"] for m in replies)
+    assert all("Nothing was executed" in m["content"] for m in replies)
     assert episode.world["orders"]["#W1000002"]["status"] == "pending"
     assert episode.finish == {}  # the scripted agent's next turn was a lone finish
 
@@ -71,7 +71,7 @@ def test_the_tool_budget_answers_every_call_after_fifty_with_an_error() -> None:
     agent = ScriptedAgent(*lookups)
     episode = run_episode(agent, RETAIL, CANCEL)
     assert episode.tool_calls == TOOL_BUDGET
-    assert episode.steps[TOOL_BUDGET]["obs"].startswith("Error: the episode's 50 tool calls are used up")
+    assert episode.steps[TOOL_BUDGET]["obs"].startswith("Error: tool-call budget (50) exhausted")
     assert episode.finish == {}  # finish is exempt from the tool budget
 
 

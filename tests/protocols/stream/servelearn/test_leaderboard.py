@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.protocols.stream.servelearn.leaderboard import (
+    leaderboard_name,
+    missing_row,
     published_row,
     read_leaderboard,
+    reference_row,
     setting_column,
 )
 from pytest_pastbench.protocols.stream.servelearn.scoring import SCENARIOS, averages
@@ -52,3 +55,48 @@ def test_a_wrong_file_or_row_is_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no column 'model'"):
         read_leaderboard(tmp_path / "other.csv")
     assert len(read_leaderboard(board)) == 1
+
+
+def board_of(path: Path, models: list[str]) -> Path:
+    header = ",".join(["model", "method", *SETTINGS, "avg_h", "avg_f", "api_cost_usd"])
+    cells = ",".join(["50.0"] * len(SETTINGS))
+    path.write_text(
+        "\n".join([header, *(f"{m},{meth},{cells},50.0,50.0,1" for m in models for meth in ("Blind", "RAG"))])
+    )
+    return path
+
+
+def test_a_litellm_model_string_finds_its_leaderboard_row_by_name_or_alias(tmp_path: Path) -> None:
+    names = ["Kimi K3", "GLM-5.3", "GLM-5.3 Flash", "Opus 5", "GPT-5.6 Terra"]
+    assert (
+        leaderboard_name(["fireworks_ai/accounts/fireworks/models/glm-5p3-flash"], names) == "GLM-5.3 Flash"
+    )
+    assert leaderboard_name(["zai/glm-5.3"], names) == "GLM-5.3"  # not its Flash sibling
+    assert leaderboard_name(["anthropic/claude-opus-5"], names) == "Opus 5"  # the alias table
+    assert leaderboard_name(["openai/gpt-5.6-terra"], names) == "GPT-5.6 Terra"
+    assert (
+        leaderboard_name(["my-alias", "fireworks_ai/kimi-k3"], names) == "Kimi K3"
+    )  # what an alias resolves to
+    assert leaderboard_name(["openai/gpt-4o"], names) is None
+    board = board_of(tmp_path / "board.csv", names)
+    row = reference_row(board, ["openai/gpt-5.6-terra"], "rag")
+    assert row is not None and (row.model, row.method) == ("GPT-5.6 Terra", "RAG")
+    explicit = reference_row(board, ["openai/gpt-4o"], "blind", explicit="glm-5.3 flash")
+    assert explicit is not None and explicit.model == "GLM-5.3 Flash"
+    assert reference_row(board, ["openai/gpt-4o"], "blind") is None
+    assert reference_row(board, ["openai/gpt-5.6-terra"], "oracle") is None  # no Oracle rows in this file
+    line = missing_row(board, "openai/gpt-4o", "blind")
+    assert line == (
+        "published column: board.csv has no Blind row for model 'openai/gpt-4o'; its Blind rows: GLM-5.3, "
+        "GLM-5.3 Flash, GPT-5.6 Terra, Kimi K3, Opus 5 (name one with --pastbench-stream-reference-model)"
+    )
+
+
+def test_the_alias_table_of_the_docs_is_what_the_matching_does() -> None:
+    docs = (Path(__file__).parents[4] / "docs" / "protocols" / "streams.md").read_text()
+    table = docs[docs.index("| litellm model string (examples) |") :].split("\n\n", 1)[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines()[2:]]
+    assert len(rows) >= 5
+    for strings, name in rows:
+        for model in (s.strip(" `") for s in strings.split(",")):
+            assert leaderboard_name([model], [name.strip()]) == name.strip(), model

@@ -29,7 +29,7 @@ def test_the_store_is_frozen_within_a_block_of_twelve() -> None:
     assert len(rag.cases) == 12 and rag.pending == []
     shown = rag.context("Current timestamp: 13\n\nplease return the scarf")
     assert shown.startswith("# Past cases\n")
-    assert "## Case from stream position 12 (Score: 100/100.)" in shown
+    assert "## Case observed at stream position 12 — Score: 100/100.\n" in shown
 
 
 def test_only_cases_with_a_positive_score_are_shown_best_first_and_ties_older_first() -> None:

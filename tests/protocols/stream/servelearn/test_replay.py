@@ -37,11 +37,11 @@ def test_a_blind_agent_that_only_finishes_does_not_score_100() -> None:
 
 def test_validate_over_the_fixtures_reports_every_task_reproduced() -> None:
     report = validate_servelearn(FIXTURES, CHECKLIST)
-    assert (report.tasks, report.reproduced, report.failures, report.ok) == (23, 23, [], True)
-    assert report.lines()[0] == "servelearn validate: 23 of 23 tasks replay exactly"
+    assert (report.tasks, report.reproduced, report.failures, report.ok) == (25, 25, [], True)
+    assert report.lines()[0] == "servelearn validate: 25 of 25 tasks replay exactly"
     verbatim = validate_servelearn(FIXTURES)  # no judge: Pitch through the verbatim checklist
-    assert (verbatim.reproduced, verbatim.pitch_judge) == (23, "pastbench/verbatim")
-    assert "  pitch_l1: 6 of 6 tasks replay exactly (Pitch graded by pastbench/verbatim)" in verbatim.lines()
+    assert (verbatim.reproduced, verbatim.pitch_judge) == (25, "pastbench/verbatim")
+    assert "  pitch_l1: 8 of 8 tasks replay exactly (Pitch graded by pastbench/verbatim)" in verbatim.lines()
 
 
 def broken_download(tmp_path: Path, scenario: str, split: str, edit) -> Path:
@@ -79,7 +79,7 @@ def test_an_unreadable_scenario_is_listed_and_the_rest_is_validated(tmp_path: Pa
     shutil.copytree(FIXTURES, root)
     (root / "environments" / "retail_l1" / "tools.json").write_text("[{")
     report = validate_servelearn(root)
-    assert [e.scenario for e in report.unreadable] == ["retail_l1"] and report.reproduced == 13
+    assert [e.scenario for e in report.unreadable] == ["retail_l1"] and report.reproduced == 15
     assert any(line.startswith("  unreadable: retail_l1:") for line in report.lines())
 
 
@@ -97,7 +97,7 @@ def test_validate_prints_each_scenario_count_and_its_exceptions_grouped_by_reaso
     root = broken_download(tmp_path, "retail_l1", "serving", break_three)
     report = validate_servelearn(root)
     lines = report.lines(examples=1)
-    assert lines[0] == "servelearn validate: 20 of 23 tasks replay exactly"
+    assert lines[0] == "servelearn validate: 22 of 25 tasks replay exactly"
     at = lines.index("  retail_l1: 7 of 10 tasks replay exactly")
     assert lines[at + 1] == "    action_error: 2"
     assert lines[at + 2].startswith("      rfx_s1: cancel_pending_order: Error: order status is 'delivered'")

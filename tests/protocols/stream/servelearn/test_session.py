@@ -140,7 +140,7 @@ def test_a_turn_with_several_calls_executes_none_and_a_turn_without_one_is_corre
     episode, outcome = tasks.run_task(CANCEL, "")
     first = tasks.sessions[0].tool_calls[:2]
     assert [c.ok for c in first] == [False, False] and all(
-        "none of them ran" in (c.error or "") for c in first
+        "Nothing was executed" in (c.error or "") for c in first
     )
     assert model.requests[2][0][-1] == {"role": "user", "content": MSG_NO_CALL}
     assert (episode.turns, episode.finish, outcome.reward) == (4, {}, 1.0)
