@@ -68,7 +68,11 @@ UNOWNED = "stdlib and other"  # json, re, threading, ...: handed up to its calle
 ROUNDS = 30  # of handing library CPU up the call graph: deeper chains than this stay where they are
 
 
-def layer_of(filename: str) -> str:
+def layer_of(filename: str, name: str = "") -> str:
+    """The layer of a function: by its file, or for a built-in (file "~") by the type it is a
+    method of, as in "<method 'validate_python' of 'pydantic_core...SchemaValidator' objects>"."""
+    if filename == "~" and "pydantic_core" in name:
+        return "pydantic"
     for layer, fragments in LAYERS:
         if any(fragment in filename for fragment in fragments):
             return layer
@@ -81,12 +85,12 @@ def by_layer(stats: pstats.Stats) -> tuple[dict[str, float], dict[str, float]]:
     table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     own: dict[str, float] = defaultdict(float)
     for func, (_, _, tottime, _, _) in table.items():
-        own[layer_of(func[0])] += tottime
+        own[layer_of(*func[::2])] += tottime
     # A library or stdlib function's CPU splits over its callers by the time each call edge took;
     # a caller that is a library too passes its split on. Solved by iteration (the call graph has
     # cycles); a function no harness code reaches keeps its own layer.
-    handed = [f for f in table if layer_of(f[0]) in LIBRARIES or layer_of(f[0]) == UNOWNED]
-    shares: dict[Any, dict[str, float]] = {f: {layer_of(f[0]): 1.0} for f in table}
+    handed = [f for f in table if layer_of(*f[::2]) in LIBRARIES or layer_of(*f[::2]) == UNOWNED]
+    shares: dict[Any, dict[str, float]] = {f: {layer_of(*f[::2]): 1.0} for f in table}
     for _ in range(ROUNDS):
         updated = {}
         for func in handed:
@@ -140,7 +144,12 @@ def main() -> None:
     table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     top = sorted(table.items(), key=lambda kv: -kv[1][2])[: args.top]
     rows = [
-        [tottime * scale / calls * 1000, ncalls / calls, layer_of(file), f"{_short(file)}:{line} {name}"]
+        [
+            tottime * scale / calls * 1000,
+            ncalls / calls,
+            layer_of(file, name),
+            f"{_short(file)}:{line} {name}",
+        ]
         for (file, line, name), (_, ncalls, tottime, _, _) in top
     ]
     print(f"\ntop {args.top} functions by own CPU")
