@@ -92,3 +92,32 @@ def test_the_script_runs_and_prints_its_table(script: str, tmp_path: Path) -> No
     assert done.returncode == 0, f"{script} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     result = pytest.LineMatcher(done.stdout.splitlines())
     result.fnmatch_lines(expected, consecutive=False)
+
+
+FAKE_PEER = """#!{python}
+# Stands in for the peer's interpreter: answers like benchmarks/peer/inspect_peer.py, without inspect_ai.
+import json, sys
+
+spec = json.load(sys.stdin)
+assert all(calls > 0 for calls in spec["calls_per_item"]), spec
+print(json.dumps({{"wall_s": 1.0, "calls": sum(spec["calls_per_item"]), "cpu_s": 0.1, "peak_rss_kib": 1024}}))
+"""
+
+
+def test_scaling_hands_the_peer_each_item_s_calls_and_prints_its_row_beside(tmp_path: Path) -> None:
+    """The probe that rotted: the peer gets every item's calls, in the order they ran, adding up
+    to the run's ledger (else scaling.py stops: "probe broken"), and each row shows eff − peer."""
+    peer = tmp_path / "peer-python"
+    peer.write_text(FAKE_PEER.format(python=sys.executable))
+    peer.chmod(0o755)
+    args = ["--set", "10:2", "-k", ONE_EPISODE, "--peer-python", str(peer)]
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "scaling.py"), *args], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert "peer not installed" not in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith(("K=2", "inspect_ai, 2"))]
+    ours, theirs = rows[-2], rows[-1]  # the final table
+    assert theirs[:3] == ["inspect_ai,", "2", "in"]
+    assert ours[4] == theirs[7] != "0"  # the same calls on both sides
+    assert float(ours[8]) == pytest.approx(float(ours[7]) - float(theirs[10]), abs=0.011)  # eff − peer's
