@@ -1,6 +1,7 @@
 """A cached rerun: model calls made (should be 0) and the wall-time ratio. Prints ratios.
 
 python benchmarks/cache_rerun.py [--latency-ms 200]
+python benchmarks/cache_rerun.py --latency-ms 10 --workers 0 -k SM03     # tiny: one family
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency-ms", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("-k", dest="select", default="", help="-k of the items (default: all)")
     args = parser.parse_args()
     cache_dir = tempfile.mkdtemp(prefix="pastbench-cache-")
     common = [
@@ -22,6 +24,7 @@ def main() -> None:
         "-n",
         str(args.workers),
         f"--pastbench-cache-dir={cache_dir}",
+        *(["-k", args.select] if args.select else []),
     ]
     first = run_benchmark([*common, "--pastbench-cache=rw"])
     # A replay miss is an infra_blocked item, not a crash: count it instead of stopping.

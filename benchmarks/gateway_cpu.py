@@ -7,6 +7,7 @@ Then the gateway's own CPU against prompt size: the run's gateway in its own pro
 tokens from 4 client threads; CPU is the gateway process's, read from /proc.
 
     python benchmarks/gateway_cpu.py [--families 6] [--sizes 2000,4000,8000] [--profile]
+    python benchmarks/gateway_cpu.py --families 1 --sizes 500 --calls 8      # tiny
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _common import children_of
 
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.core.family_files import load_family
@@ -93,8 +96,10 @@ def gateway_cpu_by_size(sizes: list[int], calls: int, threads: int = 4) -> None:
     folder = Path(tempfile.mkdtemp(prefix="pastbench-gwcpu-"))
     gateway = GatewayProcess(ServiceSettings(max_connections=threads), folder / "gw" / "gateway.json")
     (folder / "gw").mkdir()
+    before = set(children_of().get(os.getpid(), []))
     gateway.start().wait_ready()
-    pid = gateway._process.pid  # type: ignore[union-attr] - the child this benchmark measures
+    # The child the gateway started: read from the process tree, not from the object's internals.
+    (pid,) = set(children_of().get(os.getpid(), [])) - before
     client = GatewayClient.from_file(gateway.address_file, MODEL)
     tools = record_requests(1)[0][1]
     client.complete(conversation(100), tools)  # litellm's import in the gateway, not per call

@@ -2,10 +2,12 @@
 number of trivial pytest items. Prints ratios, not verdicts.
 
     python benchmarks/overhead.py
+    python benchmarks/overhead.py -k SM03     # tiny: one family
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -33,7 +35,7 @@ def time_trivial_items(count: int) -> float:
     return time.perf_counter() - started
 
 
-def time_import_and_collection() -> tuple[float, float, float]:
+def time_import_and_collection(select: list[str]) -> tuple[float, float, float]:
     """Import time, wall of ``pytest --collect-only`` over the PAST families, and pytest's own
     collection time from its "collected ... in X s" line (start-up and plugin imports excluded).
 
@@ -49,6 +51,7 @@ def time_import_and_collection() -> tuple[float, float, float]:
         "--pastbench-families=builtin",
         "--collect-only",
         *PAST_ONLY,
+        *select,
         "-q",
         "-p",
         "no:cacheprovider",
@@ -64,11 +67,15 @@ def time_import_and_collection() -> tuple[float, float, float]:
 
 
 def main() -> None:
-    run = run_benchmark(["--pastbench-model=pastbench/recall"])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-k", dest="select", default="", help="-k of the items (default: all)")
+    args = parser.parse_args()
+    select = ["-k", args.select] if args.select else []
+    run = run_benchmark(["--pastbench-model=pastbench/recall", *select])
     items = len(run["records"])
     calls, _ = model_calls(run["summary"])
     trivial = time_trivial_items(items)
-    import_s, collect_wall_s, collect_s = time_import_and_collection()
+    import_s, collect_wall_s, collect_s = time_import_and_collection(select)
     print(f"items                         {items}")
     print(f"model calls                   {calls}")
     print(f"benchmark wall                {run['wall_s']:.2f} s  ({items / run['wall_s']:.1f} items/s)")

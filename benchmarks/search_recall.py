@@ -18,10 +18,12 @@ Search terms compared (the store's ``term_groups`` and ``term_counts``):
 
     python benchmarks/search_recall.py          # k = 5 (the store's default limit)
     python benchmarks/search_recall.py 3
+    python benchmarks/search_recall.py --per-capability 1      # tiny: one family per capability
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -31,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _common import first_per_capability  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.core.store import Store  # noqa: E402
@@ -87,8 +90,13 @@ def found_facts(
     return found, len(facts), spent, len(prompts)
 
 
-def main(k: int) -> int:
-    families = past_families()
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("k", nargs="?", type=int, default=5, help="hits kept per search")
+    parser.add_argument("--per-capability", type=int, help="the first N families of each capability")
+    args = parser.parse_args(argv)
+    k = args.k
+    families = first_per_capability(past_families(), args.per_capability)
     totals: dict[str, dict[str, list[int]]] = {name: defaultdict(lambda: [0, 0]) for name in TOKENISERS}
     # Search time per call (the store re-tokenises the query and ranks every entry on each call;
     # the stems come from an lru_cache). Printed, never asserted: it depends on the machine.
@@ -116,4 +124,4 @@ def main(k: int) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 5))
+    raise SystemExit(main(sys.argv[1:]))

@@ -6,24 +6,31 @@ how many user sentences that say no secret does it refuse (false positives: know
 Prints counts and, for a miss, only where it is (family, episode), never the secret.
 
     python benchmarks/secret_filter.py
+    python benchmarks/secret_filter.py --per-capability 1      # tiny: one family per capability
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _common import first_per_capability  # noqa: E402
 
 from pytest_pastbench.core.text import sentences  # noqa: E402
 from pytest_pastbench.protocols.past.offline_policy import _has_credential  # noqa: E402
 from tests.adversarial.harness import past_families  # noqa: E402
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--per-capability", type=int, help="the first N families of each capability")
+    args = parser.parse_args(argv)
     secrets = caught = clean = flagged = 0
     missed: list[str] = []
-    for family in past_families():
+    for family in first_per_capability(past_families(), args.per_capability):
         for episode in family.episodes:
             declared = {*episode.safety.secrets, *(x for s in episode.sessions for x in s.safety.secrets)}
             said = [x for s in episode.sessions for turn in s.user for x in sentences(turn)]
@@ -38,7 +45,8 @@ def main() -> int:
                 if not any(secret in sentence for secret in declared):
                     clean += 1
                     flagged += _has_credential(sentence)
-    print(f"declared secrets caught: {caught}/{secrets} ({caught / secrets:.1%})")
+    share = f"{caught / secrets:.1%}" if secrets else "none declared"
+    print(f"declared secrets caught: {caught}/{secrets} ({share})")
     print(f"sentences without a secret refused as credentials: {flagged}/{clean}")
     for where in missed:
         print(f"missed: a secret of {where}")
@@ -46,4 +54,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -3,6 +3,7 @@ counted with a real tokenizer (litellm.token_counter, tiktoken's o200k) on the e
 agent sends, with ratios against base. An episode here is its on-arm item (learn + eval sessions).
 
     python benchmarks/tokens.py [--model pastbench/curator]
+    python benchmarks/tokens.py --families 1 --episodes 1     # tiny
 """
 
 from __future__ import annotations
@@ -46,9 +47,11 @@ class CountingClient:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="pastbench/curator")
+    parser.add_argument("--families", type=int, help="the first N PAST families")
+    parser.add_argument("--episodes", type=int, help="the first N episodes of each family")
     args = parser.parse_args()
     paths = sorted(p for p in families_dir().rglob("*.yaml") if is_past_family_file(p))
-    families = [load_family(p) for p in paths]
+    families = [load_family(p) for p in paths[: args.families]]
     service = ModelService()
     print(
         f"{'mechanisms':<10} {'episodes':>8} {'prompt/ep':>10} {'completion/ep':>14} "
@@ -59,7 +62,7 @@ def main() -> None:
         agent = HermesAgent(mechanisms=mechanisms)
         prompt, completion = [], []
         for family, file_hash in families:
-            for episode in family.episodes:
+            for episode in family.episodes[: args.episodes]:
                 client = CountingClient(ServiceClient(service, args.model))
                 label = mechanism_set_label(mechanisms)
                 spec = ItemSpec(

@@ -6,20 +6,23 @@ targets as ratios. It asserts nothing: ``tests/adversarial/test_score_adversarie
 
     python benchmarks/validity.py                 # every agent (about a minute)
     python benchmarks/validity.py dump blind      # some of them
+    python benchmarks/validity.py blind --per-capability 1     # tiny: one family per capability
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _common import first_per_capability  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.protocols.past.schema import CAPABILITIES  # noqa: E402
-from tests.adversarial.harness import CONTESTANTS, Result, run_contestant  # noqa: E402
+from tests.adversarial.harness import CONTESTANTS, Result, past_families, run_contestant  # noqa: E402
 
 
 def _ratio(num: float, den: float) -> str:
@@ -65,12 +68,17 @@ def targets(results: dict[str, Result]) -> list[tuple[str, str, str]]:
     return rows
 
 
-def main(names: list[str]) -> int:
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("names", nargs="*", help="agents (default: every one)")
+    parser.add_argument("--per-capability", type=int, help="the first N families of each capability")
+    args = parser.parse_args(argv)
+    families = first_per_capability(past_families(), args.per_capability)
     results: dict[str, Result] = {}
     rows = []
-    for name in names or list(CONTESTANTS):
+    for name in args.names or list(CONTESTANTS):
         started = time.monotonic()
-        result = results[name] = run_contestant(name)
+        result = results[name] = run_contestant(name, families=families)
         cells = [f"{result.s(c, 'on'):.2f} / {result.s(c, 'off'):.2f}" for c in CAPABILITIES]
         overall = f"{result.overall('on'):.2f} / {result.overall('off'):.2f}"
         rows.append([name, *cells, overall, f"{time.monotonic() - started:.1f}"])

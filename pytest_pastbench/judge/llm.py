@@ -209,11 +209,12 @@ class LLMJudge:
 
 def check_judge_model(model: str) -> None:
     """``ValueError`` when the model cannot judge: an offline agent policy answers no rubric."""
+    from ..models.sleep_model import NAME as SLEEP_MODEL
     from ..protocols.past.offline_policy import POLICIES
 
     target = resolve_model(model).model
     # An unknown pastbench/ name is the start-up check's (plugin._check_run_setup) to name.
-    if target.split("?", 1)[0].removeprefix(OFFLINE_PREFIX) in POLICIES:
+    if target.split("?", 1)[0].removeprefix(OFFLINE_PREFIX) in {*POLICIES, SLEEP_MODEL}:
         raise ValueError(
             f"{target} is an offline agent policy, not a judge; "
             f"use {REFERENCE_JUDGE} (offline) or a real model"

@@ -30,9 +30,10 @@ from litellm.types.utils import (  # noqa: E402
 
 from ..judge import reference as reference_judge
 from ..protocols.past.offline_policy import POLICIES
+from . import sleep_model
 
 PROVIDER = "pastbench"
-_MODEL_NAMES = sorted([*POLICIES, reference_judge.NAME])
+_MODEL_NAMES = sorted([*POLICIES, sleep_model.NAME, reference_judge.NAME])
 _CHARS_PER_TOKEN = 4  # a documented approximation; offline usage is for relative comparisons
 
 
@@ -52,7 +53,7 @@ class ReferencePolicyLLM(litellm.CustomLLM):
     def _respond(self, model: str, messages: list, kwargs: dict[str, Any]) -> ModelResponse:
         name, params = parse_model(model)
         policy = POLICIES.get(name)
-        if policy is None and name != reference_judge.NAME:
+        if policy is None and name not in (reference_judge.NAME, sleep_model.NAME):
             raise litellm.BadRequestError(
                 message=f"unknown offline model pastbench/{name}; choose one of {_MODEL_NAMES}",
                 model=model,
@@ -61,7 +62,9 @@ class ReferencePolicyLLM(litellm.CustomLLM):
         if "latency_ms" in params:
             time.sleep(float(params["latency_ms"]) / 1000.0)
         tools = (kwargs.get("optional_params") or {}).get("tools") or []
-        if policy is None:  # the reference judge
+        if name == sleep_model.NAME:
+            decision = sleep_model.reply(messages, tools)
+        elif policy is None:  # the reference judge
             try:
                 decision = {"content": reference_judge.reply(messages)}
             except reference_judge.NotAJudgePrompt as exc:

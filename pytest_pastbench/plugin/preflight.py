@@ -16,12 +16,13 @@ def check_run_setup(config: pytest.Config) -> None:
     from ..judge import reference as reference_judge
     from ..models.cache import CACHE_FILE, replay_problem
     from ..models.client import missing_keys, model_problem
+    from ..models.sleep_model import NAME as SLEEP_MODEL
     from ..protocols.past.offline_policy import POLICIES
 
     session = pastbench_run(config)
     session.agent()
     options = session.options
-    roles = [("model", model, sorted(POLICIES)) for model in options.models]
+    roles = [("model", model, sorted([*POLICIES, SLEEP_MODEL])) for model in options.models]
     if options.judge_model:
         roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))
     unusable = []

@@ -31,6 +31,7 @@ class ItemRecord(BaseModel):
     completion_tokens: int = 0
     cost_usd: float | None = None
     wall_s: float = 0.0
+    model_calls: int = Field(default=0, description="the agent's model calls in its sessions (not a judge's)")
     tool_calls: int = 0
     store_reads: int = 0
     store_writes: int = 0

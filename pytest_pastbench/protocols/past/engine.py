@@ -107,6 +107,7 @@ def run_item(
         completion_tokens=sum(r.completion_tokens for r in runs),
         cost_usd=_sum_costs(runs),
         wall_s=round(time.monotonic() - started, 4),
+        model_calls=sum(r.model_calls for r in runs),
         tool_calls=sum(len(r.tool_calls) for r in runs),
         store_reads=sum(1 for r in runs for a in r.store_accesses if a.op in ("read", "search")),
         store_writes=sum(1 for r in runs for a in r.store_accesses if a.op in ("write", "update", "delete")),
