@@ -10,6 +10,7 @@ an intended change of the numbers: ``PASTBENCH_REGENERATE_GOLDEN=1 pytest tests/
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,31 @@ def comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return {**summary, "run": run}
 
 
+# The plasticity fit (scipy's least squares) moves in its seventh significant digit between runs
+# of the same points on one machine (the threads its linear algebra uses): c50 4684.878918 one run,
+# 4684.878005 the next. Every figure the reports print is far coarser; exact equality elsewhere.
+FIT_REL_TOL = 1e-6
+
+
+def differences(got: Any, expected: Any, path: str = "") -> list[str]:
+    """Where ``got`` departs from ``expected``: floats within FIT_REL_TOL, everything else exactly."""
+    if isinstance(got, dict) and isinstance(expected, dict):
+        keys = sorted(set(got) | set(expected))
+        return [d for k in keys for d in differences(got.get(k), expected.get(k), f"{path}.{k}")]
+    if isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected):
+        return [
+            d
+            for i, (g, e) in enumerate(zip(got, expected, strict=True))
+            for d in differences(g, e, f"{path}[{i}]")
+        ]
+    numbers = (int, float)
+    if isinstance(got, float) and isinstance(expected, numbers) and not isinstance(expected, bool):
+        return (
+            [] if math.isclose(got, expected, rel_tol=FIT_REL_TOL) else [f"{path}: {got!r} != {expected!r}"]
+        )
+    return [] if got == expected else [f"{path}: {got!r} != {expected!r}"]
+
+
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_offline_summary_matches_the_golden_file(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
@@ -56,4 +82,4 @@ def test_offline_summary_matches_the_golden_file(pytester: pytest.Pytester) -> N
     expected = json.loads(GOLDEN.read_text())
     assert sorted(got["protocols"]) == ["intervention", "plasticity", "stream"]
     assert [c["model"] for c in got["configs"]] == ["pastbench/recall"]
-    assert got == expected
+    assert not differences(got, expected), differences(got, expected)[:20]
