@@ -1,18 +1,21 @@
 """The Mech anchors (docs/design.md §4, issue 28): Mech per capability with its 95% bootstrap CI,
 and each step's paired difference, over the on arm of every built-in PAST episode.
 
-    python benchmarks/mech_anchors.py        # about two minutes
+    python benchmarks/mech_anchors.py                      # about two minutes
+    python benchmarks/mech_anchors.py --per-capability 1   # tiny: one family per capability
 
 It asserts nothing: ``tests/adversarial/test_mech_anchors.py`` does.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _common import first_per_capability  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.protocols.past.schema import CAPABILITIES  # noqa: E402
@@ -20,6 +23,7 @@ from tests.adversarial.harness import (  # noqa: E402
     MECH_ANCHORS,
     mech_by_capability,
     mech_difference,
+    past_families,
     run_contestant,
 )
 
@@ -28,8 +32,11 @@ def _cell(value: float, ci: tuple[float, float], sign: str = "") -> str:
     return f"{value:{sign}.3f} [{ci[0]:{sign}.2f}, {ci[1]:{sign}.2f}]"
 
 
-def main() -> int:
-    results = {name: run_contestant(name, arms=("on",)) for name in MECH_ANCHORS}
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--per-capability", type=int, help="the first N families of each capability")
+    families = first_per_capability(past_families(), parser.parse_args(argv).per_capability)
+    results = {name: run_contestant(name, arms=("on",), families=families) for name in MECH_ANCHORS}
     rows = []
     for name, result in results.items():
         mech = mech_by_capability(result)
@@ -46,4 +53,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

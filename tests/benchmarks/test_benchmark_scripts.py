@@ -54,6 +54,10 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
         ["blind", "--per-capability", "1"],
         ["agent *", "blind *", "blind |Δ| (worst capability)*"],
     ),
+    "mech_anchors.py": (
+        ["--per-capability", "1"],
+        ["Mech *memory*procedural*gathering*update*", "oracle *", "curator+hermes-plus − paste_all *"],
+    ),
     "present_supersedes.py": (
         ["families/update/SM06_temporary_exception_pollution.yaml"],
         ["agent *family*", "stale_trust *update.SM06_temporary_exception_pollution*"],
