@@ -32,7 +32,6 @@ from ..resources import agents_dir
 from .rate_limit import Slot
 
 OFFLINE_PREFIX = "pastbench/"
-DEFAULT_MODEL = "pastbench/recall"
 
 
 @dataclass
