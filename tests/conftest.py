@@ -11,17 +11,6 @@ import matplotlib.legend  # noqa: F401
 import matplotlib.style  # noqa: F401
 import pytest
 
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """``pytest tests -n 2`` schedules as ``--dist loadgroup``: like the default ``load``, but the
-    tests marked with one ``xdist_group`` run on one worker, where they share an expensive run
-    cached per process (tests/adversarial/conftest.py). An explicit ``--dist`` is left as given.
-    Before xdist's own hook, which turns ``no`` into ``load`` when workers are asked for."""
-    if config.option.dist == "no" and config.option.numprocesses:
-        config.option.dist = "loadgroup"
-
-
 # Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
 # it out of the users' runs over families/ from this checkout.
 pytest_plugins = ["pytester"]

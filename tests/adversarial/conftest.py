@@ -1,10 +1,11 @@
-"""The whole-dataset runs of this folder share one worker (xdist group) and carry ``slow``.
+"""A whole-dataset test of this folder that its module does not mark ``slow`` gets the mark here.
 
-``harness.run_contestant`` runs each contestant once per process, on each arm of each built-in
-family, and the adversary, baseline, Mech-anchor and stale-trust tests ask for many of the same
-runs (recall, the curator, curator on hermes-plus...). Under ``pytest tests -n 2`` each worker has
-its own cache, so the tests that run them are kept on one worker (tests/conftest.py turns the
-default scheduling into ``loadgroup``, which honours the group).
+``harness.run_contestant`` runs each contestant once per process (per worker under ``-n 2``), on
+each arm of each built-in family, so the adversary, baseline, Mech-anchor and stale-trust tests
+share the runs they have in common. Keeping them on one worker would share them across workers
+too, but xdist's ``loadgroup`` does nothing with pytest 9 here: xdist 3.8 adds the group to
+``item._nodeid``, which pytest 9 no longer reads (checked: three tests of one ``xdist_group`` ran
+on both workers under ``--dist loadgroup``).
 """
 
 from __future__ import annotations
@@ -14,17 +15,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-GROUP = "builtin-contestants"
 # A whole built-in on arm in a module whose owners keep it; marked here, not in the file.
 WHOLE_DATASET = {"test_mech_anchors.py::test_an_agent_that_never_writes_gets_mech_zero"}
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups into the node ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.parent != HERE:
-            continue
-        if item.nodeid.split("/")[-1] in WHOLE_DATASET:
+        if item.path.parent == HERE and item.nodeid.split("/")[-1] in WHOLE_DATASET:
             item.add_marker(pytest.mark.slow)
-        if item.get_closest_marker("slow") is not None:
-            item.add_marker(pytest.mark.xdist_group(GROUP))
