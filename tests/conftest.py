@@ -28,7 +28,21 @@ def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: p
     The child runs also write no HTML report nor figures at the end (the default of a user's run):
     drawing them costs about 1 s of CPU a run, over some 100 runs that check other things. A test
     of the report passes ``-o pastbench_no_report=false`` (a later -o wins).
+
+    Nor do they load the dev environment's hypothesis and anyio plugins, which no child run uses:
+    hypothesis' terminal summary imports hypothesis whole at the end of every run (its modules
+    are rewritten by pytest, recompiled in every process when bytecode is not written, as on
+    this machine), and anyio's probes its event-loop back-ends at start: together 1.1-1.4 s of the
+    5.7 s of CPU a four-item child run took here.
     """
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")
-        monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:unraisableexception -o pastbench_no_report=true")
+        monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(CHILD_RUN_OPTIONS))
+
+
+CHILD_RUN_OPTIONS = (
+    "-p no:unraisableexception",
+    "-o pastbench_no_report=true",
+    "-p no:hypothesispytest",
+    "-p no:anyio",
+)

@@ -32,7 +32,6 @@ from .litellm_warnings import silence_read_only_typeddict_warnings
 from .rate_limit import Slot
 
 OFFLINE_PREFIX = "pastbench/"
-DEFAULT_MODEL = "pastbench/recall"
 
 
 @dataclass

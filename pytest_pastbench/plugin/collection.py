@@ -54,9 +54,10 @@ def config_variants(options: Any) -> Iterator[tuple[str, int, list[str] | None, 
     """``model_trials`` × the run's mechanism sets (--pastbench-mechanisms / --pastbench-ablation):
     (model, trial, mechanisms, id parts). ``mechanisms`` None: the agent's own set; the set's
     label (``base``, ``E1``, ``all``) joins the id parts only when the run has several."""
-    from ..agents.mechanisms import mechanism_set_label
-
     sets: list[list[str] | None] = list(options.mechanism_sets or [None])
+    if len(sets) > 1:
+        # Only then: the mechanisms module loads the store and the tools (collection stays light).
+        from ..agents.mechanisms import mechanism_set_label
     for model, trial, parts in model_trials(options):
         for mechanisms in sets:
             label = [mechanism_set_label(mechanisms or [])] if len(sets) > 1 else []

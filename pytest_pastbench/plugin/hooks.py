@@ -64,14 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
-        from .preflight import check_run_setup, gate_metric_names
-        from .regression import RegressionCheck
+        from .preflight import baseline_check, check_run_setup
 
         check_run_setup(config)
-
-        config.stash[RUN_KEY].regression = RegressionCheck.from_options(
-            options.storage, options.save, options.compare, options.compare_fail, gate_metric_names(config)
-        )
+        config.stash[RUN_KEY].regression = baseline_check(config)
     if options.resume is not None and not hasattr(config, "workerinput"):
         # After add_family_paths: the resume checks the family files this invocation collects.
         from .resume import start_resume
@@ -123,9 +119,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=finished)
             items[:] = kept
     if not hasattr(config, "workerinput"):
-        from ..protocols.base import ProtocolItem
-
-        pastbench.expect([i.nodeid for i in items if isinstance(i, ProtocolItem)])
+        # The protocol items' flag, not isinstance: a run that collected none loads no protocol code.
+        pastbench.expect([i.nodeid for i in items if getattr(i, "is_pastbench_item", False)])
     if not config.option.collectonly:
         # After sharding and resume, which keep the collection order. In every process that runs
         # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
@@ -153,10 +148,9 @@ class _ControllerHooks:
                 f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
                 "control items (Δ = S_on − S_off needs both arms)"
             )
-        from ..cli.grader_agreement import deterministic_grading_line
+        from .preflight import grading_line
 
-        options = pastbench_run(self.config).options
-        grading = deterministic_grading_line(options.models, options.judge_model)
+        grading = grading_line(self.config)
         if grading:
             lines.append(grading)
         return lines

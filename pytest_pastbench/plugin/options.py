@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 # speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
 # connections per provider busy, and an -n 0 run still overlaps 8 items.
 DEFAULT_CONCURRENCY = 8
+DEFAULT_MODEL = "pastbench/recall"  # the embedded offline default: a first `pytest` needs no key
 
 
 # The sections of `pytest --help` and docs/options.md, in this order: key -> title.
@@ -95,8 +97,6 @@ class OptionSpec:
 
 
 def _models(value: list[str] | None, config: pytest.Config, resolved: dict[str, Any]) -> list[str]:
-    from ..models.client import DEFAULT_MODEL
-
     return _dedupe(value or [DEFAULT_MODEL])
 
 
@@ -117,6 +117,8 @@ def _mechanism_sets(
     values: list[str], config: pytest.Config, resolved: dict[str, Any]
 ) -> list[list[str]] | None:
     """--pastbench-ablation's seven sets, then each --pastbench-mechanisms value; no repeats."""
+    if not (values or raw_value(config, "ablation")):
+        return None  # the mechanisms module loads the store and the tools: not in every pytest run
     from ..agents.mechanisms import ablation_sets, parse_mechanisms
     from ..errors import MechanismError
 
@@ -139,13 +141,19 @@ def _cache_dir(value: str, config: pytest.Config, resolved: dict[str, Any]) -> s
 
 def _alias_file(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
     """The absolute path of the user's alias file, read once here (None: the built-in table)."""
+    if value is None:
+        # Not in every pytest run: the client loads only for a run that calls a model. Once it is
+        # loaded (an earlier in-process run), an alias file that run installed must not leak.
+        client = sys.modules.get("pytest_pastbench.models.client")
+        if client is not None:
+            client.use_alias_file(None)
+        return None
     from ..models.client import use_alias_file
 
-    if value is not None:
-        path = Path(value)
-        if not path.is_absolute() and not path.exists():
-            path = config.rootpath / path  # an ini value is relative to the project
-        value = str(path.resolve())
+    path = Path(value)
+    if not path.is_absolute() and not path.exists():
+        path = config.rootpath / path  # an ini value is relative to the project
+    value = str(path.resolve())
     try:
         use_alias_file(value)
     except ValueError as exc:
@@ -623,7 +631,7 @@ def any_option_given(config: pytest.Config) -> bool:
 
 @dataclass(frozen=True)
 class RunOptions:
-    models: list[str] = field(default_factory=lambda: ["pastbench/recall"])
+    models: list[str] = field(default_factory=lambda: [DEFAULT_MODEL])
     agent: str = "hermes"
     agent_label: str | None = None  # None: the agent's own name
     agent_sandbox: bool = True  # False only with --pastbench-no-agent-sandbox

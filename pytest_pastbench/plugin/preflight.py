@@ -4,9 +4,11 @@ that fail once, before collection (not once per item)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from .options import any_option_given
 from .run_handle import pastbench_run
 
 
@@ -72,6 +74,33 @@ def check_run_setup(config: pytest.Config) -> None:
         )
     if problems:
         raise pytest.UsageError("; ".join(problems))
+
+
+def baseline_check(config: pytest.Config) -> Any:
+    """--pastbench-save, --pastbench-compare and --pastbench-compare-fail checked at start (a
+    ``RegressionCheck``), or None when the run uses none of them."""
+    options = pastbench_run(config).options
+    if not (options.save or options.compare or options.compare_fail):
+        return None  # only then: baselines and gates load the summary, comparison and gate code
+    from .regression import RegressionCheck
+
+    return RegressionCheck.from_options(
+        options.storage, options.save, options.compare, options.compare_fail, gate_metric_names(config)
+    )
+
+
+def grading_line(config: pytest.Config) -> str | None:
+    """The report header's line on what grades free text (``deterministic_grading_line``)."""
+    options = pastbench_run(config).options
+    if options.judge_model or not any_option_given(config):
+        return None  # a judge grades, or the offline default model answers: the grader stays unloaded
+    from ..models.client import is_offline
+
+    if all(is_offline(m) for m in options.models):
+        return None  # offline models (deterministic_grading_line's own first test, kept cheap here)
+    from ..cli.grader_agreement import deterministic_grading_line
+
+    return deterministic_grading_line(options.models, options.judge_model)
 
 
 def gate_metric_names(config: pytest.Config) -> dict[str, frozenset[str]]:

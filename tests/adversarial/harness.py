@@ -13,6 +13,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -97,39 +98,77 @@ class Result:
     def overall(self, arm: str) -> float:
         return mean(x for c in CAPABILITIES for x in self.scores[c][arm])
 
+    def add(self, record: ItemRecord) -> None:
+        assert record.score is not None
+        self.scores[record.capability][record.arm].append(record.score)
+        self.session_scores += [s.s for s in record.sessions if s.stage.startswith("eval")]
+        self.records.append(record)
+
+
+@cache
+def _builtin_families() -> tuple[Family, ...]:
+    paths = [p for c in CAPABILITIES for p in family_paths(families_dir() / c)]
+    return tuple(load_family(p)[0] for p in paths)
+
 
 def past_families(root: Path | None = None) -> list[Family]:
-    root = root or families_dir()
+    """The PAST families under ``root``; the built-in ones (the default) are loaded once per
+    process, so their runs can be shared (``run_contestant``)."""
+    if root is None or root == families_dir():
+        return list(_builtin_families())
     paths = [p for c in CAPABILITIES for p in family_paths(root / c)]
     return [load_family(p)[0] for p in paths]
+
+
+# The records of one contestant on one arm of one built-in family, in episode order. A contestant
+# over the whole built-in set takes seconds to a minute; several test modules (and the Mech
+# anchors' on arm) ask for the same runs, so each is run once per process. Every item builds a
+# fresh agent and model and runs in its own folder, so a record does not depend on which other
+# items ran before it.
+_BUILTIN_RUNS: dict[tuple[str, str, str], list[ItemRecord]] = {}
+
+
+def _family_records(name: str, arm: str, family: Family) -> list[ItemRecord]:
+    build = CONTESTANTS[name]
+    records = []
+    with tempfile.TemporaryDirectory(prefix=f"pastbench-adv-{name}-") as tmp:
+        for m, episode in enumerate(family.episodes):
+            agent, model = build(family, episode)
+            spec = ItemSpec(
+                nodeid=f"{family.qualified_id}::{episode.id}[{arm}]",
+                family=family,
+                episode=episode,
+                arm=arm,
+                trial=0,
+                model=getattr(model, "model", name),
+                config_label=name,
+                dataset_hash="adversarial",
+            )
+            records.append(run_item(spec, agent, model, Path(tmp) / f"{m}-{arm}").record)
+    return records
+
+
+def _records(name: str, arm: str, family: Family) -> list[ItemRecord]:
+    builtin = {f.qualified_id: f for f in _builtin_families()}
+    if builtin.get(family.qualified_id) is not family:
+        return _family_records(name, arm, family)  # not a built-in family object: never shared
+    key = (name, arm, family.qualified_id)
+    if key not in _BUILTIN_RUNS:
+        _BUILTIN_RUNS[key] = _family_records(name, arm, family)
+    return _BUILTIN_RUNS[key]
 
 
 def run_contestant(
     name: str, arms: tuple[str, ...] = ("on", "off"), families: list[Family] | None = None
 ) -> Result:
-    """Every episode of ``families`` (the built-in dataset by default) on each arm."""
-    build = CONTESTANTS[name]
+    """Every episode of ``families`` (the built-in dataset by default) on each arm, in the order
+    family, episode, arm."""
     result = Result()
-    with tempfile.TemporaryDirectory(prefix=f"pastbench-adv-{name}-") as tmp:
-        for n, family in enumerate(past_families() if families is None else families):
-            for m, episode in enumerate(family.episodes):
-                for arm in arms:
-                    agent, model = build(family, episode)
-                    spec = ItemSpec(
-                        nodeid=f"{family.qualified_id}::{episode.id}[{arm}]",
-                        family=family,
-                        episode=episode,
-                        arm=arm,
-                        trial=0,
-                        model=getattr(model, "model", name),
-                        config_label=name,
-                        dataset_hash="adversarial",
-                    )
-                    record = run_item(spec, agent, model, Path(tmp) / f"{n}-{m}-{arm}").record
-                    assert record.score is not None
-                    result.scores[family.capability][arm].append(record.score)
-                    result.session_scores += [s.s for s in record.sessions if s.stage.startswith("eval")]
-                    result.records.append(record)
+    for family in past_families() if families is None else families:
+        by_arm = [_records(name, arm, family) for arm in arms]
+        for m in range(len(family.episodes)):
+            for records in by_arm:
+                result.add(records[m])
     return result
 
 

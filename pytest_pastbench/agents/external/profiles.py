@@ -13,11 +13,14 @@ from __future__ import annotations
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .driver import ExternalAgent
+if TYPE_CHECKING:
+    # The driver (and the model gateway it talks to) loads with the adapter that builds an
+    # external agent, not with agent selection, which every benchmark run does at start.
+    from .driver import ExternalAgent
 
 IMPLEMENTATIONS = ("subprocess", "docker")
 SPEC_PREFIXES = tuple(f"{name}:" for name in IMPLEMENTATIONS)

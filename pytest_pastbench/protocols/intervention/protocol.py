@@ -9,23 +9,18 @@ versioned service and the agent's tools), ``engine`` (one item: pre phase, event
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.stats import stratified_mean
-from ..base import GateMetric, ProtocolBase, known_units, tool_names
-from .collect import collect, load_intervention_family
-from .report import ABLATION, render, summarize
-from .schema import FORMAT
+import pytest
 
-__all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
+from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
 
+if TYPE_CHECKING:
+    from ...results.ablation import AblationSpec
 
-def describe(path: Path) -> str:
-    """``pastbench validate``: validate one file and say what it holds."""
-    family = load_intervention_family(path)
-    return f"{family.qualified_id}, {len(family.events)} events × {len(family.profiles)} profiles"
+__all__ = ["PROTOCOL"]
 
 
 class InterventionOfflinePolicy:
@@ -48,18 +43,41 @@ class InterventionOfflinePolicy:
 
 class InterventionProtocol(ProtocolBase):
     name = "intervention"
-    format_tag = FORMAT
+    format_tag = "pastbench/intervention-v1"
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
     # Its profiles are a fixture's parameters (pastbench_profile), not an option.
     options = ("intervention-m", "intervention-tau", "judge-model", "mechanisms", "ablation")
     gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
-    ablation = ABLATION
 
-    # The module's functions are the protocol's (its items, summary section and table).
-    items = staticmethod(collect)
-    summarize = staticmethod(summarize)
-    render_section = staticmethod(render)
-    describe = staticmethod(describe)
+    # The package's modules load when the run needs them, not when the protocol registers: a run
+    # that collects no intervention family never imports them (issue 31 item 3).
+    @property
+    def ablation(self) -> AblationSpec:  # type: ignore[override]
+        from .report import ABLATION
+
+        return ABLATION
+
+    def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        from .collect import collect
+
+        return collect(parent)
+
+    def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+        from .report import summarize
+
+        return summarize(records, seed)
+
+    def render_section(self, section: dict[str, Any]) -> str:
+        from .report import render
+
+        return render(section)
+
+    def describe(self, path: Path) -> str:
+        """``pastbench validate``: validate one file and say what it holds."""
+        from .collect import load_intervention_family
+
+        family = load_intervention_family(path)
+        return f"{family.qualified_id}, {len(family.events)} events × {len(family.profiles)} profiles"
 
     def offline_policy(self) -> InterventionOfflinePolicy:
         return InterventionOfflinePolicy()
@@ -110,6 +128,8 @@ class InterventionProtocol(ProtocolBase):
 
 
 def _mean_of(units: Mapping[str, Mapping[str, float]] | None) -> float | None:
+    from ...core.stats import stratified_mean
+
     return None if units is None else stratified_mean(units)
 
 

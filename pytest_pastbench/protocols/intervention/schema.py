@@ -15,7 +15,6 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from ..past.schema import IDENT, Check, RegexCheck, Safety
 
-FORMAT = "pastbench/intervention-v1"
 EVENT_KINDS = ("schema_change", "policy_change", "deprecation")
 VERSION_TAG = re.compile(r"^v\d+(?:\.\d+)*$")
 

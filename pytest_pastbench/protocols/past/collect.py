@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_pastbench.agents.mechanisms import mechanism_set_label
 from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.plugin.collection import model_trials
 from pytest_pastbench.plugin.run_handle import pastbench_run
@@ -38,6 +37,9 @@ def collect_episodes(parent: ProtocolFile) -> Iterator[pytest.Item]:
     # One config per mechanism set; the set's label joins the id only when there are several.
     mechanism_sets: list[list[str] | None] = list(session.options.mechanism_sets or [None])
     multi_set = len(mechanism_sets) > 1
+    if multi_set:
+        # Only then: the mechanisms module loads the store and the tools (collection stays light).
+        from pytest_pastbench.agents.mechanisms import mechanism_set_label
     for episode in family.episodes:
         for model, trial, suffix in model_trials(session.options):
             for mechanisms in mechanism_sets:
@@ -83,6 +85,8 @@ class EpisodeItem(ProtocolItem):
         for keyword in (family.capability, family.id, family.qualified_id, arm, self.episode.id):
             self.extra_keyword_matches.add(keyword)
         if self.mechanisms is not None:
+            from pytest_pastbench.agents.mechanisms import mechanism_set_label
+
             self.extra_keyword_matches.add(mechanism_set_label(self.mechanisms))
         self.add_marker(family.capability)
         self.add_marker(family.id)

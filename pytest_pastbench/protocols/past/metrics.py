@@ -19,12 +19,12 @@ from pytest_pastbench.core.stats import (
     sample_sd,
     two_stage_bootstrap_ci,
 )
+from pytest_pastbench.protocols.past.components import COMPONENTS
 from pytest_pastbench.protocols.past.mech import MECH_RULE
 from pytest_pastbench.protocols.past.scoring import SCORING_RULE
 from pytest_pastbench.results.item_record import ItemRecord
 
 SCHEMA_VERSION = 1
-COMPONENTS = ("wp", "ra", "uc", "rh", "pr")
 ARMS = ("on", "off", "ablated")
 # pass^k needs a notion of "passed": score ≥ --pastbench-pass-threshold, else this.
 PASS_K_THRESHOLD = 0.5

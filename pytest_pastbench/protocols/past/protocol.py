@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from ..base import GateMetric, ProtocolBase, ProtocolFile
-from .collect import EpisodeItem, collect_episodes
-from .metrics import COMPONENTS
+from ..detect import FORMAT_TAG
+from .components import COMPONENTS
 
-__all__ = ["PROTOCOL", "EpisodeItem", "PastProtocol"]
+__all__ = ["PROTOCOL", "PastProtocol"]
 
 CAPABILITY_MARKERS = {
     "memory": "PAST capability: memory (preferences, constraints, history)",
@@ -54,7 +54,7 @@ class PastOfflinePolicy:
 
 class PastProtocol(ProtocolBase):
     name = "past"
-    format_tag = "pastbench/v1"
+    format_tag = FORMAT_TAG
     markers = {**CAPABILITY_MARKERS, **ARM_MARKERS}
     options = ("persistence", "trials", "pass-threshold", "mechanisms", "ablation", "judge-model")
     gate_metric_names = frozenset({*_SCOPE_METRICS, *COMPONENTS})
@@ -67,6 +67,10 @@ class PastProtocol(ProtocolBase):
         return family.qualified_id, file_hash
 
     def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        # Here, not at the top: the registry loads every protocol object, a run only the code of
+        # the protocols it collects (issue 31 item 3).
+        from .collect import collect_episodes
+
         return collect_episodes(parent)
 
     def run_item(self, item: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -4,144 +4,26 @@ A family file (``format: pastbench/plasticity-v1``) is one lineage setting; each
 trial is an item that runs checkpoints 0..C (``engine.run_lineage``). Arm ``on`` reflects and
 keeps validated artifacts; arm ``off`` never reflects (the control: the inventory stays empty).
 
-Modules: ``schema`` (family file), ``text_env`` and ``chess_env`` (environments), ``artifacts``
-(inventory and edit checks, sandboxed), ``toolbox`` (the agent's tools), ``engine`` (the
-checkpoint loop), ``metrics`` (P, P_sat, taxonomy), ``report`` (summary, tables, PNGs).
+Modules: ``schema`` (family file), ``collect`` (its items), ``text_env`` and ``chess_env``
+(environments), ``artifacts`` (inventory and edit checks, sandboxed), ``toolbox`` (the agent's
+tools), ``engine`` (the checkpoint loop), ``metrics`` (P, P_sat, taxonomy), ``report`` (summary,
+tables, PNGs).
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_pastbench.core.family_files import read_family_mapping, validate_family
-from pytest_pastbench.core.stats import stratified_mean
-from pytest_pastbench.plugin.collection import item_variants
-from pytest_pastbench.plugin.run_handle import pastbench_run
+from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
 
-from ..base import GateMetric, ProtocolBase, ProtocolFile, ProtocolItem, known_units, tool_names
-from .report import ABLATION, render, summarize, write_files
-from .schema import FORMAT_TAG, PlasticityFamily
+if TYPE_CHECKING:
+    from ...results.ablation import AblationSpec
 
-__all__ = [
-    "PROTOCOL",
-    "collect",
-    "describe",
-    "summarize",
-    "render",
-    "write_files",
-    "load_plasticity_family",
-    "PlasticityItem",
-]
-
-
-def load_plasticity_family(path: Path) -> PlasticityFamily:
-    """Validate a plasticity family file; ``FamilyFileError`` names the file and field path."""
-    data, _ = read_family_mapping(path)
-    return validate_family(path, data, PlasticityFamily)
-
-
-def describe(path: Path) -> str:
-    """``pastbench validate``: validate one plasticity file and say what it holds."""
-    family = load_plasticity_family(path)
-    return (
-        f"plasticity.{family.id}, {family.environment.type} environment, checkpoints 0..{family.checkpoints}"
-    )
-
-
-def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
-    family = load_plasticity_family(parent.path)
-    options = pastbench_run(parent.config).options
-    for model, trial, arm, mechanisms, suffix in item_variants(options):
-        yield PlasticityItem.from_parent(
-            parent,
-            name=f"lineage[{suffix}]",
-            model=model,
-            trial=trial,
-            family=family,
-            arm=arm,
-            mechanisms=mechanisms,
-        )
-
-
-class PlasticityItem(ProtocolItem):
-    """One lineage: checkpoints 0..C of one model, agent, arm and trial."""
-
-    protocol = "plasticity"
-
-    def __init__(self, *, family: PlasticityFamily, arm: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.family = family
-        self.arm = arm
-        self.add_marker(arm)
-        self.extra_keyword_matches.add(arm)
-
-    def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from ...errors import EngineMissing
-        from .engine import run_lineage
-        from .metrics import lineage_metrics
-
-        session = pastbench_run(self.config)
-        options = session.options
-        budgets = session.budgets()
-        root = Path(tempfile.mkdtemp(prefix="pastbench-plasticity-"))
-        try:
-            result = run_lineage(
-                self.family,
-                self.arm,
-                self.agent(),
-                session.client(self.model, self.trial),
-                root,
-                budgets,
-                checkpoints=options.plasticity_checkpoints,
-            )
-        except EngineMissing as exc:
-            # An optional engine that is not installed skips the chess items with the fix, so a
-            # newcomer's bare `pytest` stays green; it is never measured as a score.
-            pytest.skip(str(exc))
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-        record = result.record
-        metrics = lineage_metrics(record["checkpoints"])
-        record["headline"] = headline(record["checkpoints"], metrics)
-        record["metrics"] = headline_metrics(record, metrics)
-        return record, result.trace
-
-
-def headline(rows: list[dict[str, Any]], metrics: dict[str, Any]) -> str:
-    first, last = rows[0]["scores"], rows[-1]["scores"]
-    p_sat = metrics["p_sat"]["usd_per_1000"]
-    unit = "/$1k"
-    if p_sat["value"] is None:
-        p_sat, unit = metrics["p_sat"]["per_1000_tokens"], "/1k tok"
-    value = "—" if p_sat["value"] is None else f"{p_sat['value']:.2f}{unit}"
-    return f"ID {first['id']:.0f}→{last['id']:.0f} OOD {first['ood']:.0f}→{last['ood']:.0f} P_sat {value}"
-
-
-def headline_metrics(record: dict[str, Any], metrics: dict[str, Any]) -> dict[str, float]:
-    """The record's numbers for JUnit and quick reads (None values are left out)."""
-    rows = record["checkpoints"]
-    values: dict[str, Any] = {
-        "id_start": rows[0]["scores"]["id"],
-        "id_end": rows[-1]["scores"]["id"],
-        "ood_start": rows[0]["scores"]["ood"],
-        "ood_end": rows[-1]["scores"]["ood"],
-        "learning_usd": record["learning_usage"]["usd"],
-        "learning_tokens": record["learning_usage"]["tokens"],
-        "eval_tokens": record["eval_usage"]["tokens"],
-        "p_sat_usd_per_1000": metrics["p_sat"]["usd_per_1000"]["value"],
-        "p_sat_per_1000_tokens": metrics["p_sat"]["per_1000_tokens"]["value"],
-        "rejected_edits": len(record["rejected_edits"]),
-    }
-    for split, counts in metrics["taxonomy"].items():
-        values[f"reuse_rate_{split}"] = counts["reuse_rate"]
-        values[f"failed_{split}"] = counts["failed"]
-    return {k: v for k, v in values.items() if v is not None}
+__all__ = ["PROTOCOL"]
 
 
 class PlasticityOfflinePolicy:
@@ -164,22 +46,44 @@ class PlasticityOfflinePolicy:
 
 class PlasticityProtocol(ProtocolBase):
     name = "plasticity"
-    format_tag = FORMAT_TAG
+    format_tag = "pastbench/plasticity-v1"
     markers = {"plasticity": "protocol: plasticity checkpoints"}
     options = ("plasticity-checkpoints", "persistence", "mechanisms", "ablation")
     gate_metric_names = frozenset({"id_end", "ood_end", "p_sat"})
-    ablation = ABLATION
 
-    # The module's functions are the protocol's (its items, summary section and table).
-    items = staticmethod(collect)
-    summarize = staticmethod(summarize)
-    render_section = staticmethod(render)
+    # The package's modules load when the run needs them, not when the protocol registers: a run
+    # that collects no plasticity family never imports them (issue 31 item 3).
+    @property
+    def ablation(self) -> AblationSpec:  # type: ignore[override]
+        from .report import ABLATION
+
+        return ABLATION
+
+    def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
+        from .collect import collect
+
+        return collect(parent)
+
+    def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+        from .report import summarize
+
+        return summarize(records, seed)
+
+    def render_section(self, section: dict[str, Any]) -> str:
+        from .report import render
+
+        return render(section)
 
     def write_files(self, summary: dict[str, Any], run_dir: Path) -> list[Path]:
+        from .report import write_files
+
         section = self.section(summary)
         return [] if section is None else write_files(section, run_dir)
 
-    describe = staticmethod(describe)
+    def describe(self, path: Path) -> str:
+        from .collect import describe
+
+        return describe(path)
 
     def offline_policy(self) -> PlasticityOfflinePolicy:
         return PlasticityOfflinePolicy()
@@ -203,6 +107,8 @@ class PlasticityProtocol(ProtocolBase):
                 p_sat = ((line.get("p_sat") or {}).get("per_1000_tokens") or {}).get("value")
                 if p_sat is not None:
                     metrics["p_sat"].setdefault(family, {})[f"t{line['trial']}"] = float(p_sat)
+        from ...core.stats import stratified_mean
+
         result = []
         for label, metrics in sorted(per_config.items()):
             for name, families in metrics.items():

@@ -13,7 +13,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 IDENT = r"^[a-z][a-z0-9_]*$"
-FORMAT_TAG = "pastbench/plasticity-v1"
 _PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.agents.mechanisms import mechanism_use
 from pytest_pastbench.plugin.collection import config_variants
 from pytest_pastbench.plugin.run_handle import pastbench_run
 
@@ -42,6 +41,8 @@ class StreamItem(ProtocolItem):
             budgets,
         )
         result = stream_metrics(run.tickets, self.stream.family.activation)
+        from pytest_pastbench.agents.mechanisms import mechanism_use
+
         metrics = result["metrics"]
         record = {
             "headline": _headline(metrics),

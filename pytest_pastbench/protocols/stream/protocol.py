@@ -2,29 +2,21 @@
 withdrawn and re-enter over windows; serving tickets with outcome feedback, test tickets with
 the store frozen. Its protocol object (protocols/base.py) is ``PROTOCOL``."""
 
+from __future__ import annotations
+
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
 from ..detect import FAMILY_SUFFIXES
-from .collect import collect
-from .report import ABLATION, render, summarize
-from .schema import load_stream
 
-__all__ = ["PROTOCOL", "collect", "describe", "render", "summarize"]
+if TYPE_CHECKING:
+    from ...results.ablation import AblationSpec
 
-
-def describe(path: Path) -> str:
-    """``pastbench validate``: validate one stream file (rules, activation table) and say what it holds."""
-    stream = load_stream(path)
-    family = stream.family
-    return (
-        f"stream.{family.id}, {family.domain} {family.tier}, {family.windows} windows, "
-        f"{len(stream.rules)} hidden rules"
-    )
+__all__ = ["PROTOCOL"]
 
 
 class StreamOfflinePolicy:
@@ -65,12 +57,36 @@ class StreamProtocol(ProtocolBase):
     markers = {"stream": "protocol: evolving-environment streams"}
     options = ("stream-scale", "stream-reference", "mechanisms", "ablation")
     gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
-    ablation = ABLATION
 
-    # The module's functions are the protocol's (its summary section and table).
-    summarize = staticmethod(summarize)
-    render_section = staticmethod(render)
-    describe = staticmethod(describe)
+    # The package's modules load when the run needs them, not when the protocol registers: a run
+    # that collects no stream never imports them (issue 31 item 3).
+    @property
+    def ablation(self) -> AblationSpec:  # type: ignore[override]
+        from .report import ABLATION
+
+        return ABLATION
+
+    def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+        from .report import summarize
+
+        return summarize(records, seed)
+
+    def render_section(self, section: dict[str, Any]) -> str:
+        from .report import render
+
+        return render(section)
+
+    def describe(self, path: Path) -> str:
+        """``pastbench validate``: validate one stream file (rules, activation table) and say what
+        it holds."""
+        from .schema import load_stream
+
+        stream = load_stream(path)
+        family = stream.family
+        return (
+            f"stream.{family.id}, {family.domain} {family.tier}, {family.windows} windows, "
+            f"{len(stream.rules)} hidden rules"
+        )
 
     # A ServeLearnBench download (servelearn/collect.py) is collected as this protocol's items:
     # one file of each scenario stands for it.
@@ -88,6 +104,8 @@ class StreamProtocol(ProtocolBase):
 
     def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         if parent.path.suffix in FAMILY_SUFFIXES:
+            from .collect import collect
+
             return collect(parent)
         from .servelearn.collect import scenario_items
 

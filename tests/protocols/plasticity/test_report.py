@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.agents.base import Budgets, HermesAgent
+from pytest_pastbench.protocols.plasticity.collect import headline, headline_metrics
 from pytest_pastbench.protocols.plasticity.engine import run_lineage
 from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics
-from pytest_pastbench.protocols.plasticity.protocol import headline, headline_metrics
 from pytest_pastbench.protocols.plasticity.report import render, summarize, write_files
 
 from .helpers import PolicyClient, small_family

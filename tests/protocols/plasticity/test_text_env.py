@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.errors import FamilyFileError
-from pytest_pastbench.protocols.plasticity.protocol import load_plasticity_family
+from pytest_pastbench.protocols.plasticity.collect import load_plasticity_family
 from pytest_pastbench.protocols.plasticity.text_env import (
     check_rule,
     evaluate,

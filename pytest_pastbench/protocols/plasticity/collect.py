@@ -1,0 +1,123 @@
+"""Plasticity collection: a family file's items (model × arm × trial), each one lineage of
+checkpoints 0..C, and the numbers its record carries."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.core.family_files import read_family_mapping, validate_family
+from pytest_pastbench.plugin.collection import item_variants
+from pytest_pastbench.plugin.run_handle import pastbench_run
+
+from ..base import ProtocolFile, ProtocolItem
+from .schema import PlasticityFamily
+
+
+def load_plasticity_family(path: Path) -> PlasticityFamily:
+    """Validate a plasticity family file; ``FamilyFileError`` names the file and field path."""
+    data, _ = read_family_mapping(path)
+    return validate_family(path, data, PlasticityFamily)
+
+
+def describe(path: Path) -> str:
+    """``pastbench validate``: validate one plasticity file and say what it holds."""
+    family = load_plasticity_family(path)
+    return (
+        f"plasticity.{family.id}, {family.environment.type} environment, checkpoints 0..{family.checkpoints}"
+    )
+
+
+def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
+    family = load_plasticity_family(parent.path)
+    options = pastbench_run(parent.config).options
+    for model, trial, arm, mechanisms, suffix in item_variants(options):
+        yield PlasticityItem.from_parent(
+            parent,
+            name=f"lineage[{suffix}]",
+            model=model,
+            trial=trial,
+            family=family,
+            arm=arm,
+            mechanisms=mechanisms,
+        )
+
+
+class PlasticityItem(ProtocolItem):
+    """One lineage: checkpoints 0..C of one model, agent, arm and trial."""
+
+    protocol = "plasticity"
+
+    def __init__(self, *, family: PlasticityFamily, arm: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.family = family
+        self.arm = arm
+        self.add_marker(arm)
+        self.extra_keyword_matches.add(arm)
+
+    def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        from ...errors import EngineMissing
+        from .engine import run_lineage
+        from .metrics import lineage_metrics
+
+        session = pastbench_run(self.config)
+        options = session.options
+        budgets = session.budgets()
+        root = Path(tempfile.mkdtemp(prefix="pastbench-plasticity-"))
+        try:
+            result = run_lineage(
+                self.family,
+                self.arm,
+                self.agent(),
+                session.client(self.model, self.trial),
+                root,
+                budgets,
+                checkpoints=options.plasticity_checkpoints,
+            )
+        except EngineMissing as exc:
+            # An optional engine that is not installed skips the chess items with the fix, so a
+            # newcomer's bare `pytest` stays green; it is never measured as a score.
+            pytest.skip(str(exc))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        record = result.record
+        metrics = lineage_metrics(record["checkpoints"])
+        record["headline"] = headline(record["checkpoints"], metrics)
+        record["metrics"] = headline_metrics(record, metrics)
+        return record, result.trace
+
+
+def headline(rows: list[dict[str, Any]], metrics: dict[str, Any]) -> str:
+    first, last = rows[0]["scores"], rows[-1]["scores"]
+    p_sat = metrics["p_sat"]["usd_per_1000"]
+    unit = "/$1k"
+    if p_sat["value"] is None:
+        p_sat, unit = metrics["p_sat"]["per_1000_tokens"], "/1k tok"
+    value = "—" if p_sat["value"] is None else f"{p_sat['value']:.2f}{unit}"
+    return f"ID {first['id']:.0f}→{last['id']:.0f} OOD {first['ood']:.0f}→{last['ood']:.0f} P_sat {value}"
+
+
+def headline_metrics(record: dict[str, Any], metrics: dict[str, Any]) -> dict[str, float]:
+    """The record's numbers for JUnit and quick reads (None values are left out)."""
+    rows = record["checkpoints"]
+    values: dict[str, Any] = {
+        "id_start": rows[0]["scores"]["id"],
+        "id_end": rows[-1]["scores"]["id"],
+        "ood_start": rows[0]["scores"]["ood"],
+        "ood_end": rows[-1]["scores"]["ood"],
+        "learning_usd": record["learning_usage"]["usd"],
+        "learning_tokens": record["learning_usage"]["tokens"],
+        "eval_tokens": record["eval_usage"]["tokens"],
+        "p_sat_usd_per_1000": metrics["p_sat"]["usd_per_1000"]["value"],
+        "p_sat_per_1000_tokens": metrics["p_sat"]["per_1000_tokens"]["value"],
+        "rejected_edits": len(record["rejected_edits"]),
+    }
+    for split, counts in metrics["taxonomy"].items():
+        values[f"reuse_rate_{split}"] = counts["reuse_rate"]
+        values[f"failed_{split}"] = counts["failed"]
+    return {k: v for k, v in values.items() if v is not None}
