@@ -402,13 +402,17 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
     pytester: pytest.Pytester, retry_after: float | None
 ) -> None:
     arrived: list[float] = []
+    asked: list[str] = []  # the item each request comes from: its conversation's first user turn
 
     def script(body: dict[str, Any], index: int) -> Fault:
         arrived.append(time.monotonic())
+        asked.append(next(m["content"] for m in body["messages"] if m["role"] == "user"))
         return Fault("429", retry_after=retry_after)
 
-    with FaultServer(script, max_seconds=50) as server:
-        result = benchmark(pytester, server, "down429", "-n", "0", "--pastbench-retries=3", timeout=60)
+    # Hang guards only (the server stops itself, the run is killed): a loaded machine stretches
+    # litellm's handling of each 429 to seconds, and nothing here is timed.
+    with FaultServer(script, max_seconds=280) as server:
+        result = benchmark(pytester, server, "down429", "-n", "0", "--pastbench-retries=3", timeout=300)
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"errors": 4}, result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -416,15 +420,16 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
     )
     # Each of the 4 items gives up on its first request after 3 attempts: 12 requests, no more.
     assert server.count == 12
+    assert len(set(asked)) == 4 and all(asked.count(item) == 3 for item in set(asked)), asked
     # The 4 items are in flight together (the limit halves 16 -> 8 -> 4 on fresh 429s, never
-    # under 4 here), so the run takes its retries x backoff (the provider's Retry-After, 0.2 s, or
-    # the backoff, 0.01 s doubling), not one attempt after another. Slack: litellm's first 429
-    # took 1.3-1.7 s to come back as an exception on this loaded machine (measured).
-    waits = [round(t - arrived[0], 3) for t in arrived]
-    pause = retry_after or 0.02
-    assert waits[-1] <= 2 * pause + 3.0, waits
-    if retry_after:  # the third attempts wait out the pause the second ones' 429s asked for
-        assert waits[8] - waits[4] >= retry_after - 0.01, waits
+    # under 4 here), so their attempts interleave; one item after another would send each item's
+    # three attempts in a row. Read from the order of arrival, not the clock.
+    runs = [asked[0], *(b for a, b in zip(asked, asked[1:], strict=False) if b != a)]
+    assert len(runs) > len(set(asked)), asked
+    if retry_after:  # each item's next attempt waits out the pause its 429 asked for
+        for item in set(asked):
+            times = [t for t, a in zip(arrived, asked, strict=True) if a == item]
+            assert all(b - a >= retry_after - 0.01 for a, b in zip(times, times[1:], strict=False)), times
     summary, results = run_files(pytester, "down429")
     assert all(r["infra_blocked"] for r in results["records"])
     assert summary["run"]["rate_limits"]["openai"]["rate_limited"] == 12
@@ -436,17 +441,14 @@ def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
 ) -> None:
     # 40 items, all in flight at once, 4 connections, 3 attempts, Retry-After 0.3 s. Without the
     # breaker the limit reaches 1 and the attempts go one per Retry-After: about 40 x 3 x 0.3 s.
-    arrived: list[float] = []
-
     def script(body: dict[str, Any], index: int) -> Fault:
-        arrived.append(time.monotonic())
         return Fault("429", retry_after=0.3)
 
     families = pytester.path / "families" / "memory"
     families.mkdir(parents=True)
     for n in range(1, 10):  # with the helper's own tiny_prefs: 10 families x 2 episodes x on/off
         (families / f"prefs_{n}.yaml").write_text(GOOD_MEMORY.replace("id: tiny_prefs", f"id: prefs_{n}"))
-    with FaultServer(script, max_seconds=50) as server:
+    with FaultServer(script, max_seconds=280) as server:  # hang guards only, as above
         result = benchmark(
             pytester,
             server,
@@ -456,7 +458,7 @@ def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
             "--pastbench-retries=3",
             "--pastbench-max-connections=4",
             "--pastbench-concurrency=40",
-            timeout=120,  # a hang guard: the run's own work on 40 items took 30 s on a loaded machine
+            timeout=300,
         )
     # (the one warning: 40 sessions for 4 connections, on purpose)
     counts = {k: v for k, v in result.parseoutcomes().items() if k not in ("seconds", "warnings")}
@@ -472,9 +474,9 @@ def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
     assert limits["refused"] >= len(given_up) and limits["rate_limited"] == server.count
     # The breaker opens after AIMD's way down (4 -> 2 -> 1: two holds) and 3 lone 429s (three
     # more): about 5 x 0.3 s, then the rest are refused without a request, one probe per hold.
+    # Counted, not timed: the bound on requests is what "within retries x backoff" rests on, and a
+    # wall bound would move with the machine's load.
     assert server.count <= 30, server.count
-    waits = [round(t - arrived[0], 3) for t in arrived]
-    assert waits[-1] <= 8 * 0.3 + 3.0, waits  # slack: litellm's first 429s are slow here (above)
     line = (
         "pastbench rate limits: openai lowered 2× (min 1 in flight) after * 429s, given up on *× (only 429s;*"
     )
