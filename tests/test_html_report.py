@@ -510,7 +510,11 @@ def test_a_report_that_cannot_be_drawn_is_a_line_not_a_failed_run(
 
     monkeypatch.setattr(plots, "make_plots", broken)
     run = SimpleNamespace(
-        summary={"configs": []}, run_dir=run_dir, options=SimpleNamespace(report=True), report_path=None
+        summary={"configs": []},
+        run_dir=run_dir,
+        options=SimpleNamespace(report=True),
+        report_path=None,
+        interrupted=False,
     )
     write_report(run)  # type: ignore[arg-type]
     assert run.report_path is None and run.report_error == "TypeError: a drawing bug"

@@ -26,6 +26,7 @@ START = {
     f"{PACKAGE}.hookspec",
     f"{PACKAGE}.models",
     f"{PACKAGE}.models.cache",  # the --pastbench-cache choices (sqlite3, nothing of ours)
+    f"{PACKAGE}.models.litellm_warnings",  # one warning filter, set at session start (stdlib only)
     f"{PACKAGE}.protocols",
     f"{PACKAGE}.protocols.builtin",
     f"{PACKAGE}.protocols.detect",

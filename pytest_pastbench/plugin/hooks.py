@@ -6,7 +6,6 @@ models or the dataset (the plugin is loaded into every pytest run once installed
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being in the 
 from .options import add_options, any_option_given, resolve
 from .run import PastbenchRun
 from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
+from .stopping import collect_then_freeze, freeze_after_interrupt, stop_the_run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,9 +44,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart() -> None:
-    # Here: pytest loads plugins and calls pytest_configure inside warning contexts that restore
-    # the filters when they end; sessionstart runs outside them, before every context that copies
-    # them (collection, items, the session's end, a Ctrl-C's).
+    # Outside pytest's warning contexts (plugin loading and configure restore the filters when
+    # they end), before every context that copies them: models/litellm_warnings.py.
     silence_read_only_typeddict_warnings()
 
 
@@ -166,36 +165,15 @@ class _ControllerHooks:
                     last_failed.lastfailed.pop(key, None)
 
     def pytest_keyboard_interrupt(self) -> None:
-        """Ctrl-C: answer at once with one line, and stop the sessions still in flight at their
-        next model call (every process: xdist's workers get the signal too). The files are
-        written and the command that finishes the run is printed after, as the last line."""
         pastbench = self.config.stash.get(RUN_KEY, None)
-        if pastbench is None:
-            return
-        pastbench.models.stop()
-        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-        if pastbench.is_worker or terminal is None:
-            return
-        done = len(pastbench.payloads)
-        if done:
-            line = f"pastbench: interrupted: {done} finished items are kept; the rest stop now"
-        else:
-            line = "pastbench: interrupted before any item finished: nothing measured, nothing saved"
-        # Below the progress letters: under xdist pytest does not know a letter line is open.
-        writer = getattr(terminal, "_tw", None)  # pytest's TerminalWriter (private)
-        if writer is not None and writer.width_of_current_line:
-            terminal.write("\n")
-        terminal.write_line(line, yellow=True, bold=True)
+        if pastbench is not None:
+            stop_the_run(pastbench, self.config.pluginmanager.get_plugin("terminalreporter"))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self) -> None:
-        # After Ctrl-C, before pytest's own full garbage collection (unraisableexception): what
-        # is alive (litellm's modules, maybe still being imported on an item's thread) lives until
-        # the process exits, so walking it only keeps the person waiting (seconds under load).
-        # The whole-run path (collect, then freeze) is pytest_unconfigure below.
         pastbench = self.config.stash.get(RUN_KEY, None)
-        if pastbench is not None and pastbench.models.stopped.is_set() and not self.nested:
-            gc.freeze()
+        if pastbench is not None:
+            freeze_after_interrupt(pastbench.models.stopped.is_set(), self.nested)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed:
@@ -244,18 +222,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
     if pastbench is not None:
         pastbench.close()
-        # pytest ends with five full garbage collections (to surface unraisable exceptions);
-        # each walks every object still alive — loaded families, records, traces, modules —
-        # which cost every xdist worker and the controller up to seconds at the end of a run
-        # (measured 0.07-0.36 s a pass). Collect until nothing is freed, so finalizers still run
-        # and report here, then freeze what is left: it lives until the process exits. Not in a
-        # run nested in a test (pytester in-process), whose process goes on: told by the
-        # variable as it was at configure, since a Ctrl-C leaves this run's own item's set.
-        if not (hooks.nested if hooks is not None else "PYTEST_CURRENT_TEST" in os.environ):
-            for _ in range(5):
-                if not gc.collect():
-                    break
-            gc.freeze()
+        # Nested: as the variable was at configure (a Ctrl-C leaves this run's own item's set).
+        collect_then_freeze(hooks.nested if hooks is not None else "PYTEST_CURRENT_TEST" in os.environ)
     if hooks is not None:
         config.pluginmanager.unregister(hooks)
 
