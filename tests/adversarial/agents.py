@@ -254,10 +254,10 @@ class StaleTrustModel:
 
     - its final answer is its notes alone (any it found outdated restated as current) and its
       actions; the world's records and the user's own statements are dropped;
-    - a ticket it opens is filed by its notes: the body is what it recalled, and a routing field
-      (queue, priority, assignee) its notes give is set from them, whatever the request or the
-      world now says ("this time it goes to @deputy instead" is ignored); a field its notes do
-      not give stays as the policy chose it.
+    - a ticket it opens is filed by its notes alone: the body is what it recalled, and each routing
+      field (queue, priority, assignee) is what its notes give, whatever the request or the world
+      now says ("this time it goes to @deputy instead" is ignored); a field its notes do not give
+      is left unset (the policy took it from the present, which this agent does not read).
 
     With nothing recalled it is the policy, unchanged: the present is all it has."""
 
@@ -295,7 +295,9 @@ _ROUTING = (("queue", (QUEUE,)), ("priority", (PRIORITY,)), ("assignee", (ASSIGN
 
 def file_by_the_store(call: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     """A ``tickets_create`` call filed by the notes: their text as the body, and each routing field
-    from the first note (the store's best hit first) that states one. Other calls unchanged."""
+    from the first note (the store's best hit first) that states one. A field no note states is
+    dropped: the policy set it from the request or the world, the newer evidence this agent
+    ignores. Other calls unchanged."""
     if call["name"] != "tickets_create":
         return call
     args = json.loads(call["arguments"])
@@ -304,6 +306,8 @@ def file_by_the_store(call: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         found = next((m for note in notes for p in patterns if (m := p.search(note))), None)
         if found:
             args[key] = found.group(found.lastindex or 0)  # ASSIGNEE's handle is its group
+        else:
+            args.pop(key, None)
     return {**call, "arguments": json.dumps(args)}
 
 
