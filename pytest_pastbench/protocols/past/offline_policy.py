@@ -187,6 +187,7 @@ CURRENT_STATE = re.compile(
 NEWER_RECORD = re.compile(
     r"\b(?:revised|revision|revisions|updated|an update|the update|amended|amendment|reissued|re-issued"
     r"|issued|published|posted|put out|sent out|sent round|sent around|went out|circulated|is out|are out"
+    r"|put up|is up|are up|went up|up this week|up this month"
     r"|came out|latest|newest"
     r"|new one|new version|new edition"
     r"|today's|this week's|this month's)\b",
@@ -464,9 +465,26 @@ def _act(
     records: list[Record] = (),  # type: ignore[assignment]
 ) -> list[str]:
     notes: list[str] = []
+
+    def still_holds(stored: list[str]) -> list[str]:
+        """A stored routing the present replaced is not acted on: a note's clause whose queue,
+        priority or assignee a newer record or the user's override gives otherwise stays out of
+        the ticket (the answer names it as outdated); the rest of the note goes in."""
+        if not policy.curates:
+            return stored
+        weighed = _against_the_present(stored, _present(list(records), archive_doc), user_text)
+        kept = []
+        for text, (holds, old) in zip(stored, weighed, strict=True):
+            rerouted = [c for c, newer, _ in old if _reroutes(c, newer)]
+            if not rerouted:
+                kept.append(text)
+            elif rest := [*holds, *(c for c, _, _ in old if c not in rerouted)]:
+                kept.append(", ".join(rest))
+        return kept
+
     # What the new ticket carries: what the world showed first (the present), then notes.
     context = "\n".join(
-        [*(r.text for r in records), *recalled, *([archive_doc["body"]] if archive_doc else [])]
+        [*(r.text for r in records), *still_holds(recalled), *([archive_doc["body"]] if archive_doc else [])]
     )
     # A deploy request names what to deploy ("ship payments v2.4"); "the release train" is not one.
     if DEPLOY_REQUEST.search(user_text) and _deploy_target(user_text) and replay.has("deploys_create"):
@@ -488,7 +506,7 @@ def _act(
         result = replay.call("tickets_create", _ticket(user_text, context))
         if is_held(result):
             # E1: re-plan the ticket with the stored notes it was held with.
-            shown = _held_texts(result) if policy.uses_store else []
+            shown = still_holds(_held_texts(result)) if policy.uses_store else []
             result = replay.call("tickets_create", _ticket(user_text, "\n".join([*shown, context])))
         notes.append(f"Opened ticket: {json.dumps(result)}")
     return notes
@@ -1140,12 +1158,17 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
     (two shared words) and either giving other values than the note or saying it changed ("now",
     "instead", "this time")."""
     note_keys, note_values = _keys(note), _typed_values(note)
+    # The request saying the world holds a newer record ("QA put out a new bulletin this month",
+    # "the notes had an update") makes the records it looked up newer than any note, whether or
+    # not they say so themselves.
+    told_newer = bool(NEWER_RECORD.search(asked))
     found = []
     for record in present:
         record_changed = bool(
             RECORD_CHANGE.search(f"{record.source} {record.text}")
             or CORRECTION_CUES.search(record.text)
             or OVERRIDE_CUES.search(record.text)
+            or (told_newer and record.source != "what you said")
         )
         for sentence in sentences(record.text):
             # The user's own override is about their request as a whole ("this time, file it in
@@ -1273,6 +1296,45 @@ def _names_in(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w-]*", text.strip())}
 
 
+def _present(records: list[Record], archive_doc: dict[str, Any] | None) -> list[Record]:
+    """The world's records the turn looked up, the archived document it read among them."""
+    present = list(records)
+    if archive_doc:
+        source = f"the archived document {archive_doc.get('id')} ({archive_doc.get('title')})"
+        present.append(Record(source, str(archive_doc["body"])))
+    return present
+
+
+def _against_the_present(
+    recalled: list[str], present: list[Record], user_text: str
+) -> list[tuple[list[str], list[tuple[str, str, Record]]]]:
+    """Per note: (the clauses that still hold, the clauses the present replaced, each with the
+    sentence and the record that replaced it). The present wins over a note about the same thing:
+    the user's override ("this time, X instead") and a record of the world that is newer."""
+    told = _overrides(user_text)
+    weighed: list[tuple[list[str], list[tuple[str, str, Record]]]] = []
+    for text in recalled:
+        holds: list[str] = [text]
+        old: list[tuple[str, str, Record]] = []
+        for record, sentence in _superseding(text, [*told, *present], user_text):
+            holds, replaced = (
+                _split_outdated(", ".join(holds), sentence, record.text, user_text) if holds else ([], [])
+            )
+            old += [(clause, sentence, record) for clause in replaced]
+        weighed.append((holds, old))
+    return weighed
+
+
+def _reroutes(clause: str, newer: str) -> bool:
+    """Does the newer sentence give another queue, priority or assignee than the clause? Only then
+    is the clause's routing not acted on: a record that changes how long a grant lasts leaves the
+    queue the grant is filed in as it was."""
+    return any(
+        (mine := set(p.findall(clause))) and (theirs := set(p.findall(newer))) and not mine & theirs
+        for p in (QUEUE, PRIORITY, HANDLE)
+    )
+
+
 def _compose_answer(
     recalled: list[str],
     archive_doc: dict[str, Any] | None,
@@ -1282,28 +1344,14 @@ def _compose_answer(
     user_text: str = "",
 ) -> str:
     parts: list[str] = []
-    present = list(records)
-    if archive_doc:
-        source = f"the archived document {archive_doc.get('id')} ({archive_doc.get('title')})"
-        present.append(Record(source, str(archive_doc["body"])))
     stated = _stated(user_text)
     outdated: list[tuple[str, Record]] = []
     if policy.curates:
-        # The present wins over a note about the same thing: the clauses it replaces are named as
-        # outdated, each on its own line; the rest of the note still holds.
-        told = _overrides(user_text)
-        kept: list[str] = []
-        for text in recalled:
-            found = _superseding(text, [*told, *present], user_text)
-            holds, old = [text], []
-            for record, sentence in found:
-                holds, replaced = (
-                    _split_outdated(", ".join(holds), sentence, record.text, user_text) if holds else ([], [])
-                )
-                old += [(_mark_old(clause, sentence, user_text), record) for clause in replaced]
-            kept += [", ".join(holds)] if holds else []
-            outdated += old
-        recalled = kept
+        # The clauses the present replaced are named as outdated, each on its own line, their old
+        # values marked where they stand; the rest of the note still holds.
+        weighed = _against_the_present(recalled, _present(records, archive_doc), user_text)
+        recalled = [", ".join(holds) for holds, _ in weighed if holds]
+        outdated = [(_mark_old(c, newer, user_text), r) for _, old in weighed for c, newer, r in old]
     if recalled:
         parts.append("From my notes:\n" + "\n".join(f"- {text}" for text in recalled))
     if archive_doc:
