@@ -6,8 +6,10 @@ adversary of tests/adversarial/agents.py that applies what it stored over newer 
 answer and its tickets), on both arms of the families given (every built-in PAST family by
 default), and prints two tables (``tests/adversarial/present_supersedes.py`` defines both sets):
 
-1. per family, over its sessions where the present supersedes the store: the sessions, Δ and its
-   95% bootstrap CI (the family's scenario groups resampled);
+1. per family, over its sessions where the present supersedes the store: the sessions, their
+   scenario groups, Δ and its 95% bootstrap CI (the groups resampled), and "memory hurt here" where
+   that CI lies below 0 (the reports' rule) and is a figure of its own (at least
+   ``MEANINGFUL_GROUPS`` groups);
 2. the present-led families (such sessions outnumber those the store alone decides) as the run
    summary reports them: S_on, S_off, Δ, CI, and "memory hurt here" where the CI lies below 0.
 
@@ -33,6 +35,7 @@ from tests.adversarial.harness import past_families, run_contestant  # noqa: E40
 from tests.adversarial.present_supersedes import (  # noqa: E402
     HONEST,
     delta,
+    meaningful,
     present_led_families,
     session_pairs,
     summary_families,
@@ -55,10 +58,21 @@ def main(paths: list[str]) -> int:
         pairs, labels = session_pairs(result, where)
         for family, p in sorted(pairs.items()):
             ci = paired_bootstrap_ci({family: p}, seed=0, clusters={family: labels[family]})
-            sessions.append([name, family, str(len(p)), f"{delta(p):+.2f}", _ci(ci)])
+            hurt = meaningful(labels[family]) and memory_hurt({"delta": delta(p), "delta_ci": ci})
+            groups = str(len(set(labels[family])))
+            row = [
+                name,
+                family,
+                str(len(p)),
+                groups,
+                f"{delta(p):+.2f}",
+                _ci(ci),
+                "memory hurt here" if hurt else "",
+            ]
+            sessions.append(row)
         pooled = paired_bootstrap_ci(pairs, seed=0, clusters=labels)
         total = sum(len(p) for p in pairs.values())
-        sessions.append([name, "all (each family one stratum)", str(total), "", _ci(pooled)])
+        sessions.append([name, "all (each family one stratum)", str(total), "", "", _ci(pooled), ""])
         summary = summary_families(result)
         for family in sorted(led):
             entry = summary[family]
@@ -67,10 +81,14 @@ def main(paths: list[str]) -> int:
                  _ci(entry["delta_ci"]), "memory hurt here" if memory_hurt(entry) else ""]
             )  # fmt: skip
     print("Sessions where the present supersedes the store, per family")
-    print(tabulate(sessions, headers=["agent", "family", "sessions", "Δ", "95% CI"], disable_numparse=True))
+    headers = ["agent", "family", "sessions", "groups", "Δ", "95% CI", ""]
+    print(tabulate(sessions, headers=headers, disable_numparse=True))
     print("\nPresent-led families, whole family (the run summary)")
-    headers = ["agent", "family", "S_on", "S_off", "Δ", "95% CI", ""]
-    print(tabulate(whole, headers=headers, disable_numparse=True))
+    print(
+        tabulate(
+            whole, headers=["agent", "family", "S_on", "S_off", "Δ", "95% CI", ""], disable_numparse=True
+        )
+    )
     return 0
 
 

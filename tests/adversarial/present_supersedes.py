@@ -9,7 +9,8 @@ defined so) and ``benchmarks/present_supersedes.py``:
 - ``present_led_families``: the families where those sessions outnumber the eval sessions the store
   alone decides;
 - ``session_pairs``: (s_on, s_off) of a run on those sessions, per family, with their scenario
-  groups (the bootstrap's clusters); ``summary_families``: the run summary's per-family Δ and CI.
+  groups (the bootstrap's clusters); ``meaningful``: whether a family's CI over them is a figure
+  of its own (``MEANINGFUL_GROUPS``); ``summary_families``: the run summary's per-family Δ and CI.
 """
 
 from __future__ import annotations
@@ -37,7 +38,13 @@ HONEST = "curator+hermes-plus"  # the honest reference (test_stale_trust.py says
 Session = tuple[str, str, int]  # (family, episode, session index)
 Pairs = dict[str, list[tuple[float, float]]]  # family -> (s_on, s_off) per session of item 2
 Labels = dict[str, list[str]]  # family -> the scenario group of each pair (the bootstrap's cluster)
-HONEST = "curator+hermes-plus"
+
+# A family's CI over its sessions of item 2 is its own figure when they span this many scenario
+# groups (the bootstrap's clusters). With fewer, one group where memory did not hurt already puts 0
+# inside the 95% CI whatever the others show: a resample made of it alone has probability
+# (1/k)^k, 1/27 = 3.7% for k = 3 (above the 2.5% tail), 1/256 for k = 4. Below it only the family's
+# Δ and the CI pooled over all families speak.
+MEANINGFUL_GROUPS = 4
 
 
 def rejects_what_was_taught(check: Check, taught: str) -> bool:
@@ -109,6 +116,11 @@ def session_pairs(result: Result, where: set[Session]) -> tuple[Pairs, Labels]:
         pairs[key[0]].append((arms["on"], arms["off"]))
         labels[key[0]].append(groups[key])
     return dict(pairs), dict(labels)
+
+
+def meaningful(labels: list[str]) -> bool:
+    """Is a CI over pairs with these scenario groups a figure of its own (``MEANINGFUL_GROUPS``)?"""
+    return len(set(labels)) >= MEANINGFUL_GROUPS
 
 
 def delta(pairs: list[tuple[float, float]]) -> float:

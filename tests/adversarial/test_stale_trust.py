@@ -30,6 +30,7 @@ item 2 themselves it stays above the adversary."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -47,6 +48,7 @@ from tests.adversarial.present_supersedes import (
     Session,
     delta,
     family_delta,
+    meaningful,
     present_led_families,
     rejects_what_was_taught,
     session_pairs,
@@ -87,11 +89,17 @@ def test_trusting_the_store_files_a_ticket_by_the_stored_rule() -> None:
         '{"title": "Disk alert", "body": "Disk alerts go to OPS-DISK at P2, assigned to @kai.r.\\n'
         'The NAS is in rack 4.", "assignee": "@kai.r", "queue": "OPS-DISK", "priority": "P2"}'
     )
-    # A field the notes do not give stays as the policy chose it; other calls are untouched.
+    # A field the notes do not give is not taken from the present either (the policy set it from
+    # the request or the world); other calls are untouched.
     only_queue = file_by_the_store(
-        {**call, "arguments": '{"title": "x", "priority": "P1"}'}, ["It goes to OPS-DISK."]
+        {**call, "arguments": '{"title": "x", "priority": "P1", "assignee": "@noor.h"}'},
+        ["It goes to OPS-DISK."],
     )
-    assert '"priority": "P1"' in only_queue["arguments"] and '"queue": "OPS-DISK"' in only_queue["arguments"]
+    assert json.loads(only_queue["arguments"]) == {
+        "title": "x",
+        "queue": "OPS-DISK",
+        "body": "It goes to OPS-DISK.",
+    }
     search = {"id": "c2", "name": "memory_search", "arguments": '{"query": "disk"}'}
     assert file_by_the_store(search, notes) == search
 
@@ -142,11 +150,22 @@ def test_on_the_built_in_data_the_stale_trusting_agent_has_delta_below_zero_in_e
     pairs, labels = session_pairs(runs["stale_trust"], where)
     assert {w[0] for w in where} == set(pairs)
     # Below 0 in every family; the CI over all of them (each family one stratum, its scenario
-    # groups the resampled unit) below 0 too. A family with one or two such sessions has no CI
-    # of its own worth the name; the present-led families' own CIs are the next test's.
+    # groups the resampled unit) below 0 too.
     assert all(delta(p) < 0 for p in pairs.values()), {f: delta(p) for f, p in pairs.items()}
     ci = paired_bootstrap_ci(pairs, seed=0, clusters=labels)
     assert ci is not None and ci[1] < 0, ci
+    # And each family's own CI, wherever it is a figure of its own (MEANINGFUL_GROUPS scenario
+    # groups or more), lies below 0 by the reports' rule ("memory hurt here"). A family with fewer
+    # (one or two sessions in memory and gathering) is in the pooled CI above.
+    judged = {f for f in pairs if meaningful(labels[f])}
+    assert len(judged) >= len(pairs) // 2, sorted(judged)  # most families of item 2 are judged
+    cis = {f: paired_bootstrap_ci({f: pairs[f]}, seed=0, clusters={f: labels[f]}) for f in judged}
+    not_hurt = {
+        f: (delta(pairs[f]), cis[f])
+        for f in judged
+        if not memory_hurt({"delta": delta(pairs[f]), "delta_ci": cis[f]})
+    }
+    assert not not_hurt, not_hurt
 
 
 @pytest.mark.slow
@@ -159,6 +178,53 @@ def test_on_the_built_in_data_the_honest_reference_has_delta_above_zero_there() 
     mine, _ = session_pairs(runs[HONEST], where)
     theirs, _ = session_pairs(runs["stale_trust"], where)
     below = {f: (delta(mine[f]), delta(theirs[f])) for f in families if delta(mine[f]) <= delta(theirs[f])}
+    assert not below, below
+
+
+# Sessions of item 2 the honest reference loses against its own off arm, each for a reason that is
+# not its trusting the store (checked one by one: the answer, the actions, the failing check). The
+# test below leaves them out and holds the rest to "not below the off arm" in every family; a
+# session that starts to pass may leave the list (nothing fails while it stays).
+#
+# The grader (claims.py, not the policy) reads a stale value the answer marks as old as still
+# claimed: "Outdated: my old note said goods-in for Brackwater Ceramics is Dock 4B (old) only (old,
+# replaced: the archived document BRK-SN-0601 ... is newer)" is read as asserting Dock 4B beside
+# the new Gate 7 ("undecided: both stand as claims, none committed"); likewise "the minimum on the
+# compostable range is 8,500 (old) units", "which is Sunday 02:00 (old) to 04:00 UTC (old)", "a
+# month-on-month variance above 0.5% (old) must be investigated", "agents may refund up to £250
+# (old) without asking", and "come in through the side door on Cinder Yard (old)" (the side door
+# itself carries no mark: it is no value the policy can type).
+GRADER_READS_MARKED_OLD_AS_CLAIMED = {
+    ("update.SM03_fact_correction", "ep01", 5),
+    ("update.SM03_fact_correction", "ep05", 4),
+    ("update.SM03_fact_correction", "ep06", 5),
+    ("update.PC02_sop_patch_01", "ep01", 5),
+    ("update.SM06_temporary_exception_pollution", "ep06", 4),
+    ("update.PC02_sop_patch_02", "ep06", 3),
+}
+# Not winnable by the reference's reading, which ties a note to a newer record by shared words:
+# - SM03 ep08[5]: nothing in the request says the world holds something newer ("who do I call for
+#   remote hands?"), and the policy looks a question up in the world only with nothing recalled;
+#   its notes name the contractor the revised site note replaced;
+# - SM04 ep07[4]: the stored schedule ("we pay twice a month, on the 15th and the last day of the
+#   month", "Every Wednesday") shares no word with the revised one ("the supplier run is every
+#   Friday"), so it is not seen as the same thing and stands beside it;
+# - SM07 ep07[5]: a stored bare handle ("@ic-rota") with no word to tie it to the revised paging
+#   note stands beside the handle that note names.
+NOT_WINNABLE_BY_WORD_OVERLAP = {
+    ("update.SM03_fact_correction", "ep08", 5),
+    ("update.SM04_rule_migration", "ep07", 4),
+    ("update.SM07_scoped_rule_migration", "ep07", 5),
+}
+
+
+@pytest.mark.slow
+def test_on_the_built_in_data_the_honest_reference_is_not_below_its_off_arm_there() -> None:
+    where, runs = builtin_runs()
+    excused = GRADER_READS_MARKED_OLD_AS_CLAIMED | NOT_WINNABLE_BY_WORD_OVERLAP
+    assert excused <= where, sorted(excused - where)  # every excused session is one of item 2
+    pairs, _ = session_pairs(runs[HONEST], where - excused)
+    below = {f: round(delta(p), 3) for f, p in pairs.items() if delta(p) < 0}
     assert not below, below
 
 
