@@ -8,6 +8,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 from pytest_pastbench.protocols.past.dataset.audit import audit
 from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from tests.adversarial.harness import CONTESTANTS, Result, run_contestant
@@ -119,3 +121,42 @@ def test_an_override_in_the_request_wins_over_the_stored_rule_for_this_ticket(tm
     # Without the store the request alone says where it goes.
     blind = session("blind", Store(tmp_path / "blind"), ask)
     assert [c.arguments["queue"] for c in blind.tool_calls if c.name == "tickets_create"] == ["OPS-NIGHT"]
+
+
+@pytest.mark.parametrize("mechanisms", [None, ["all"]])
+def test_a_stored_queue_a_newer_note_replaces_is_not_acted_on_and_its_priority_still_is(
+    tmp_path: Path, mechanisms: list[str] | None
+) -> None:
+    # With every mechanism E1 holds the ticket and shows the stored notes: the re-plan weighs them
+    # against the present too.
+    from pytest_pastbench.core.store import Store
+    from pytest_pastbench.protocols.past.schema import WorldSeed
+    from tests.offline.test_policies import session
+
+    store = Store(tmp_path)
+    session(
+        "curator",
+        store,
+        "Note for later: Ledger release tickets go in CAB-LEDGER at P2.",
+        mechanisms=mechanisms,
+    )
+    world = WorldSeed(
+        notes=[
+            {
+                "title": "Ledger releases",
+                "body": "Ledger release tickets are filed in the REL-FIN queue.",
+            }
+        ]
+    )
+    ask = "Please open the Ledger release ticket for tonight's fix; risk put out a new release process note."
+    run = session("curator", store, ask, world=world, index=1, mechanisms=mechanisms)
+    [create] = [c for c in run.tool_calls if c.name == "tickets_create"]
+    assert create.arguments["queue"] == "REL-FIN" and create.arguments["priority"] == "P2", create.arguments
+    assert "CAB-LEDGER" not in create.arguments["body"]
+    [outdated] = [line for line in run.answer.splitlines() if line.startswith("Outdated")]
+    assert "CAB-LEDGER (old)" in outdated, run.answer
+    # Not told the note is newer, and it does not say it changed anything: the note is no newer
+    # than what was taught, both stand.
+    again = "Please open the Ledger release ticket for tonight's fix, as in the note."
+    plain = session("curator", store, again, world=world, index=2, mechanisms=mechanisms)
+    assert not [line for line in plain.answer.splitlines() if line.startswith("Outdated")], plain.answer

@@ -467,19 +467,18 @@ def _act(
     notes: list[str] = []
 
     def still_holds(stored: list[str]) -> list[str]:
-        """A stored routing the present replaced is not acted on: a note's clause whose queue,
-        priority or assignee a newer record or the user's override gives otherwise stays out of
-        the ticket (the answer names it as outdated); the rest of the note goes in."""
+        """A stored routing the present replaced is not acted on: a queue, priority or assignee of a
+        note's clause that a newer record or the user's override gives otherwise is struck from the
+        note before the ticket is routed and written from it (the answer names it as outdated);
+        the rest of the note, the clause's other fields too, still holds."""
         if not policy.curates:
             return stored
         weighed = _against_the_present(stored, _present(list(records), archive_doc), user_text)
         kept = []
-        for text, (holds, old) in zip(stored, weighed, strict=True):
-            rerouted = [c for c, newer, _ in old if _reroutes(c, newer)]
-            if not rerouted:
-                kept.append(text)
-            elif rest := [*holds, *(c for c, _, _ in old if c not in rerouted)]:
-                kept.append(", ".join(rest))
+        for text, (_, old) in zip(stored, weighed, strict=True):
+            for value in {v for clause, newer, _ in old for v in _rerouted(clause, newer)}:
+                text = re.sub(rf"(?<![\w@-]){re.escape(value)}(?![\w-])", "", text)
+            kept.append(text)
         return kept
 
     # What the new ticket carries: what the world showed first (the present), then notes.
@@ -1158,10 +1157,12 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
     (two shared words) and either giving other values than the note or saying it changed ("now",
     "instead", "this time")."""
     note_keys, note_values = _keys(note), _typed_values(note)
-    # The request saying the world holds a newer record ("QA put out a new bulletin this month",
-    # "the notes had an update") makes the records it looked up newer than any note, whether or
-    # not they say so themselves.
-    told_newer = bool(NEWER_RECORD.search(asked))
+    # The request saying the world holds a newer note, notice or page ("QA put out a new bulletin
+    # this month", "the notes had an update") makes the records it looked up newer than any note,
+    # whether or not they say so themselves. Not a ticket: "engineering posted a fault ticket"
+    # reports what happened beside the rule, it does not restate the rule (a clause each: "open
+    # the ticket; the note was revised" speaks of a revised note).
+    told_newer = any(NEWER_RECORD.search(c) and not TICKET_WORD.search(c) for c in re.split(r"[.;!?]", asked))
     found = []
     for record in present:
         record_changed = bool(
@@ -1325,14 +1326,15 @@ def _against_the_present(
     return weighed
 
 
-def _reroutes(clause: str, newer: str) -> bool:
-    """Does the newer sentence give another queue, priority or assignee than the clause? Only then
-    is the clause's routing not acted on: a record that changes how long a grant lasts leaves the
-    queue the grant is filed in as it was."""
-    return any(
-        (mine := set(p.findall(clause))) and (theirs := set(p.findall(newer))) and not mine & theirs
-        for p in (QUEUE, PRIORITY, HANDLE)
-    )
+def _rerouted(clause: str, newer: str) -> set[str]:
+    """The clause's queues, priorities and assignees the newer sentence gives otherwise: a record
+    that changes how long a grant lasts leaves the queue the grant is filed in as it was."""
+    found: set[str] = set()
+    for pattern in (QUEUE, PRIORITY, HANDLE):
+        mine, theirs = set(pattern.findall(clause)), set(pattern.findall(newer))
+        if mine and theirs and not mine & theirs:
+            found |= mine
+    return found
 
 
 def _compose_answer(
