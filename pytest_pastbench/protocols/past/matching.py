@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from pytest_pastbench.core.text import stem
+from pytest_pastbench.core.text import ABBREVIATION_PERIOD, stem
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"
@@ -381,6 +381,8 @@ class Doc:
 
 
 def _clean(text: str) -> str:
+    # an abbreviation's period ("Prof. Lang", "e.g. Gate 3") ends no sentence (core.text decides)
+    text = ABBREVIATION_PERIOD.sub(lambda m: m[0][:-1] + " ", text)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'")

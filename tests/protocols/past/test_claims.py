@@ -643,3 +643,75 @@ def test_a_clause_final_adverb_of_the_past_marks_a_governed_value_old(text: str,
     from pytest_pastbench.protocols.past.claims import mentions
 
     assert [m.marked_old for m in mentions(text, "Thursday")] == [old]
+
+
+# --- an event to come or a condition is not an ending; a note in brackets; an opener of the past ---
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a clause of time in the present tense is awaited, not over
+        "Shipping restarts as soon as firmware 3.4.1 is out.",
+        "We can sign once firmware 3.4.1 has been released.",
+        "Hold the order until firmware 3.4.1 ships.",
+        # a present "only when / only during" restricts the rule as it stands
+        "The depot refunds firmware 3.4.1 only when the unit fails within a week.",
+        "Firmware 3.4.1 is only installed during the maintenance window.",
+    ],
+)
+def test_an_awaited_event_or_a_present_condition_is_no_ending(answer: str) -> None:
+    spec = {"expected": ["firmware 3.4.1"]}
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a past tense in the same clauses still ends the value
+        "We moved on after firmware 3.4.1 was withdrawn.",
+        "Firmware 3.4.1 only applied while the recall lasted.",
+        "Firmware 3.4.1 is out of service.",
+    ],
+)
+def test_the_same_clauses_in_the_past_still_end_the_value(answer: str) -> None:
+    spec = {"expected": ["firmware 3.4.1"]}
+    assert reading(answer, spec) is not Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+def test_an_awaited_rival_is_a_condition_not_the_answer() -> None:
+    # "until Gate 9 reopens": Gate 9 is what is waited for, Gate 3 what to use now
+    assert reading("Use Gate 3 until Gate 9 reopens.", GATE) is Reading.ASSERTS_EXPECTED
+    assert reading("Use Gate 9 until Gate 3 reopens.", GATE) is not Reading.ASSERTS_EXPECTED
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Berth 2A (old), Berth 7C (new).", Reading.ASSERTS_EXPECTED),
+        ("Berth 2A (retired) and Berth 7C (current)", Reading.ASSERTS_EXPECTED),
+        ("Tie up at Berth 7C; Berth 2A (no longer used) is being dredged.", Reading.ASSERTS_EXPECTED),
+        ("Berth 7C (old), Berth 2A (new).", Reading.ASSERTS_OTHER),
+        ("Berth 7C (previous)", Reading.DENIES),
+    ],
+)
+def test_a_note_in_brackets_is_said_of_the_value_before_it(answer: str, expected: Reading) -> None:
+    assert reading(answer, BERTH) is expected, read(answer, BERTH)
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        ("Before, the audit was on Tuesday; it moved since.", True),
+        ("Previously the audit ran every quarter on Tuesday at the main office.", True),
+        ("Formerly, audits happened on Tuesday.", True),
+        # not an opener of the past: a preposition, or "now" between
+        ("Before the audit, check in on Tuesday.", False),
+        ("Before, we guessed; now the audit is on Tuesday.", False),
+        ("Earlier the audit was moved, and now it is on Tuesday.", False),
+    ],
+)
+def test_a_sentence_opened_by_an_adverb_of_the_past_dates_its_clause(text: str, old: bool) -> None:
+    from pytest_pastbench.protocols.past.claims import mentions
+
+    assert [m.marked_old for m in mentions(text, "Tuesday")] == [old]
