@@ -51,7 +51,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_pastbench.agents.mechanisms import E1_HELD, E3_OFFER, E4_SEND_BACK, E5_CLOSE, RUNTIME_PREFIX
-from pytest_pastbench.core.text import STOPWORDS, content_words, normalise, sentences, words
+from pytest_pastbench.core.text import (
+    STOPWORDS,
+    content_words,
+    matched_words,
+    normalise,
+    search_terms,
+    sentences,
+    term_groups,
+    words,
+)
 
 NOISE_CUES = re.compile(
     r"\b(just for today|only today|for today only|this time only|just this once|for this session"
@@ -162,7 +171,7 @@ NOTE_LOOKUP = re.compile(
 )
 NOTE_VERB = re.compile(r"\b(?:make|take|leave|add|write)\s+(?:a|the)\s+note\b", re.IGNORECASE)
 TICKET_WORD = re.compile(r"\btickets?\b|\bqueues?\b|\bticketed\b", re.IGNORECASE)
-TICKET_ID = re.compile(r"\b[A-Z]{2,}-\d{2,}\b")
+TICKET_ID = re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)*-\d{2,}\b")  # "OPS-1234", "INC-H-5120", "OPS-HW-440"
 DEPLOY_LOOKUP = re.compile(
     r"\b(?:live|running|deployed|in production|deploy log|which version|what version|current version)\b",
     re.IGNORECASE,
@@ -422,6 +431,10 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
 
     archive_doc = _consult_archive(user_text, recalled, replay)
     records = _consult_world(user_text, replay, archive_doc, recalled)
+    if policy.uses_store and query and not directed:
+        more = _second_hop(replay, memory_hits, records)
+        memory_hits += more
+        recalled += [h["text"] for h in more]
     if turn.gated:
         # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
         done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
@@ -431,6 +444,34 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
         follow_up = len(turn.session_user_texts) > 1  # the user answering the work done so far
         store_statements(policy, user_text, memory_hits, replay, tools, follow_up)
     return _compose_answer(recalled, archive_doc, action_notes, policy, records, user_text)
+
+
+HOP_QUERY_WORDS = 40  # a seed's first content words: a query, not a whole ticket body
+
+
+def _second_hop(replay: Replay, hits: list[dict[str, Any]], records: list[Record]) -> list[dict[str, Any]]:
+    """Notes reached from what the first step found, in words the request does not use: a
+    recalled note ("anything above needs the deal desk") leads to the note about that ("deal
+    desk requests need a margin sheet"); the record the request points at (the incident's ticket)
+    leads to the rule for its case when the request's own words recalled nothing. One memory
+    search per seed; a new hit counts when it shares two words with its seed (one is chance),
+    or one with a record when nothing else was recalled."""
+    seeds = [(str(h["text"]), 2) for h in hits[:LOOKUP_LIMIT]]
+    seeds += [] if hits else [(r.text, 1) for r in records[:LOOKUP_LIMIT]]
+    seeds = [(" ".join(content_words(text)[:HOP_QUERY_WORDS]), need) for text, need in seeds]
+    seeds = [(query, need) for query, need in seeds if query]
+    if not seeds:
+        return []
+    found = replay.batch([("memory_search", {"query": query}) for query, _ in seeds])
+    seen = {str(h["text"]) for h in hits}
+    more: list[dict[str, Any]] = []
+    for (query, need), result in zip(seeds, found, strict=True):
+        for hit in note_entries(result):
+            text = str(hit["text"])
+            if text not in seen and matched_words(term_groups(query), frozenset(search_terms(text))) >= need:
+                seen.add(text)
+                more.append(hit)
+    return more
 
 
 def note_entries(result: Any) -> list[dict[str, Any]]:
