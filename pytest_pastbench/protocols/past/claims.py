@@ -543,8 +543,11 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
             return Status.OLD, "changed from"
     if "now" in st:  # "X is now Y"
         n = st.index("now")
-        if rel_end <= n and any(t in _BE for t in st[rel_end:n]) and n + 1 < len(st):
-            return None if n + 1 >= len(st) else (Status.OLD, "is now something else")
+        # the "now" of X's own copula, right after it: not a "now" of a later clause ("the cut-off
+        # is X while …, and it's 12:50 now")
+        copula = st[rel_end:n]
+        if rel_end <= n and copula and all(t in _BE for t in copula) and n + 1 < len(st):
+            return Status.OLD, "is now something else"
     return None
 
 
@@ -658,6 +661,17 @@ def _old_before(before: Sequence[str], nominal: bool, governed: bool = False) ->
     """A past marker right before the mention ("the previous X", "was X"), not reset by "now".
     "was" marks a value as old only when it is a nominal (a code, number, date, name): before a
     plain word it is the verb's tense or voice ("it was yanked")."""
+    tail = [t for t in before[-4:] if t not in _BE]
+    if tail[-2:] == ["used", "to"] and not governed:
+        return True  # "it used to be X": a past habit or state
+    if (
+        before
+        and not governed
+        and (before[-1] in _LEFT_BEHIND or (_stem(before[-1]) in _END_STEMS and _past_form(before[-1])))
+    ):
+        # the object of a verb of ending or departure in the past: "we left X", "they closed X",
+        # "Finance cancelled X"
+        return len(before) < 2 or before[-2] not in _BE
     for k, t in enumerate(reversed(before[-5:])):
         if t in _NOW:
             return False
@@ -728,9 +742,34 @@ def _old_after(after: Sequence[str]) -> int:
                 )
             )
         )
-        n += int(own and ((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over))
-        n += int(t not in _OLD_AFTER and (ended or left or only_then))
+        # an adjective before a noun modifies that noun ("Lane 31, by the old ticket office")
+        attributive = t in _ADJECTIVES_OF_AGE and i + 1 < len(after) and after[i + 1] not in _ONE
+        # a phrasal verb of ending ("X fell through", "X was called off", "X pulled out")
+        phrasal = own and i > 0 and (after[i - 1], t) in _PHRASAL_ENDS
+        n += int(
+            own
+            and (
+                (t in _OLD_AFTER and t != "anymore" and not attributive) or adverb_before or out_of or is_over
+            )
+        )
+        n += int(t not in _OLD_AFTER and (ended or left or only_then or phrasal))
     return n
+
+
+_LEFT_BEHIND = _words("left quit shut")
+_ADJECTIVES_OF_AGE = _words("old stale obsolete outdated defunct inactive")
+_ONE = _words("one ones now anyway too") | MARKS
+_PHRASAL_ENDS = frozenset(
+    (a, b)
+    for verbs, particle in (
+        ("fell fallen falls falling", "through"),
+        ("called calls calling", "off"),
+        ("pulled pulls backed backs dropped drops opted opts", "out"),
+        ("closed closes shut shuts wound winds", "down"),
+    )
+    for a in verbs.split()
+    for b in [particle]
+)
 
 
 def _withdrawn_rival(after: Sequence[str]) -> str | None:
@@ -754,6 +793,8 @@ def _withdrawn_rival(after: Sequence[str]) -> str | None:
             return "valid only back then"  # "X was the carrier during the strike"
         if (t == "leave" and prev == "on") or (t == "away" and prev in _BE):
             return "away"
+        if t == "being" and prev in _BE and _past_form(nxt):
+            return "being worked on"  # "X is being rewired", "X is being repaired": not usable now
         if _stem(t) in _LACK or t == "without":
             return "lacks what is needed"
         if t in _HAVE and any(w in _NEG for w in after[max(0, i - 3) : i]):
@@ -960,7 +1001,10 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
                 m.cues.append(why_not)
                 continue
         m.status = Status.HEDGED if hedged else Status.ASSERTED
-        m.commit = _commits(statement) and not neg_b
+        # a cue of the present commits its own clause when the statement names other candidates
+        # ("11:30 until 3 April, 14:00 since"): the whole sentence otherwise
+        shared = any(o is not m and lo <= o.start < hi for o in found)
+        m.commit = _commits(segment if shared else statement) and not neg_b
         if hedged:
             m.cues.append("hedged")
     # "not X, Y or Z": a denied mention whose list continues over commas passes its status on.

@@ -715,3 +715,57 @@ def test_a_sentence_opened_by_an_adverb_of_the_past_dates_its_clause(text: str, 
     from pytest_pastbench.protocols.past.claims import mentions
 
     assert [m.marked_old for m in mentions(text, "Tuesday")] == [old]
+
+
+# --- more ways a clause takes a value out of the running, and cues bound to their own clause -------
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        # "used to be" is a past state
+        ("Ship with Northline. It used to be Kestrel Freight.", CARRIER),
+        # a phrasal verb of ending
+        ("Gate 3. The Gate 9 plan fell through last week.", GATE),
+        ("Northline; the Kestrel Freight contract was called off.", CARRIER),
+        # the value as the object of a past verb of ending or departure
+        ("Owen Hale signs off. We dropped Priya Nair from the rota in May.", OWNER),
+        ("Go through Gate 3; security closed Gate 9 on Monday.", GATE),
+        # a rival being worked on is not usable now
+        ("Use Gate 3 while Gate 9 is being resurfaced.", GATE),
+    ],
+)
+def test_a_rival_ended_in_other_words_is_not_asserted(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        ("Ship with Kestrel Freight. It used to be Northline.", CARRIER),
+        ("Gate 9. The Gate 3 plan fell through last week.", GATE),
+        ("Go through Gate 9; security closed Gate 3 on Monday.", GATE),
+    ],
+)
+def test_the_same_endings_said_of_the_expected_value_fail(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is not Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+def test_an_adjective_of_age_modifies_the_noun_after_it() -> None:
+    # "by the old pump house" says nothing of Gate 3; "Gate 3 is old" and "Gate 3 (old)" do
+    assert reading("Gate 3, next to the old pump house.", GATE) is Reading.ASSERTS_EXPECTED
+    assert reading("Gate 3 is the old one.", {"expected": ["Gate 3"]}) is not Reading.ASSERTS_EXPECTED
+
+
+def test_now_belongs_to_the_copula_right_before_it() -> None:
+    # "X is now Y" retires X; a "now" of a later clause ("it's 16:10 now") does not
+    spec = {"expected": ["16:00"]}
+    answer = "The desk closes at 16:00 during the audit, and it's 16:10 now, so try tomorrow."
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+    assert reading("Gate 3 is now Gate 9.", GATE) is not Reading.ASSERTS_EXPECTED
+
+
+def test_a_cue_of_the_present_commits_its_own_clause() -> None:
+    spec = {"expected": ["16:00"], "stale": ["15:00"]}
+    assert reading("15:00 until May, 16:00 since.", spec) is Reading.ASSERTS_EXPECTED
+    assert reading("16:00 until May, 15:00 since.", spec) is not Reading.ASSERTS_EXPECTED
