@@ -51,16 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_pastbench.agents.mechanisms import E1_HELD, E3_OFFER, E4_SEND_BACK, E5_CLOSE, RUNTIME_PREFIX
-from pytest_pastbench.core.text import (
-    STOPWORDS,
-    content_words,
-    matched_words,
-    normalise,
-    search_terms,
-    sentences,
-    term_groups,
-    words,
-)
+from pytest_pastbench.core.text import STOPWORDS, content_words, normalise, sentences, words
 
 NOISE_CUES = re.compile(
     r"\b(just for today|only today|for today only|this time only|just this once|for this session"
@@ -431,8 +422,8 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
 
     archive_doc = _consult_archive(user_text, recalled, replay)
     records = _consult_world(user_text, replay, archive_doc, recalled)
-    if policy.uses_store and query and not directed:
-        more = _second_hop(replay, memory_hits, records)
+    if policy.uses_store and query and not directed and not memory_hits:
+        more = _recall_by_records(replay, records)
         memory_hits += more
         recalled += [h["text"] for h in more]
     if turn.gated:
@@ -446,32 +437,20 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
     return _compose_answer(recalled, archive_doc, action_notes, policy, records, user_text)
 
 
-HOP_QUERY_WORDS = 40  # a seed's first content words: a query, not a whole ticket body
+HOP_QUERY_WORDS = 40  # a record's first content words: a query, not a whole ticket body
 
 
-def _second_hop(replay: Replay, hits: list[dict[str, Any]], records: list[Record]) -> list[dict[str, Any]]:
-    """Notes reached from what the first step found, in words the request does not use: a
-    recalled note ("anything above needs the deal desk") leads to the note about that ("deal
-    desk requests need a margin sheet"); the record the request points at (the incident's ticket)
-    leads to the rule for its case when the request's own words recalled nothing. One memory
-    search per seed; a new hit counts when it shares two words with its seed (one is chance),
-    or one with a record when nothing else was recalled."""
-    seeds = [(str(h["text"]), 2) for h in hits[:LOOKUP_LIMIT]]
-    seeds += [] if hits else [(r.text, 1) for r in records[:LOOKUP_LIMIT]]
-    seeds = [(" ".join(content_words(text)[:HOP_QUERY_WORDS]), need) for text, need in seeds]
-    seeds = [(query, need) for query, need in seeds if query]
-    if not seeds:
-        return []
-    found = replay.batch([("memory_search", {"query": query}) for query, _ in seeds])
-    seen = {str(h["text"]) for h in hits}
-    more: list[dict[str, Any]] = []
-    for (query, need), result in zip(seeds, found, strict=True):
-        for hit in note_entries(result):
-            text = str(hit["text"])
-            if text not in seen and matched_words(term_groups(query), frozenset(search_terms(text))) >= need:
-                seen.add(text)
-                more.append(hit)
-    return more
+def _recall_by_records(replay: Replay, records: list[Record]) -> list[dict[str, Any]]:
+    """Memory reached through the records the request points at, when its own words recalled
+    nothing: "the accounts hit by INC-H-5120" shares no word with the stored rule for enterprise
+    customers, but the incident's ticket does. One memory search per record, with its first words.
+    (Following up the recalled notes too reached more of what an answer needs, but surfaced
+    related notes that were stale or beside the point in real runs: Mech fell in update.)"""
+    queries = [" ".join(content_words(r.text)[:HOP_QUERY_WORDS]) for r in records[:LOOKUP_LIMIT]]
+    queries = [q for q in queries if q]
+    found = replay.batch([("memory_search", {"query": q}) for q in queries]) if queries else []
+    more = {str(h["text"]): h for result in found for h in note_entries(result)}
+    return list(more.values())
 
 
 def note_entries(result: Any) -> list[dict[str, Any]]:
