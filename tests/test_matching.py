@@ -136,3 +136,19 @@ def test_near_forms_do_not_match(text: str, value: str) -> None:
 def test_a_colon_does_not_end_the_sentence_a_full_stop_does() -> None:
     assert asserts_value("Billing code: 7720.", "code 7720")
     assert not asserts_value("Billing code. 7720 is the room.", "code 7720")
+
+
+def test_durations_and_clock_times_in_words_are_the_value() -> None:
+    from pytest_pastbench.protocols.past.matching import asserts_value as asserts
+
+    # a compound duration is summed; a clock time said in words is the time
+    assert asserts("Allow two hours and ten minutes for the climb.", "130 minutes")
+    assert asserts("Allow 2 h 10 min.", "130 minutes")
+    assert asserts("The tide turns in an hour and a half.", "90 minutes")
+    assert asserts("Top up the tank every half hour.", "30 minutes")
+    assert asserts("Doors open at quarter to eight.", "07:45")
+    assert asserts("Doors open at half past six in the evening.", "18:30")
+    assert asserts("Doors open at five o'clock.", "05:00")
+    # a lone duration or an hour is not summed into anything else
+    assert not asserts("Allow two hours for the climb.", "130 minutes")
+    assert not asserts("Doors open at quarter past eight.", "07:45")

@@ -59,3 +59,41 @@ def test_stems_agree_with_the_graders_tokens() -> None:
     graded = {stem(t) for t in tokens(text) if t.isalpha()}
     searched = {t for t in search_terms(text) if t.isalpha()}
     assert searched <= graded
+
+
+def test_an_abbreviations_period_ends_no_sentence() -> None:
+    from pytest_pastbench.core.text import sentences
+
+    # a title before a name, a Latin or editorial abbreviation, a label before a number
+    text = (
+        "Send it to Dr. Amara Osei and Mrs. Holt, i.e. the reviewers. "
+        "Budget approx. 300 hours, cf. the plan in Sec. 4 vs. last year. Room No. 12 is booked."
+    )
+    assert sentences(text) == [
+        "Send it to Dr. Amara Osei and Mrs. Holt, i.e. the reviewers.",
+        "Budget approx. 300 hours, cf. the plan in Sec. 4 vs. last year.",
+        "Room No. 12 is booked.",
+    ]
+
+
+def test_a_word_that_only_looks_like_an_abbreviation_still_ends_a_sentence() -> None:
+    from pytest_pastbench.core.text import sentences
+
+    # "No." as an answer, "etc." at the end, a label without its number
+    assert sentences("No. The kiln is booked. Pots, glazes etc. Then fire it. See fig. Done.") == [
+        "No.",
+        "The kiln is booked.",
+        "Pots, glazes etc.",
+        "Then fire it.",
+        "See fig.",
+        "Done.",
+    ]
+
+
+def test_the_grader_reads_an_abbreviation_inside_one_sentence() -> None:
+    # matching.doc places sentence breaks by the same rule, so a name after a title stays in the
+    # sentence that names it
+    from pytest_pastbench.protocols.past.matching import BREAK, doc
+
+    assert BREAK not in doc("Ask Prof. Ilse Brandt, e.g. by phone").surface
+    assert doc("Ask Prof. Brandt. Then wait").surface.count(BREAK) == 1

@@ -37,6 +37,21 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9@._\-/]*[a-z0-9]|[a-z0-9]")
 # A sentence ends at . ! or ? (a closing quote or bracket may follow: 'was dropped." Right now').
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019)\]]))\s+(?=[\"'\u201c(\[]?[A-Z0-9@])")
 LIST_ITEM = re.compile(r"^\s*(?:step\s*)?\d{1,2}[.)]\s+\S", re.IGNORECASE)
+# A period that ends an abbreviation ends no sentence. Three closed classes of English
+# abbreviations (not phrasings of any data): a title before a name ("Prof. Lang", "Dr. Okafor"),
+# a Latin or editorial one that always continues ("e.g. the", "i.e. Gate 3", "vs. Table 2"),
+# and a label before a number ("No. 5", "Fig. 2", "approx. 40", "pp. 12"). "No. The gate …" and
+# "… etc. Then …" still end sentences: "No." is an answer, "etc." most often closes one.
+_TITLES = (
+    "mr|mrs|ms|mx|dr|prof|sr|jr|st|mt|rev|fr|gen|col|capt|lt|sgt|maj|cmdr|hon|gov|sen|rep|pres|"
+    "supt|insp|messrs|mme|mlle|mssrs"
+)
+_CONTINUING = "e\\.g|i\\.e|cf|vs|viz|approx|appx|ca|incl|excl|esp|resp|dept|al"
+_BEFORE_NUMBER = "no|nos|nr|fig|figs|vol|vols|p|pp|ch|sec|art|para|eq|ed|est|ref|tel|ext|op|rm|bldg"
+ABBREVIATION_PERIOD = re.compile(
+    rf"(?i)(?:\b(?:{_TITLES})\.(?=\s+[A-Z])|(?<![\w.])(?:{_CONTINUING})\.(?=\s)|"
+    rf"\b(?:{_BEFORE_NUMBER})\.(?=\s*[#(]?\d))"
+)
 
 
 def words(text: str) -> list[str]:
@@ -161,8 +176,23 @@ def sentences(text: str) -> list[str]:
         if LIST_ITEM.match(line):
             result.append(line)  # "1. Pause the DAG." stays one step, never "1." + "Pause ..."
             continue
-        result.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+        result.extend(part.strip() for part in _split_line(line) if part.strip())
     return result
+
+
+def _split_line(line: str) -> list[str]:
+    """One line's sentences: split at each sentence end that is not an abbreviation's period."""
+    protected = {m.end() for m in ABBREVIATION_PERIOD.finditer(line)}
+    parts, start = [], 0
+    for end in _SENTENCE_END.finditer(line):
+        # the split point sits after the whitespace; the period is the last non-space before it
+        period = len(line[: end.start()].rstrip("\"'\u201d\u2019)] "))
+        if period in protected:
+            continue
+        parts.append(line[start : end.start()])
+        start = end.end()
+    parts.append(line[start:])
+    return parts
 
 
 def normalise(text: str) -> str:

@@ -543,8 +543,11 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
             return Status.OLD, "changed from"
     if "now" in st:  # "X is now Y"
         n = st.index("now")
-        if rel_end <= n and any(t in _BE for t in st[rel_end:n]) and n + 1 < len(st):
-            return None if n + 1 >= len(st) else (Status.OLD, "is now something else")
+        # the "now" of X's own copula, right after it: not a "now" of a later clause ("the cut-off
+        # is X while …, and it's 12:50 now")
+        copula = st[rel_end:n]
+        if rel_end <= n and copula and all(t in _BE for t in copula) and n + 1 < len(st):
+            return Status.OLD, "is now something else"
     return None
 
 
@@ -658,6 +661,17 @@ def _old_before(before: Sequence[str], nominal: bool, governed: bool = False) ->
     """A past marker right before the mention ("the previous X", "was X"), not reset by "now".
     "was" marks a value as old only when it is a nominal (a code, number, date, name): before a
     plain word it is the verb's tense or voice ("it was yanked")."""
+    tail = [t for t in before[-4:] if t not in _BE]
+    if tail[-2:] == ["used", "to"] and not governed:
+        return True  # "it used to be X": a past habit or state
+    if (
+        before
+        and not governed
+        and (before[-1] in _LEFT_BEHIND or (_stem(before[-1]) in _END_STEMS and _past_form(before[-1])))
+    ):
+        # the object of a verb of ending or departure in the past: "we left X", "they closed X",
+        # "Finance cancelled X"
+        return len(before) < 2 or before[-2] not in _BE
     for k, t in enumerate(reversed(before[-5:])):
         if t in _NOW:
             return False
@@ -680,6 +694,24 @@ def _past_adverb_at_end(after: Sequence[str]) -> int:
     return int(bool(after) and (after[-1] == "before" or after[-1] in _OLD_ADVERBS))
 
 
+_PRESENT_BE = _words("is are am be s")
+
+
+def _past_form(word: str) -> bool:
+    return word.endswith("ed") and len(word) > 4
+
+
+def _past_tense(clause: Sequence[str]) -> bool:
+    """The clause is in a past tense: "was", "were", "had", or a past form not made present by a
+    "be" right before it ("X applied during the pilot", not "X is used when …")."""
+    return any(
+        w in _WAS
+        or w == "had"
+        or (_past_form(w) and not any(b in _PRESENT_BE for b in clause[max(0, k - 2) : k]))
+        for k, w in enumerate(clause)
+    )
+
+
 def _old_after(after: Sequence[str]) -> int:
     """Predicates of the past after the mention: "X has ended", "X was used before" (an adverb at
     the clause's end, not "before booking"), "X is out of service", "X is over"."""
@@ -697,17 +729,47 @@ def _old_after(after: Sequence[str]) -> int:
         # "X has left", "X left": a departure, not "X left a note" (an object follows)
         left = own and t == "left" and (i + 1 >= len(after) or (i > 0 and after[i - 1] in _HAVE | _BE))
         # "X only applied during the pilot", "X was only for the trial period": past validity
+        # ... but a present "X grants 500 only when downtime passes 45 minutes" is a condition of
+        # the rule as it stands: validity limited to a period is past only in a past tense
         only_then = (
             own
             and t == "only"
             and (
                 (i > 0 and after[i - 1] in _WAS)
-                or any(w in _PAST_ONLY or (w.endswith("ed") and len(w) > 4) for w in after[i + 1 : i + 3])
+                or (
+                    any(w in _PAST_ONLY or _past_form(w) for w in after[i + 1 : i + 3])
+                    and _past_tense(after[: i + 4])
+                )
             )
         )
-        n += int(own and ((t in _OLD_AFTER and t != "anymore") or adverb_before or out_of or is_over))
-        n += int(t not in _OLD_AFTER and (ended or left or only_then))
+        # an adjective before a noun modifies that noun ("Lane 31, by the old ticket office")
+        attributive = t in _ADJECTIVES_OF_AGE and i + 1 < len(after) and after[i + 1] not in _ONE
+        # a phrasal verb of ending ("X fell through", "X was called off", "X pulled out")
+        phrasal = own and i > 0 and (after[i - 1], t) in _PHRASAL_ENDS
+        n += int(
+            own
+            and (
+                (t in _OLD_AFTER and t != "anymore" and not attributive) or adverb_before or out_of or is_over
+            )
+        )
+        n += int(t not in _OLD_AFTER and (ended or left or only_then or phrasal))
     return n
+
+
+_LEFT_BEHIND = _words("left quit shut")
+_ADJECTIVES_OF_AGE = _words("old stale obsolete outdated defunct inactive")
+_ONE = _words("one ones now anyway too") | MARKS
+_PHRASAL_ENDS = frozenset(
+    (a, b)
+    for verbs, particle in (
+        ("fell fallen falls falling", "through"),
+        ("called calls calling", "off"),
+        ("pulled pulls backed backs dropped drops opted opts", "out"),
+        ("closed closes shut shuts wound winds", "down"),
+    )
+    for a in verbs.split()
+    for b in [particle]
+)
 
 
 def _withdrawn_rival(after: Sequence[str]) -> str | None:
@@ -731,11 +793,80 @@ def _withdrawn_rival(after: Sequence[str]) -> str | None:
             return "valid only back then"  # "X was the carrier during the strike"
         if (t == "leave" and prev == "on") or (t == "away" and prev in _BE):
             return "away"
+        if t == "being" and prev in _BE and _past_form(nxt):
+            return "being worked on"  # "X is being rewired", "X is being repaired": not usable now
         if _stem(t) in _LACK or t == "without":
             return "lacks what is needed"
         if t in _HAVE and any(w in _NEG for w in after[max(0, i - 3) : i]):
             return "lacks what is needed"
     return None
+
+
+_BRACKET_OLD = _OLD_BEFORE | _OLD_AFTER | _WAS | _words("before")
+_BRACKET_NEW = _words("new current currently now latest today active valid correct right")
+
+
+def _bracket_mark(s: Sequence[str], m: _Mention) -> tuple[Status, str] | None:
+    """A bracketed note right after a value is said of that value alone: "Dock 4B (old)",
+    "X (retired)", "Y (new)", "Z (no longer used)". None when there is no such note, or it
+    negates ("(not old)") or says both."""
+    if m.end >= len(s) or s[m.end] != "(":
+        return None
+    close = next((i for i in range(m.end + 1, min(len(s), m.end + 6)) if s[i] == ")"), None)
+    if close is None:
+        return None
+    note = list(s[m.end + 1 : close])
+    no_longer = _has(note, ("no", "longer")) or "anymore" in note
+    if any(t in _NEG for t in note) or ("no" in note and not no_longer):
+        return None
+    old = no_longer or any(t in _BRACKET_OLD or (_stem(t) in _END_STEMS and _past_form(t)) for t in note)
+    new = any(t in _BRACKET_NEW for t in note)
+    if old == new:
+        return None
+    return (Status.OLD, "marked old in brackets") if old else (Status.NEW, "marked current in brackets")
+
+
+# Subordinators of a clause of time: with a present tense, what it says is still to come.
+_AWAITING = _words("once when whenever until till after before")
+
+
+def _awaited(before: list[str], after: Sequence[str]) -> bool:
+    """The value is the subject of a clause of time in the present tense ("once build X is
+    out", "until Gate 9 reopens", "as soon as X ships"): an event awaited, not the value's state
+    now. Not a value a preposition governs ("until 17:00 on Fridays"), nor a past event ("after
+    X was retired" still says X is old)."""
+    opener = max(
+        (
+            i
+            for i, t in enumerate(before)
+            if t in _SCOPE_END or (t == "as" and before[i - 2 : i] == ["as", "soon"])
+        ),
+        default=None,
+    )
+    if opener is None or before[opener] not in _AWAITING | {"as"}:
+        return False
+    if any(t in _PREPOSITIONS for t in before[opener + 1 :]):
+        return False
+    verb = any(t in _BE or t in _MODAL or t in _HAVE for t in after) or (
+        bool(after) and after[0].isalpha() and after[0] not in _PREPOSITIONS and after[0].endswith("s")
+    )
+    return verb and not _past_tense(after) and "did" not in after
+
+
+# A sentence opened by an adverb of the past dates its clause ("Before, …", "Previously …").
+_PAST_OPENERS = _OLD_ADVERBS | _words("before initially")
+_COMMA_OPENERS = _words("before earlier")  # without a comma these open a phrase ("Before the release")
+
+
+def _opened_in_the_past(s: Sequence[str], m: _Mention) -> bool:
+    """The mention's sentence (or its part after ";") opens with an adverb of the past, and no
+    "now" or contrast stands between it and the mention ("Before, the freeze was on Thursday")."""
+    start, _ = _bounds(s, m.start, {BREAK, ";"})
+    if start >= m.start or s[start] not in _PAST_OPENERS:
+        return False
+    if s[start] in _COMMA_OPENERS and (start + 1 >= len(s) or s[start + 1] != ","):
+        return False
+    return not any(t in _NOW or t in _CONTRAST for t in s[start + 1 : m.start])
 
 
 _MOTION = _words("went gone go goes going rose rise rises fell fall falls grew grow grows jumped climbed")
@@ -799,6 +930,12 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             m.cues.append(_ASKED)
             continue
         m.after_turn = lo > 0 and s[lo] in _TURN
+        marked = _bracket_mark(s, m)
+        if marked is not None:
+            m.status, why = marked
+            m.cues.append(why)
+            m.commit = m.status == Status.NEW
+            continue
         if structural is not None:
             m.status, why = structural
             m.cues.append(why)
@@ -812,7 +949,10 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             m.status, m.inherited = list_prev.status, True
             m.cues.append("in a denied list")
             continue
-        governed = bool(before) and before[-1] in _PREPOSITIONS | _BOUND
+        # "after X was withdrawn": a conjunction of time heads a clause whose subject is X (a
+        # verb follows), unlike the preposition of "after 17:00"
+        heads_clause = bool(before and after) and before[-1] in _AWAITING and after[0] in _BE | _HAVE
+        governed = bool(before) and before[-1] in _PREPOSITIONS | _BOUND and not heads_clause
         nominal = any(ch.isdigit() or ch.isupper() for ch in m.value)
         neg_b, old_b = _cues_before(before, nominal)
         neg_a, old_a, deny_a = _cues_after(after, governed)
@@ -828,6 +968,15 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
         take_a = min(absorbed, neg_a)
         neg_a -= take_a
         neg_b -= absorbed - take_a
+        if _awaited(list(s[a : m.start]), after):
+            # "resumes once 12.0.2 is out", "until Gate 9 reopens": the clause is an event to come
+            # (English puts the future in the present tense there), not the value's state now; it
+            # is a condition of what the answer says, like "if …"
+            m.status = Status.BACKGROUND
+            m.cues.append("a condition to come")
+            continue
+        if _opened_in_the_past(s, m):
+            olds += 1  # "Before, the freeze was on Thursday; now …": the opener dates the clause
         if ends:
             olds = max(olds, 1)
         # Negations count by parity against what they negate ("X is not wrong", "X is not closed");
@@ -852,7 +1001,10 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
                 m.cues.append(why_not)
                 continue
         m.status = Status.HEDGED if hedged else Status.ASSERTED
-        m.commit = _commits(statement) and not neg_b
+        # a cue of the present commits its own clause when the statement names other candidates
+        # ("11:30 until 3 April, 14:00 since"): the whole sentence otherwise
+        shared = any(o is not m and lo <= o.start < hi for o in found)
+        m.commit = _commits(segment if shared else statement) and not neg_b
         if hedged:
             m.cues.append("hedged")
     # "not X, Y or Z": a denied mention whose list continues over commas passes its status on.

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from pytest_pastbench.core.text import stem
+from pytest_pastbench.core.text import ABBREVIATION_PERIOD, stem
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"
@@ -311,6 +311,62 @@ def _numbers(words: list[str]) -> list[str]:
     return out
 
 
+_AFTERNOON = frozenset({"afternoon", "evening", "pm"})
+
+
+def _spoken_times(words: list[str]) -> list[str]:
+    """Durations and clock times said in words, in one form (after ``_numbers``, articles gone):
+    "an hour and forty minutes" / "1 h 40 min" -> "100 minute", "half an hour" -> "30 minute",
+    "an hour and a half" -> "90 minute"; "quarter to 12" -> 11:45, "half past 11" -> 11:30,
+    "quarter past 3 in the afternoon" -> 15:15, "3 o'clock" -> 03:00. A lone "2 hours" is left
+    as it is: only a compound is summed."""
+    out: list[str] = []
+    i = 0
+    n = len(words)
+
+    def at(k: int) -> str:
+        return words[k] if 0 <= k < n else ""
+
+    while i < n:
+        w = at(i)
+        # [N] hour [and] M minute | [N] hour and half | half hour
+        hours = int(w) if w.isdigit() and at(i + 1) == "hour" else None
+        j = i + 1 if hours is not None else i
+        if at(j) == "hour" and (hours is not None or not (out and _is_number(out[-1]))):
+            k = j + 1 + (at(j + 1) == "and")
+            if at(k).isdigit() and at(k + 1) == "minute":
+                out += [str((hours or 1) * 60 + int(at(k))), "minute"]
+                i = k + 2
+                continue
+            if at(j + 1) == "and" and at(j + 2) == "half":
+                out += [str((hours or 1) * 60 + 30), "minute"]
+                i = j + 3
+                continue
+        if w == "half" and at(i + 1) == "hour":
+            out += ["30", "minute"]
+            i += 2
+            continue
+        # quarter past/to H, half past H, H o'clock
+        clock = None
+        if w in ("quarter", "half") and at(i + 1) in ("past", "to") and at(i + 2).isdigit():
+            hour, minutes = int(at(i + 2)), 15 if w == "quarter" else 30
+            if at(i + 1) == "to" and w == "quarter":
+                hour, minutes = (hour - 1) % 12 or 12, 45
+            clock, i = (hour, minutes), i + 3
+        elif w.isdigit() and at(i + 1) == "o" and at(i + 2) == "clock":
+            clock, i = (int(w), 0), i + 3
+        if clock is not None and 1 <= clock[0] <= 12:
+            hour, minutes = clock
+            later = at(i) in _AFTERNOON or (at(i) == "in" and at(i + 1) in _AFTERNOON)
+            out.append(f"tm_{hour + 12 if later and hour < 12 else hour:02d}_{minutes:02d}")
+            continue
+        if clock is not None:
+            i -= 3
+        out.append(w)
+        i += 1
+    return out
+
+
 def _currencies(words: list[str]) -> list[str]:
     """Currency words to codes, amounts as "<number> <code>" whichever side the code was on."""
     out = [_CURRENCY_WORDS.get(w, w) for w in words]
@@ -381,6 +437,8 @@ class Doc:
 
 
 def _clean(text: str) -> str:
+    # an abbreviation's period ("Prof. Lang", "e.g. Gate 3") ends no sentence (core.text decides)
+    text = ABBREVIATION_PERIOD.sub(lambda m: m[0][:-1] + " ", text)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'")
@@ -415,7 +473,7 @@ def doc(text: str) -> Doc:
 def _doc(text: str, order: DateOrder) -> Doc:  # the locale is part of the key
     words = _rates(_TOKEN.findall(_clean(text)))
     words = [w for w in words if w not in _ARTICLES]
-    surface = tuple(_spelling(w) for w in _currencies(_dates(_numbers(_glue(words)))))
+    surface = tuple(_spelling(w) for w in _currencies(_dates(_spoken_times(_numbers(_glue(words))))))
     return Doc(surface=surface, match=tuple(_stem(w) for w in surface))
 
 

@@ -162,7 +162,7 @@ NOTE_LOOKUP = re.compile(
 )
 NOTE_VERB = re.compile(r"\b(?:make|take|leave|add|write)\s+(?:a|the)\s+note\b", re.IGNORECASE)
 TICKET_WORD = re.compile(r"\btickets?\b|\bqueues?\b|\bticketed\b", re.IGNORECASE)
-TICKET_ID = re.compile(r"\b[A-Z]{2,}-\d{2,}\b")
+TICKET_ID = re.compile(r"\b[A-Z]{2,}(?:-[A-Z0-9]+)*-\d{2,}\b")  # "OPS-1234", "INC-H-5120", "OPS-HW-440"
 DEPLOY_LOOKUP = re.compile(
     r"\b(?:live|running|deployed|in production|deploy log|which version|what version|current version)\b",
     re.IGNORECASE,
@@ -423,6 +423,10 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
 
     archive_doc = _consult_archive(user_text, recalled, replay)
     records = _consult_world(user_text, replay, archive_doc, recalled)
+    if policy.uses_store and query and not directed and not memory_hits:
+        more = _recall_by_records(replay, records)
+        memory_hits += more
+        recalled += [h["text"] for h in more]
     if turn.gated:
         # Redo the answer with what memory holds; the draft's actions stand and are not repeated.
         done = [p for p in turn.draft.split("\n\n") if p.startswith(ACTION_NOTES)]
@@ -432,6 +436,22 @@ def _plan(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> st
         follow_up = len(turn.session_user_texts) > 1  # the user answering the work done so far
         store_statements(policy, user_text, memory_hits, replay, tools, follow_up)
     return _compose_answer(recalled, archive_doc, action_notes, policy, records, user_text)
+
+
+HOP_QUERY_WORDS = 40  # a record's first content words: a query, not a whole ticket body
+
+
+def _recall_by_records(replay: Replay, records: list[Record]) -> list[dict[str, Any]]:
+    """Memory reached through the records the request points at, when its own words recalled
+    nothing: "the accounts hit by INC-H-5120" shares no word with the stored rule for enterprise
+    customers, but the incident's ticket does. One memory search per record, with its first words.
+    (Following up the recalled notes too reached more of what an answer needs, but surfaced
+    related notes that were stale or beside the point in real runs: Mech fell in update.)"""
+    queries = [" ".join(content_words(r.text)[:HOP_QUERY_WORDS]) for r in records[:LOOKUP_LIMIT]]
+    queries = [q for q in queries if q]
+    found = replay.batch([("memory_search", {"query": q}) for q in queries]) if queries else []
+    more = {str(h["text"]): h for result in found for h in note_entries(result)}
+    return list(more.values())
 
 
 def note_entries(result: Any) -> list[dict[str, Any]]:

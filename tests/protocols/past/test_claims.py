@@ -643,3 +643,129 @@ def test_a_clause_final_adverb_of_the_past_marks_a_governed_value_old(text: str,
     from pytest_pastbench.protocols.past.claims import mentions
 
     assert [m.marked_old for m in mentions(text, "Thursday")] == [old]
+
+
+# --- an event to come or a condition is not an ending; a note in brackets; an opener of the past ---
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a clause of time in the present tense is awaited, not over
+        "Shipping restarts as soon as firmware 3.4.1 is out.",
+        "We can sign once firmware 3.4.1 has been released.",
+        "Hold the order until firmware 3.4.1 ships.",
+        # a present "only when / only during" restricts the rule as it stands
+        "The depot refunds firmware 3.4.1 only when the unit fails within a week.",
+        "Firmware 3.4.1 is only installed during the maintenance window.",
+    ],
+)
+def test_an_awaited_event_or_a_present_condition_is_no_ending(answer: str) -> None:
+    spec = {"expected": ["firmware 3.4.1"]}
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a past tense in the same clauses still ends the value
+        "We moved on after firmware 3.4.1 was withdrawn.",
+        "Firmware 3.4.1 only applied while the recall lasted.",
+        "Firmware 3.4.1 is out of service.",
+    ],
+)
+def test_the_same_clauses_in_the_past_still_end_the_value(answer: str) -> None:
+    spec = {"expected": ["firmware 3.4.1"]}
+    assert reading(answer, spec) is not Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+def test_an_awaited_rival_is_a_condition_not_the_answer() -> None:
+    # "until Gate 9 reopens": Gate 9 is what is waited for, Gate 3 what to use now
+    assert reading("Use Gate 3 until Gate 9 reopens.", GATE) is Reading.ASSERTS_EXPECTED
+    assert reading("Use Gate 9 until Gate 3 reopens.", GATE) is not Reading.ASSERTS_EXPECTED
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Berth 2A (old), Berth 7C (new).", Reading.ASSERTS_EXPECTED),
+        ("Berth 2A (retired) and Berth 7C (current)", Reading.ASSERTS_EXPECTED),
+        ("Tie up at Berth 7C; Berth 2A (no longer used) is being dredged.", Reading.ASSERTS_EXPECTED),
+        ("Berth 7C (old), Berth 2A (new).", Reading.ASSERTS_OTHER),
+        ("Berth 7C (previous)", Reading.DENIES),
+    ],
+)
+def test_a_note_in_brackets_is_said_of_the_value_before_it(answer: str, expected: Reading) -> None:
+    assert reading(answer, BERTH) is expected, read(answer, BERTH)
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        ("Before, the audit was on Tuesday; it moved since.", True),
+        ("Previously the audit ran every quarter on Tuesday at the main office.", True),
+        ("Formerly, audits happened on Tuesday.", True),
+        # not an opener of the past: a preposition, or "now" between
+        ("Before the audit, check in on Tuesday.", False),
+        ("Before, we guessed; now the audit is on Tuesday.", False),
+        ("Earlier the audit was moved, and now it is on Tuesday.", False),
+    ],
+)
+def test_a_sentence_opened_by_an_adverb_of_the_past_dates_its_clause(text: str, old: bool) -> None:
+    from pytest_pastbench.protocols.past.claims import mentions
+
+    assert [m.marked_old for m in mentions(text, "Tuesday")] == [old]
+
+
+# --- more ways a clause takes a value out of the running, and cues bound to their own clause -------
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        # "used to be" is a past state
+        ("Ship with Northline. It used to be Kestrel Freight.", CARRIER),
+        # a phrasal verb of ending
+        ("Gate 3. The Gate 9 plan fell through last week.", GATE),
+        ("Northline; the Kestrel Freight contract was called off.", CARRIER),
+        # the value as the object of a past verb of ending or departure
+        ("Owen Hale signs off. We dropped Priya Nair from the rota in May.", OWNER),
+        ("Go through Gate 3; security closed Gate 9 on Monday.", GATE),
+        # a rival being worked on is not usable now
+        ("Use Gate 3 while Gate 9 is being resurfaced.", GATE),
+    ],
+)
+def test_a_rival_ended_in_other_words_is_not_asserted(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+@pytest.mark.parametrize(
+    ("answer", "spec"),
+    [
+        ("Ship with Kestrel Freight. It used to be Northline.", CARRIER),
+        ("Gate 9. The Gate 3 plan fell through last week.", GATE),
+        ("Go through Gate 9; security closed Gate 3 on Monday.", GATE),
+    ],
+)
+def test_the_same_endings_said_of_the_expected_value_fail(answer: str, spec: dict) -> None:
+    assert reading(answer, spec) is not Reading.ASSERTS_EXPECTED, read(answer, spec)
+
+
+def test_an_adjective_of_age_modifies_the_noun_after_it() -> None:
+    # "by the old pump house" says nothing of Gate 3; "Gate 3 is old" and "Gate 3 (old)" do
+    assert reading("Gate 3, next to the old pump house.", GATE) is Reading.ASSERTS_EXPECTED
+    assert reading("Gate 3 is the old one.", {"expected": ["Gate 3"]}) is not Reading.ASSERTS_EXPECTED
+
+
+def test_now_belongs_to_the_copula_right_before_it() -> None:
+    # "X is now Y" retires X; a "now" of a later clause ("it's 16:10 now") does not
+    spec = {"expected": ["16:00"]}
+    answer = "The desk closes at 16:00 during the audit, and it's 16:10 now, so try tomorrow."
+    assert reading(answer, spec) is Reading.ASSERTS_EXPECTED, read(answer, spec)
+    assert reading("Gate 3 is now Gate 9.", GATE) is not Reading.ASSERTS_EXPECTED
+
+
+def test_a_cue_of_the_present_commits_its_own_clause() -> None:
+    spec = {"expected": ["16:00"], "stale": ["15:00"]}
+    assert reading("15:00 until May, 16:00 since.", spec) is Reading.ASSERTS_EXPECTED
+    assert reading("16:00 until May, 15:00 since.", spec) is not Reading.ASSERTS_EXPECTED
