@@ -136,3 +136,49 @@ def test_near_forms_do_not_match(text: str, value: str) -> None:
 def test_a_colon_does_not_end_the_sentence_a_full_stop_does() -> None:
     assert asserts_value("Billing code: 7720.", "code 7720")
     assert not asserts_value("Billing code. 7720 is the room.", "code 7720")
+
+
+# Quantities said in words read as the numbers they are (quantities.py); fresh examples, one per
+# reading, and near misses that must stay apart.
+SPOKEN = [
+    ("three quarters of a million dollars", "$750,000"),
+    ("half a million", "500000"),
+    ("two and a half thousand", "2500"),
+    ("one point two five million euros", "€1,250,000"),
+    ("a quarter of a per cent", "0.25%"),
+    ("seventy point five percent", "70.5%"),
+    ("nought point three", "0.3"),
+    ("half an hour", "30 minutes"),
+    ("three quarters of an hour", "45 min"),
+    ("a day and a half", "36 hours"),
+    ("one and a half years", "18 months"),
+    ("1.5 hours", "90 minutes"),
+    ("prio three", "P3"),
+    ("priority 1", "P1"),
+    ("order no. 5512", "order number 5512"),
+    ("No. 12 on the list", "number 12"),
+    ("the serial nos., not the names", "serial numbers"),
+    ("between 4 and 6 nodes", "4 nodes"),
+    ("from twelve to fifteen seats", "12 seats"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SPOKEN)
+def test_spoken_quantities_read_as_numbers(text: str, value: str) -> None:
+    assert asserts_value(f"We settled on {text}.", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("half a million", "5000000"),
+        ("a quarter of an hour", "25 minutes"),
+        ("ninety-nine point six per cent", "6%"),  # "point six" is a decimal part, not a number
+        ("the point is 5", "0.5"),
+        ("half the team", "0.5"),
+        ("The answer is no. Twelve were filed.", "number 12"),  # a final "no." is the word no
+        ("priority 2", "2"),  # a priority label is not a bare count
+    ],
+)
+def test_spoken_quantities_near_misses(text: str, value: str) -> None:
+    assert not asserts_value(text, value)

@@ -40,6 +40,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pytest_pastbench.core.text import stem
+from pytest_pastbench.protocols.past import quantities
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"
@@ -57,7 +58,7 @@ DateOrder = Literal["DMY", "MDY"] | None
 DATE_ORDER: ContextVar[DateOrder] = ContextVar("pastbench_date_order", default=None)
 
 _UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "zero": 0, "nought": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
 }  # fmt: skip
@@ -262,8 +263,40 @@ def _is_number(word: str) -> bool:
     return word.isdigit() or bool(_DECIMAL.fullmatch(word))
 
 
+def _point(words: list[str], i: int) -> tuple[str, int]:
+    """The digits of a spoken decimal part at ``words[i]`` ("point six" -> "6", "point 2 5" ->
+    "25") and the index after it; ("", i) when there is none."""
+    if i + 1 >= len(words) or words[i] != "point":
+        return "", i
+    digits = ""
+    j = i + 1
+    while j < len(words):
+        word = words[j]
+        if word in _UNITS and _UNITS[word] < 10:
+            digits += str(_UNITS[word])
+        elif word.isdigit() and len(word) <= 3 and (len(word) == 1 or not digits):
+            digits += word
+        else:
+            break
+        j += 1
+    return (digits, j) if digits else ("", i)
+
+
+def _with_point(whole: int, words: list[str], i: int) -> tuple[str, int]:
+    """``whole`` with its spoken decimal part if one follows ("ninety-nine point six" -> 99.6)."""
+    digits, i = _point(words, i)
+    if not digits:
+        return str(whole), i
+    if i < len(words) and _SCALES.get(words[i], 0) >= 1000:  # "two point five million"
+        scaled = float(f"{whole}.{digits}") * _SCALES[words[i]]
+        if scaled == int(scaled):
+            return str(int(scaled)), i + 1
+    return _canonical_number(f"{whole}.{digits}"), i
+
+
 def _numbers(words: list[str]) -> list[str]:
-    """Number and ordinal words to digits ("twenty one" -> 21, "third" -> o3, "3rd" -> o3)."""
+    """Number and ordinal words to digits ("twenty one" -> 21, "third" -> o3, "3rd" -> o3,
+    "ninety nine point six" -> 99.6)."""
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -274,6 +307,10 @@ def _numbers(words: list[str]) -> list[str]:
             i += 1
             continue
         if word not in _UNITS and word not in _TENS and word not in _ORDINAL_UNITS:
+            if word.isdigit() and len(word) < 16:
+                number, i = _with_point(int(word), words, i + 1)
+                out.append(number)
+                continue
             out.append(_canonical_number(word))
             i += 1
             continue
@@ -307,7 +344,11 @@ def _numbers(words: list[str]) -> list[str]:
                 break
             i += 1
         number = total + current
-        out.append(f"o{number}" if is_ordinal else str(number))
+        if is_ordinal:
+            out.append(f"o{number}")
+            continue
+        spoken, i = _with_point(number, words, i)
+        out.append(spoken)
     return out
 
 
@@ -381,7 +422,7 @@ class Doc:
 
 
 def _clean(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
+    text = quantities.number_abbreviations(unicodedata.normalize("NFKD", text))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     text = text.replace("\\n", "\n")  # a JSON-escaped line break (a tool result pasted as is) is one
@@ -413,9 +454,11 @@ def doc(text: str) -> Doc:
 
 @lru_cache(maxsize=16384)
 def _doc(text: str, order: DateOrder) -> Doc:  # the locale is part of the key
-    words = _rates(_TOKEN.findall(_clean(text)))
+    words = _rates(quantities.spoken_fractions(_TOKEN.findall(_clean(text))))
     words = [w for w in words if w not in _ARTICLES]
-    surface = tuple(_spelling(w) for w in _currencies(_dates(_numbers(_glue(words)))))
+    words = quantities.fractional_units(_numbers(_glue(words)))
+    words = quantities.shared_units(quantities.priority_labels(words, GLUE), _is_number)
+    surface = tuple(_spelling(w) for w in _currencies(_dates(words)))
     return Doc(surface=surface, match=tuple(_stem(w) for w in surface))
 
 
