@@ -182,3 +182,21 @@ def test_spoken_quantities_read_as_numbers(text: str, value: str) -> None:
 )
 def test_spoken_quantities_near_misses(text: str, value: str) -> None:
     assert not asserts_value(text, value)
+
+
+def test_a_line_break_before_a_bullet_still_ends_the_sentence() -> None:
+    text = "Escalation contacts\n- the old pager rota was retired"
+    assert [m.marked_old for m in mentions(text, "Escalation contacts")] == [False]
+    assert not asserts_value("Owner: Priya\n- Shah", "Priya Shah")
+
+
+@pytest.mark.parametrize("text", ["ahead of the audit", "prior to the audit", "before the audit"])
+def test_spellings_of_before_meet(text: str) -> None:
+    assert asserts_value(f"Reconcile the bank feed {text}.", "before the audit")
+
+
+def test_a_bare_ordinal_day_takes_the_month_of_the_date_it_is_joined_to() -> None:
+    assert asserts_value("The window runs from 3 October to the 9th.", "9 October")
+    assert asserts_value("Either 21 July 2027 or the 22nd.", "22 July 2027")
+    assert not asserts_value("The window runs from 3 October. Then the 9th floor opens.", "9 October")
+    assert not asserts_value("Book the 9th.", "9 October")  # no date to take the month from

@@ -153,7 +153,10 @@ _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3})((?:[, \u00a0\u202f]\d{3})+)(?![\d
 _DECIMAL = re.compile(r"\d+\.\d+")
 # A sentence ends at . ! ? (a closing quote or bracket may follow) or a line break.
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d)\]]*(?=\s|$|\\n)|\n")
-_DASH = re.compile(r"\s[-\u2012\u2013\u2014\u2015]+\s|[\u2013\u2014\u2015]")
+# Spaces, not line breaks: "Heading\n- item" keeps the break (a bullet is markup, not a dash).
+_DASH = re.compile(r"[^\S\n][-\u2012\u2013\u2014\u2015]+[^\S\n]|[\u2013\u2014\u2015]")
+# Other spellings of the preposition "before" ("ahead of posting", "prior to the lock").
+_BEFORE = re.compile(r"\b(?:ahead\s+of|prior\s+to)\b")
 _ARROWS = re.compile(r"->|=>|-->|[\u2192\u21d2\u27f6\u279c\u2794]")
 # A decimal stays one token ("3.90" is not "3", "90"); marks are tokens of their own.
 _TOKEN = re.compile(r"\d+\.\d+|[a-z0-9_]+|[|,;:()?\u2192]")
@@ -243,6 +246,26 @@ def _dates(words: list[str]) -> list[str]:
                 continue
         out.append(word)
         i += 1
+    return out
+
+
+_DAY_LINKS = frozenset({"to", "until", "till", "through", "thru", "and", "or"})
+_ORDINAL_DAY = re.compile(r"o([1-9]|[12]\d|3[01])")
+
+
+def _elliptic_days(words: list[str]) -> list[str]:
+    """ "from 16 March to the 13th" -> the 13th is 13 March: a bare ordinal day joined to a date
+    earlier in the same sentence takes that date's month and year (never across a sentence)."""
+    out = list(words)
+    last_date: str | None = None
+    for i, word in enumerate(out):
+        if word == BREAK:
+            last_date = None
+        elif word.startswith("dt_"):
+            last_date = word
+        elif last_date and i > 0 and out[i - 1] in _DAY_LINKS and _ORDINAL_DAY.fullmatch(word):
+            year, month, _ = last_date[3:].split("_")
+            out[i] = f"dt_{year}_{month}_{int(word[1:]):02d}"
     return out
 
 
@@ -443,6 +466,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"(?<=[a-z0-9])\s*/\s*(?=[a-z])", " per ", text)  # "requests/min"
     text = re.sub(r"\bany\s+more\b", "anymore", text)  # one word either way ("not … any more")
     text = _DASH.sub(" , ", text)
+    text = _BEFORE.sub("before", text)
     text = _SENTENCE_END.sub(lambda m: f" {QUESTION} {BREAK} " if m[0] == "?" else f" {BREAK} ", text)
     return text.replace("-", " ")
 
@@ -458,7 +482,7 @@ def _doc(text: str, order: DateOrder) -> Doc:  # the locale is part of the key
     words = [w for w in words if w not in _ARTICLES]
     words = quantities.fractional_units(_numbers(_glue(words)))
     words = quantities.shared_units(quantities.priority_labels(words, GLUE), _is_number)
-    surface = tuple(_spelling(w) for w in _currencies(_dates(words)))
+    surface = tuple(_spelling(w) for w in _currencies(_elliptic_days(_dates(words))))
     return Doc(surface=surface, match=tuple(_stem(w) for w in surface))
 
 
