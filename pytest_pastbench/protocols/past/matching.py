@@ -4,8 +4,10 @@ A correct answer in other words must match: "€21,000" = "21,000 EUR" = "EUR 21
 "third" = "3rd", "twenty-one" = "21", "1.2k" = "1200", "14 March 2026" = "2026-03-14" = "Mar 14" =
 "14/03/2026", "13:00" = "1 pm", "1.30pm" = "13:30", "240 rpm" = "240 requests a minute", "0.5%" =
 "0.5 per cent", "centre" = "center", "requests" = "request", "WV-2207" = "WV2207", "@nokafor" =
-"nokafor"; case, punctuation, diacritics and the articles a/an/the ignored. Matching is on whole
-tokens, so "21" never matches "210" (nor "P21"), and the month "May" is only a month next to a day.
+"nokafor"; spoken quantities ("a quarter of a million", "half a per cent", "priority 2", "no.")
+are read in ``quantities.py``; case, punctuation, diacritics and the articles a/an/the ignored.
+Matching is on whole tokens, so "21" never matches "210" (nor "P21"), and the month "May" is only
+a month next to a day.
 A label before a value ("Cost centre: 4417", "Dock — 4B") is just more words: a colon or a dash is
 a soft mark, never a sentence end.
 
