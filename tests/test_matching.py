@@ -152,3 +152,67 @@ def test_durations_and_clock_times_in_words_are_the_value() -> None:
     # a lone duration or an hour is not summed into anything else
     assert not asserts("Allow two hours for the climb.", "130 minutes")
     assert not asserts("Doors open at quarter past eight.", "07:45")
+
+
+# Quantities said in words read as the numbers they are (quantities.py); fresh examples, one per
+# reading, and near misses that must stay apart.
+SPOKEN = [
+    ("three quarters of a million dollars", "$750,000"),
+    ("half a million", "500000"),
+    ("two and a half thousand", "2500"),
+    ("one point two five million euros", "€1,250,000"),
+    ("a quarter of a per cent", "0.25%"),
+    ("seventy point five percent", "70.5%"),
+    ("nought point three", "0.3"),
+    ("half an hour", "30 minutes"),
+    ("three quarters of an hour", "45 min"),
+    ("a day and a half", "36 hours"),
+    ("one and a half years", "18 months"),
+    ("1.5 hours", "90 minutes"),
+    ("prio three", "P3"),
+    ("priority 1", "P1"),
+    ("order no. 5512", "order number 5512"),
+    ("No. 12 on the list", "number 12"),
+    ("the serial nos., not the names", "serial numbers"),
+    ("between 4 and 6 nodes", "4 nodes"),
+    ("from twelve to fifteen seats", "12 seats"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SPOKEN)
+def test_spoken_quantities_read_as_numbers(text: str, value: str) -> None:
+    assert asserts_value(f"We settled on {text}.", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("half a million", "5000000"),
+        ("a quarter of an hour", "25 minutes"),
+        ("ninety-nine point six per cent", "6%"),  # "point six" is a decimal part, not a number
+        ("the point is 5", "0.5"),
+        ("half the team", "0.5"),
+        ("The answer is no. Twelve were filed.", "number 12"),  # a final "no." is the word no
+        ("priority 2", "2"),  # a priority label is not a bare count
+    ],
+)
+def test_spoken_quantities_near_misses(text: str, value: str) -> None:
+    assert not asserts_value(text, value)
+
+
+def test_a_line_break_before_a_bullet_still_ends_the_sentence() -> None:
+    text = "Escalation contacts\n- the old pager rota was retired"
+    assert [m.marked_old for m in mentions(text, "Escalation contacts")] == [False]
+    assert not asserts_value("Owner: Priya\n- Shah", "Priya Shah")
+
+
+@pytest.mark.parametrize("text", ["ahead of the audit", "prior to the audit", "before the audit"])
+def test_spellings_of_before_meet(text: str) -> None:
+    assert asserts_value(f"Reconcile the bank feed {text}.", "before the audit")
+
+
+def test_a_bare_ordinal_day_takes_the_month_of_the_date_it_is_joined_to() -> None:
+    assert asserts_value("The window runs from 3 October to the 9th.", "9 October")
+    assert asserts_value("Either 21 July 2027 or the 22nd.", "22 July 2027")
+    assert not asserts_value("The window runs from 3 October. Then the 9th floor opens.", "9 October")
+    assert not asserts_value("Book the 9th.", "9 October")  # no date to take the month from

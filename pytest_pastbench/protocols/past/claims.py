@@ -538,7 +538,7 @@ def _replacement(s: Sequence[str], m: _Mention, lo: int, hi: int) -> tuple[Statu
         if to is not None and to < rel_start <= to + 3:
             return Status.NEW, "changed to"
         if rel_end <= v:
-            return (Status.OLD, "what changed") if to is not None else None
+            return (Status.OLD, "what changed") if to is not None and frm is None else None
         if to is not None and v < rel_start and rel_end <= to:
             return Status.OLD, "changed from"
     if "now" in st:  # "X is now Y"
@@ -686,6 +686,15 @@ def _old_before(before: Sequence[str], nominal: bool, governed: bool = False) ->
     return False
 
 
+def _past_perfect_state(before: Sequence[str]) -> bool:
+    """ "it had been on X", "the limit had been X": the past perfect states what held before a
+    later point, so X is the earlier state."""
+    tail = list(before[-3:])
+    if tail and tail[-1] in _PREPOSITIONS:
+        tail = tail[:-1]
+    return tail[-2:] == ["had", "been"]
+
+
 def _past_adverb_at_end(after: Sequence[str]) -> int:
     """A clause-final adverb of the past after a value a preposition governs ("the freeze was on
     Thursday before", "the desk was in Hall B previously"): it dates the clause's state, so the
@@ -712,6 +721,15 @@ def _past_tense(clause: Sequence[str]) -> bool:
     )
 
 
+def _subordinate(words: Sequence[str]) -> bool:
+    """A subordinate clause has begun in ``words``: a scope word ("when", "until") or a "before"/
+    "after" with words following ("X is sent for 90 days before it's removed": the removal is
+    the subordinate clause's, not X's)."""
+    return any(
+        w in _SCOPE_END or (w in ("before", "after") and k + 1 < len(words)) for k, w in enumerate(words)
+    )
+
+
 def _old_after(after: Sequence[str]) -> int:
     """Predicates of the past after the mention: "X has ended", "X was used before" (an adverb at
     the clause's end, not "before booking"), "X is out of service", "X is over"."""
@@ -724,7 +742,7 @@ def _old_after(after: Sequence[str]) -> int:
         )
         # a past form in the value's own clause ("X was archived", "X has been terminated"), not
         # the noun ("until the end of May") nor a subordinate clause ("… when the pilot ended")
-        own = not any(w in _SCOPE_END for w in after[:i])
+        own = not _subordinate(after[:i])
         ended = own and _stem(t) in _END_STEMS and (t.endswith("ed") or t in {"shut", "quit", "withdrawn"})
         # "X has left", "X left": a departure, not "X left a note" (an object follows)
         left = own and t == "left" and (i + 1 >= len(after) or (i > 0 and after[i - 1] in _HAVE | _BE))
@@ -898,6 +916,44 @@ def _from_to(s: Sequence[str], by_start: list[_Mention]) -> dict[int, tuple[Stat
     return out
 
 
+def _noun_phrase_end(by_start: list[_Mention], n: int) -> int:
+    """The index of the last mention abutting ``by_start[n]`` with no word between ("the Cinder
+    Yard side door"): one noun phrase, so what is said after it is said of each."""
+    last = n
+    while last + 1 < len(by_start) and by_start[last + 1].start == by_start[last].end:
+        last += 1
+    return last
+
+
+_CURRENT_LABEL = _words("current currently existing")
+
+
+def _labelled_current(s: Sequence[str], m: _Mention) -> bool:
+    """The answer labels the value current right beside it ("from the current X to Y", "from X
+    (current) to Y"): that outweighs reading it as the old side of a change, which a requested
+    change ("please raise it from X to Y") has not made yet."""
+    k = m.end
+    while k < len(s) and s[k] in SOFT_MARKS:
+        k += 1
+    return (k < len(s) and s[k] in _CURRENT_LABEL) or any(
+        t in _CURRENT_LABEL for t in s[max(0, m.start - 2) : m.start]
+    )
+
+
+_INTERROGATIVE = _words(
+    "would should could can will shall may is are was were do does did has have what why how who which "
+    "when where"
+)
+
+
+def _question_is_the_value(s: Sequence[str], m: _Mention) -> bool:
+    """The value is itself a question and is the whole sentence ("Would I use it? Yes, …" for a
+    value "Would I use it"): written as a question it is stated, as a line or heading, not asked
+    about. "Pier 3?" asks about Pier 3: the value is no question."""
+    starts = m.start == 0 or s[m.start - 1] == BREAK
+    return starts and m.end < len(s) and s[m.end] == QUESTION and s[m.start] in _INTERROGATIVE
+
+
 def _read_mentions(answer: str, found: list[_Mention]) -> None:
     """Set each mention's status from its statement and clause."""
     s = doc(answer).surface
@@ -906,6 +962,8 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
     for n, m in enumerate(by_start):
         lo, hi = _statement(s, m)
         structural = from_to.get(id(m)) or _replacement(s, m, lo, hi)
+        if structural is not None and structural[0] == Status.OLD and _labelled_current(s, m):
+            structural = None  # "raise it from X (current) to Y": X is what holds now
         a, b = _segment(s, m, lo, hi)
         if all(t in _LIST_GLUE for t in [*s[a : m.start], *s[m.end : b]]):
             # An apposition ("The previous berth, X, has been retired"): the clause is around it,
@@ -915,9 +973,10 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             if not any(o is not m and pa <= o.start < nb for o in found):
                 a, b = pa, nb
         prev_end = by_start[n - 1].end if n > 0 else a
-        nxt = by_start[n + 1] if n + 1 < len(by_start) and by_start[n + 1].start < b else None
+        last = _noun_phrase_end(by_start, n)
+        nxt = by_start[last + 1] if last + 1 < len(by_start) and by_start[last + 1].start < b else None
         before = list(s[max(a, prev_end) : m.start])
-        after = list(s[m.end : nxt.start if nxt else b])
+        after = list(s[by_start[last].end : nxt.start if nxt else b])
         if nxt is not None:  # "X not Y": the "not" right before Y is Y's
             negs = [i for i, t in enumerate(after) if t in _NEG]
             if negs and len(after) - negs[-1] <= 3:
@@ -925,7 +984,7 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
         statement = list(s[lo:hi])
         segment = list(s[a:b])
         sentence_end = _bounds(s, m.start, {BREAK})[1]
-        if sentence_end > 0 and s[sentence_end - 1] == QUESTION:
+        if sentence_end > 0 and s[sentence_end - 1] == QUESTION and not _question_is_the_value(s, m):
             m.status = Status.BACKGROUND  # "Pier 3? No, …", "Is it X?": asked about, not claimed
             m.cues.append(_ASKED)
             continue
@@ -960,6 +1019,7 @@ def _read_mentions(answer: str, found: list[_Mention]) -> None:
             old_b
             + old_a
             + int(_old_before(before, nominal, governed))
+            + int(_past_perfect_state(before))
             + (_past_adverb_at_end(after) if governed else _old_after(after))
         )
         # "not … any more", "don't use X anymore": one mark of the past, the negation is part of it.
@@ -1043,6 +1103,23 @@ def _joined_by_or(s: Sequence[str], x: _Mention, y: _Mention) -> bool:
 
 
 _NOT_A_RIVAL = _words("not so else otherwise later earlier whatever any more less both")
+# Cue words that are also adjectives of a noun phrase ("their new release", "the old pier").
+_ADJECTIVE_CUES = _words("new latest current old older former previous original outdated legacy")
+
+
+def _alternative_end(s: Sequence[str], j: int, hi: int) -> int:
+    """Where the alternative after "or" that starts at ``j`` ends (≤ 4 tokens): at a mark or a cue
+    word, except an adjective cue inside the phrase ("or their new release" is one alternative;
+    "or Y now" ends before "now")."""
+    e = j
+    while e < hi and e - j < 4 and s[e] not in MARKS:
+        inside = (
+            s[e] in _ADJECTIVE_CUES and e + 1 < hi and s[e + 1] not in MARKS and s[e + 1] not in _CUE_WORDS
+        )
+        if s[e] in _CUE_WORDS and not inside:
+            break
+        e += 1
+    return e
 
 
 def _disjuncts(s: Sequence[str], mine: list[_Mention], found: list[_Mention]) -> list[_Mention]:
@@ -1063,10 +1140,7 @@ def _disjuncts(s: Sequence[str], mine: list[_Mention], found: list[_Mention]) ->
             j = k + 1
             while j < hi and s[j] in skip:
                 j += 1
-            e = j
-            while e < hi and e - j < 4 and s[e] not in MARKS and s[e] not in _CUE_WORDS:
-                e += 1
-            sides.append((k, j, e))
+            sides.append((k, j, _alternative_end(s, j, hi)))
         k = m.start - 1
         while k > lo and s[k] in {",", "maybe", "perhaps", "possibly"}:
             k -= 1

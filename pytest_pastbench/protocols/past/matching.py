@@ -4,8 +4,10 @@ A correct answer in other words must match: "€21,000" = "21,000 EUR" = "EUR 21
 "third" = "3rd", "twenty-one" = "21", "1.2k" = "1200", "14 March 2026" = "2026-03-14" = "Mar 14" =
 "14/03/2026", "13:00" = "1 pm", "1.30pm" = "13:30", "240 rpm" = "240 requests a minute", "0.5%" =
 "0.5 per cent", "centre" = "center", "requests" = "request", "WV-2207" = "WV2207", "@nokafor" =
-"nokafor"; case, punctuation, diacritics and the articles a/an/the ignored. Matching is on whole
-tokens, so "21" never matches "210" (nor "P21"), and the month "May" is only a month next to a day.
+"nokafor"; spoken quantities ("a quarter of a million", "half a per cent", "priority 2", "no.")
+are read in ``quantities.py``; case, punctuation, diacritics and the articles a/an/the ignored.
+Matching is on whole tokens, so "21" never matches "210" (nor "P21"), and the month "May" is only
+a month next to a day.
 A label before a value ("Cost centre: 4417", "Dock — 4B") is just more words: a colon or a dash is
 a soft mark, never a sentence end.
 
@@ -40,6 +42,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pytest_pastbench.core.text import ABBREVIATION_PERIOD, stem
+from pytest_pastbench.protocols.past import quantities
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"
@@ -57,7 +60,7 @@ DateOrder = Literal["DMY", "MDY"] | None
 DATE_ORDER: ContextVar[DateOrder] = ContextVar("pastbench_date_order", default=None)
 
 _UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "zero": 0, "nought": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
 }  # fmt: skip
@@ -152,7 +155,10 @@ _THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3})((?:[, \u00a0\u202f]\d{3})+)(?![\d
 _DECIMAL = re.compile(r"\d+\.\d+")
 # A sentence ends at . ! ? (a closing quote or bracket may follow) or a line break.
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d)\]]*(?=\s|$|\\n)|\n")
-_DASH = re.compile(r"\s[-\u2012\u2013\u2014\u2015]+\s|[\u2013\u2014\u2015]")
+# Spaces, not line breaks: "Heading\n- item" keeps the break (a bullet is markup, not a dash).
+_DASH = re.compile(r"[^\S\n][-\u2012\u2013\u2014\u2015]+[^\S\n]|[\u2013\u2014\u2015]")
+# Other spellings of the preposition "before" ("ahead of posting", "prior to the lock").
+_BEFORE = re.compile(r"\b(?:ahead\s+of|prior\s+to)\b")
 _ARROWS = re.compile(r"->|=>|-->|[\u2192\u21d2\u27f6\u279c\u2794]")
 # A decimal stays one token ("3.90" is not "3", "90"); marks are tokens of their own.
 _TOKEN = re.compile(r"\d+\.\d+|[a-z0-9_]+|[|,;:()?\u2192]")
@@ -245,6 +251,26 @@ def _dates(words: list[str]) -> list[str]:
     return out
 
 
+_DAY_LINKS = frozenset({"to", "until", "till", "through", "thru", "and", "or"})
+_ORDINAL_DAY = re.compile(r"o([1-9]|[12]\d|3[01])")
+
+
+def _elliptic_days(words: list[str]) -> list[str]:
+    """ "from 16 March to the 13th" -> the 13th is 13 March: a bare ordinal day joined to a date
+    earlier in the same sentence takes that date's month and year (never across a sentence)."""
+    out = list(words)
+    last_date: str | None = None
+    for i, word in enumerate(out):
+        if word == BREAK:
+            last_date = None
+        elif word.startswith("dt_"):
+            last_date = word
+        elif last_date and i > 0 and out[i - 1] in _DAY_LINKS and _ORDINAL_DAY.fullmatch(word):
+            year, month, _ = last_date[3:].split("_")
+            out[i] = f"dt_{year}_{month}_{int(word[1:]):02d}"
+    return out
+
+
 def _canonical_number(word: str) -> str:
     """ "007" -> "7", "3.90" -> "3.9", "21.0" -> "21"; other words unchanged (a glued "~007" too)."""
     if word.startswith(GLUE):
@@ -262,8 +288,40 @@ def _is_number(word: str) -> bool:
     return word.isdigit() or bool(_DECIMAL.fullmatch(word))
 
 
+def _point(words: list[str], i: int) -> tuple[str, int]:
+    """The digits of a spoken decimal part at ``words[i]`` ("point six" -> "6", "point 2 5" ->
+    "25") and the index after it; ("", i) when there is none."""
+    if i + 1 >= len(words) or words[i] != "point":
+        return "", i
+    digits = ""
+    j = i + 1
+    while j < len(words):
+        word = words[j]
+        if word in _UNITS and _UNITS[word] < 10:
+            digits += str(_UNITS[word])
+        elif word.isdigit() and len(word) <= 3 and (len(word) == 1 or not digits):
+            digits += word
+        else:
+            break
+        j += 1
+    return (digits, j) if digits else ("", i)
+
+
+def _with_point(whole: int, words: list[str], i: int) -> tuple[str, int]:
+    """``whole`` with its spoken decimal part if one follows ("ninety-nine point six" -> 99.6)."""
+    digits, i = _point(words, i)
+    if not digits:
+        return str(whole), i
+    if i < len(words) and _SCALES.get(words[i], 0) >= 1000:  # "two point five million"
+        scaled = float(f"{whole}.{digits}") * _SCALES[words[i]]
+        if scaled == int(scaled):
+            return str(int(scaled)), i + 1
+    return _canonical_number(f"{whole}.{digits}"), i
+
+
 def _numbers(words: list[str]) -> list[str]:
-    """Number and ordinal words to digits ("twenty one" -> 21, "third" -> o3, "3rd" -> o3)."""
+    """Number and ordinal words to digits ("twenty one" -> 21, "third" -> o3, "3rd" -> o3,
+    "ninety nine point six" -> 99.6)."""
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -274,6 +332,10 @@ def _numbers(words: list[str]) -> list[str]:
             i += 1
             continue
         if word not in _UNITS and word not in _TENS and word not in _ORDINAL_UNITS:
+            if word.isdigit() and len(word) < 16:
+                number, i = _with_point(int(word), words, i + 1)
+                out.append(number)
+                continue
             out.append(_canonical_number(word))
             i += 1
             continue
@@ -307,7 +369,11 @@ def _numbers(words: list[str]) -> list[str]:
                 break
             i += 1
         number = total + current
-        out.append(f"o{number}" if is_ordinal else str(number))
+        if is_ordinal:
+            out.append(f"o{number}")
+            continue
+        spoken, i = _with_point(number, words, i)
+        out.append(spoken)
     return out
 
 
@@ -437,9 +503,10 @@ class Doc:
 
 
 def _clean(text: str) -> str:
-    # an abbreviation's period ("Prof. Lang", "e.g. Gate 3") ends no sentence (core.text decides)
+    # "no. 7" is "number 7" (read while the period and the next word's case still tell it from a
+    # final "no."); any other abbreviation's period ("Prof. Lang", "e.g. Gate 3") ends no sentence
+    text = quantities.number_abbreviations(unicodedata.normalize("NFKD", text))
     text = ABBREVIATION_PERIOD.sub(lambda m: m[0][:-1] + " ", text)
-    text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     text = text.replace("\\n", "\n")  # a JSON-escaped line break (a tool result pasted as is) is one
@@ -460,6 +527,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"(?<=[a-z0-9])\s*/\s*(?=[a-z])", " per ", text)  # "requests/min"
     text = re.sub(r"\bany\s+more\b", "anymore", text)  # one word either way ("not … any more")
     text = _DASH.sub(" , ", text)
+    text = _BEFORE.sub("before", text)
     text = _SENTENCE_END.sub(lambda m: f" {QUESTION} {BREAK} " if m[0] == "?" else f" {BREAK} ", text)
     return text.replace("-", " ")
 
@@ -471,9 +539,11 @@ def doc(text: str) -> Doc:
 
 @lru_cache(maxsize=16384)
 def _doc(text: str, order: DateOrder) -> Doc:  # the locale is part of the key
-    words = _rates(_TOKEN.findall(_clean(text)))
+    words = _rates(quantities.spoken_fractions(_TOKEN.findall(_clean(text))))
     words = [w for w in words if w not in _ARTICLES]
-    surface = tuple(_spelling(w) for w in _currencies(_dates(_spoken_times(_numbers(_glue(words))))))
+    words = quantities.fractional_units(_spoken_times(_numbers(_glue(words))))
+    words = quantities.shared_units(quantities.priority_labels(words, GLUE), _is_number)
+    surface = tuple(_spelling(w) for w in _currencies(_elliptic_days(_dates(words))))
     return Doc(surface=surface, match=tuple(_stem(w) for w in surface))
 
 
