@@ -155,7 +155,8 @@ def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) ->
         [
             # the family file changed: one warning naming both dataset hashes, and the gate still runs
             "warning: dataset differs: current dataset_hash *, baseline *; changed families: fake.retail",
-            "FAIL  fake.mean_reward dropped by 0.200 (0.500 → 0.300; limit 0.1; too few paired units *",
+            # a reward that is no mean of units: the verdict, and no noise estimate to speak of
+            "FAIL  fake.mean_reward dropped by 0.200 (0.500 → 0.300; limit 0.1) [fake@pastbench/recall]",
         ]
     )
     assert gated.stdout.str().count("warning: dataset differs") == 1
