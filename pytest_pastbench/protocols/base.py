@@ -196,6 +196,9 @@ class ProtocolBase:
     gate_metrics_table: ClassVar[bool] = True
     # The mechanism ablation's score (--pastbench-ablation); None: the protocol prints none.
     ablation: ClassVar[AblationSpec | None] = None
+    # run.json fields (RunOptions fields) that change what its items measure -> the option that sets
+    # each: a resume must match them (plugin/resume.py).
+    resume_fields: ClassVar[Mapping[str, str]] = {}
     # Per-shard or per-machine fields of a record: two shards may differ in them.
     volatile_record_fields: ClassVar[tuple[str, ...]] = ("dataset_hash", "wall_s")
 
@@ -311,6 +314,10 @@ class ProtocolBase:
         """Optional: the same keys, drawn from what a ``Baseline`` (results/baseline.py) keeps of
         this protocol besides its gate metrics (PAST: the per-episode scores)."""
         return {}
+
+    def resume_values(self, options: Any) -> dict[str, Any]:
+        """This invocation's values of ``resume_fields`` (default: the RunOptions fields so named)."""
+        return {key: getattr(options, key, None) for key in self.resume_fields}
 
     def gate_scope_problem(self, gate_name: str, scope: str, scopes: Sequence[str]) -> str:
         """Why a config holds no ``scope`` for a gate, given the scopes it holds (as gates name them)."""
