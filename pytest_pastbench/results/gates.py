@@ -403,7 +403,7 @@ def _pair_result(
     now_problem = now_problem or (no_value if current is None else None)
     before_problem = before_problem or (no_value if baseline is None else None)
     notes = (f"{note} {tag}",) if note else ()
-    if now_problem or before_problem or current is None or baseline is None or now is None or before is None:
+    if now is None or before is None or current is None or baseline is None:  # a problem named above
         error = _sides(now_problem, before_problem, baseline_name)
         message = f"{gate.name}: cannot evaluate: {error} {tag}"
         return GateResult(gate, *labels, current, baseline, error=error, message=message, notes=notes)
