@@ -15,7 +15,7 @@ from ...core.stats import mean
 from ...results.compare import comparison_scopes, scope_entry, scope_name, scope_value
 from ...results.gates import match_configs, strata_note
 from ...results.render.table import HURT_MARK, format_number, memory_hurt
-from .gates import SCOPE_METRICS
+from .components import SCOPE_METRICS
 
 COMPARISON_HEADERS = ("scope", "baseline Δ", "current Δ", "change", "baseline Mech", "current Mech")
 

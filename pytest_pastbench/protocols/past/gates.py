@@ -10,10 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..base import GateMetric
-from .components import COMPONENTS
+from .components import COMPONENTS, GATE_METRICS
 
-SCOPE_METRICS = ("delta", "mech", "s_on", "s_off")
-GATE_METRICS = (*SCOPE_METRICS, *COMPONENTS)
 # pr is the share of polluted live entries: for it a rise is the regression.
 LOWER_IS_BETTER = frozenset({"pr"})
 # The metrics with a value per episode: (s_on, s_off) of one episode -> its value, None if unscored.

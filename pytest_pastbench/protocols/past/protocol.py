@@ -16,7 +16,7 @@ import pytest
 
 from ..base import GateMetric, ProtocolBase, ProtocolFile
 from ..detect import FORMAT_TAG
-from .gates import GATE_METRICS
+from .components import GATE_METRICS
 
 __all__ = ["PROTOCOL", "PastProtocol"]
 
