@@ -144,7 +144,11 @@ def test_a_protocol_gate_compares_the_strata_both_runs_hold() -> None:
     (result,) = evaluate_metric_gates([gate], [now], [before], seed=0)
     # Only retail.L1 is in both: 66.7 → 66.7, not the 50 → 66.7 of the two selections.
     assert result.passed and result.change == pytest.approx(0.0)
-    assert "left out only in the baseline: retail.L2; only in the current run: banking.L1" in result.message
+    # What was left out is a note beside the verdict (printed once, as PAST's families are).
+    assert result.notes == (
+        "comparing the 1 stratum in both runs; left out only in the baseline: retail.L2; "
+        "only in the current run: banking.L1 [own · a@m]",
+    )
 
 
 def test_one_unit_per_stratum_gives_no_noise_estimate_rather_than_a_zero_width_one() -> None:

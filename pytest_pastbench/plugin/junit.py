@@ -29,15 +29,24 @@ def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[tuple[str, Any]]:
-    """``pastbench.<protocol>.<config>.<scope>.<metric>`` per gate metric of the other protocols
-    (the intervention cells left out), named as a gate names them."""
-    from ..results.gates import protocol_gate_metrics
+    """Each protocol's run-level properties: its own (``junit_summary_properties``: PAST's overall
+    and capability numbers), else ``pastbench.<protocol>.<config>.<scope>.<metric>`` per gate metric
+    (the intervention cells left out), named as a gate names it."""
+    from ..results.baseline import protocol_gate_metrics
 
-    return [
-        (f"pastbench.{m.protocol}.{m.config}.{m.scope}.{m.name}", m.value)
-        for m in protocol_gate_metrics(registry, summary)
-        if "/" not in m.scope
-    ]
+    props: list[tuple[str, Any]] = []
+    for protocol in registry:
+        own = getattr(protocol, "junit_summary_properties", None)
+        props += (
+            own(summary)
+            if own
+            else [
+                (f"pastbench.{m.protocol}.{m.config}.{m.scope}.{m.name}", m.value)
+                for m in protocol_gate_metrics([protocol], summary)
+                if "/" not in m.scope
+            ]
+        )
+    return props
 
 
 def add_summary_properties(
@@ -50,16 +59,11 @@ def add_summary_properties(
     xml = config.stash.get(xml_key, None)
     if xml is None:
         return
-    props: list[tuple[str, Any]] = [("pastbench.run_dir", str(run_dir))]
-    for config_entry in summary.get("configs", []):
-        label = config_entry["label"]
-        overall = config_entry["overall"]
-        for key in ("s_on", "s_off", "delta", "mech", "n_episodes", "infra_blocked"):
-            props.append((f"pastbench.{label}.overall.{key}", overall.get(key)))
-        for name, entry in sorted(config_entry["capabilities"].items()):
-            props.append((f"pastbench.{label}.{name}.delta", entry.get("delta")))
-    if registry is not None:
-        props += protocol_metric_properties(summary, registry)
+    if registry is None:
+        from ..protocols.registry import standalone_registry
+
+        registry = standalone_registry()
+    props = [("pastbench.run_dir", str(run_dir)), *protocol_metric_properties(summary, registry)]
     for name, value in rounded(props):
         xml.add_global_property(name, value)
 

@@ -103,8 +103,8 @@ def grading_line(config: pytest.Config) -> str | None:
     return deterministic_grading_line(options.models, options.judge_model)
 
 
-def gate_metric_names(config: pytest.Config) -> dict[str, frozenset[str]]:
-    """The registered protocols' gate metric names (protocol -> names), for parsing
+def gate_metric_names(config: pytest.Config) -> dict[str, Any]:
+    """The registered protocols' gate names (protocol -> ``GateNames``), for parsing
     --pastbench-compare-fail and listing the valid ones when a gate names another."""
     if not pastbench_run(config).options.compare_fail:
         return {}  # the registry imports every protocol: only when gates need its names

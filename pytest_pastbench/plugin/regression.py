@@ -15,19 +15,9 @@ import pytest
 
 from ..errors import BaselineError, GateSyntaxError
 from ..protocols.past.metrics import episode_scores
-from ..results.baseline import Baseline, check_name, load_baseline, save_baseline
+from ..results.baseline import Baseline, check_name, load_baseline, protocol_gate_metrics, save_baseline
 from ..results.compare import render_comparison
-from ..results.gates import (
-    Gate,
-    GateResult,
-    ProtocolMetrics,
-    gate_and_report,
-    gate_exit_code,
-    match_configs,
-    pair_families,
-    parse_gates,
-    protocol_gate_metrics,
-)
+from ..results.gates import Gate, GateResult, ProtocolMetrics, gate_and_report, gate_exit_code, parse_gates
 
 
 @dataclass
@@ -69,12 +59,12 @@ class RegressionCheck:
 
     def run(self, summary: dict[str, Any], records: dict[str, list[Any]], registry: Any, seed: int) -> None:
         """Compare and gate this run (against the baseline as loaded at start), then save it.
-        PAST's gates pair episodes (its records) for a bootstrap CI of the change; every other
-        protocol's are read from its gate metrics (``BenchProtocol.gate_metrics``)."""
+        Every protocol's gates are read from its gate metrics (``BenchProtocol.gate_metrics``),
+        their units from its plain records (PAST's: from the per-episode scores)."""
         from ..protocols.registry import PAST
 
         episodes = episode_scores(records.get(PAST, []))
-        plain = {name: [r for r in rs if isinstance(r, dict)] for name, rs in records.items() if name != PAST}
+        plain = {name: [r for r in rs if isinstance(r, dict)] for name, rs in records.items()}
         gate_metrics = protocol_gate_metrics(registry, summary, plain)
         if self.baseline is not None:
             self.lines.append(f"current run vs baseline {self.baseline.name}")
@@ -82,7 +72,7 @@ class RegressionCheck:
             self.lines.append(comparison)
             self.comparison = {
                 "name": self.baseline.name,
-                "rows": baseline_rows(summary, self.baseline.summary),
+                "rows": baseline_rows(summary, self.baseline.summary, registry),
             }
             if self.gates:
                 out, err = io.StringIO(), io.StringIO()
@@ -106,36 +96,13 @@ class RegressionCheck:
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
 
 
-def baseline_rows(current: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per matched config and scope: baseline and current Δ and Mech, and the change of Δ."""
+def baseline_rows(current: dict[str, Any], baseline: dict[str, Any], registry: Any) -> list[dict[str, Any]]:
+    """The baseline section's rows: each protocol's ``comparison_rows`` (PAST's: Δ and Mech per
+    matched config and scope)."""
     rows = []
-    for full_now, full_before in match_configs(current, baseline)[0]:
-        # Capability and overall values over the families both runs measured (as gates compare).
-        now, before, _ = pair_families(full_now, full_before)
-        scopes = [("overall", now["overall"], before.get("overall"))]
-        scopes += [
-            (key, now["capabilities"].get(key, entry), before["capabilities"].get(key))
-            for key, entry in sorted(full_now["capabilities"].items())
-        ]
-        scopes += [
-            (key, entry, full_before.get("families", {}).get(key))
-            for key, entry in sorted(full_now["families"].items())
-        ]
-        for scope, entry, old in scopes:
-            old = old or {}
-            delta, old_delta = entry.get("delta"), old.get("delta")
-            rows.append(
-                {
-                    "label": now["label"],
-                    "baseline_label": before["label"],
-                    "scope": scope,
-                    "delta": delta,
-                    "baseline_delta": old_delta,
-                    "change": None if delta is None or old_delta is None else round(delta - old_delta, 4),
-                    "mech": entry.get("mech"),
-                    "baseline_mech": old.get("mech"),
-                }
-            )
+    for protocol in registry:
+        rows_of = getattr(protocol, "comparison_rows", None)
+        rows += rows_of(current, baseline) if rows_of else []
     return rows
 
 

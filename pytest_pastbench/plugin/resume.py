@@ -38,7 +38,8 @@ RUN_FILE_SCHEMA = 1
 
 # What run.json records and a resume must match, with the option that sets it: each changes which
 # items exist or what an item measures, so mixing them would make a summary of two experiments.
-PROTOCOL: dict[str, str] = {
+# Each protocol adds its own (``ProtocolBase.resume_fields``: a stream's scale, ...).
+RESUME_FIELDS: dict[str, str] = {
     "models": "--pastbench-model",
     "agent": "--pastbench-agent",
     "mechanism_sets": "--pastbench-mechanisms / --pastbench-ablation",
@@ -49,20 +50,33 @@ PROTOCOL: dict[str, str] = {
     "session_timeout": "--pastbench-session-timeout",
     "shard": "--pastbench-shard",
     "judge": "--pastbench-judge-model or the judge prompt",
-    "plasticity_checkpoints": "--pastbench-plasticity-checkpoints",
-    "stream_scale": "--pastbench-stream-scale",
-    "intervention_m": "--pastbench-intervention-m",
-    "intervention_tau": "--pastbench-intervention-tau",
     "plugin_version": "the plugin version",
 }
 
 
-def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
-    """The content of ``run.json``: written at the start of a run, checked by a resume."""
+def resume_fields(registry: Any = None) -> dict[str, str]:
+    """Every field a resume must match: the shared ones and each registered protocol's."""
+    fields = dict(RESUME_FIELDS)
+    for protocol in _protocols(registry):
+        fields.update(getattr(protocol, "resume_fields", {}))
+    return fields
+
+
+def _protocols(registry: Any) -> Any:
+    if registry is None:
+        from ..protocols.registry import standalone_registry
+
+        return standalone_registry()
+    return registry
+
+
+def run_file(options: RunOptions, run_id: str, started: str, registry: Any = None) -> dict[str, Any]:
+    """The content of ``run.json``: written at the start of a run, checked by a resume.
+    ``registry``: whose protocols' ``resume_fields`` it records (default: the built-in ones)."""
     from ..judge.llm import judge_info
     from ..version import plugin_version
 
-    return {
+    document = {
         "schema_version": RUN_FILE_SCHEMA,
         "id": run_id,
         "started": started,
@@ -77,11 +91,11 @@ def run_file(options: RunOptions, run_id: str, started: str) -> dict[str, Any]:
         "session_timeout": options.session_timeout,
         "shard": list(options.shard) if options.shard is not None else None,
         "judge": judge_info(options.judge_model),  # model and prompt hash: verdicts must not mix
-        "plasticity_checkpoints": options.plasticity_checkpoints,
-        "stream_scale": options.stream_scale,
-        "intervention_m": options.intervention_m,
-        "intervention_tau": options.intervention_tau,
     }
+    for protocol in _protocols(registry):
+        values = getattr(protocol, "resume_values", None)
+        document.update(values(options) if values else {})
+    return document
 
 
 def resolve_run_dir(value: str, report_dir: str) -> Path:
@@ -114,11 +128,13 @@ def read_run_file(run_dir: Path, value: str) -> dict[str, Any]:
     return recorded
 
 
-def check_options(value: str, recorded: dict[str, Any], current: dict[str, Any]) -> None:
+def check_options(
+    value: str, recorded: dict[str, Any], current: dict[str, Any], registry: Any = None
+) -> None:
     """Refuse when this invocation's options are not the run's (only what the run recorded)."""
     differences = [
         f"{option} (the run: {recorded[key]!r}, now: {current[key]!r})"
-        for key, option in PROTOCOL.items()
+        for key, option in resume_fields(registry).items()
         if key in recorded and recorded[key] != current[key]
     ]
     if differences:
@@ -299,7 +315,8 @@ def start_resume(config: pytest.Config, session: PastbenchRun) -> None:
             f"{options.run_id}: drop one of them"
         )
     recorded = read_run_file(run_dir, value)
-    check_options(value, recorded, run_file(options, run_dir.name, ""))
+    current = run_file(options, run_dir.name, "", session.registry)
+    check_options(value, recorded, current, session.registry)
     finished, problems = load_finished(run_dir, session.registry)
     check_families(value, finished, collected_family_hashes(config))
     for problem in problems:

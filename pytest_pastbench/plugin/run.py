@@ -252,7 +252,9 @@ class PastbenchRun:
             # run's summary beside the new items, nor old items for a later resume to pick up.
             clear_run(report_dir / self.run_id)
         run_dir = report_dir / self.run_id
-        write_json_atomic(run_dir / RUN_FILE, run_file(self.options, self.run_id, self.run_started))
+        write_json_atomic(
+            run_dir / RUN_FILE, run_file(self.options, self.run_id, self.run_started, self.registry)
+        )
         self.run_dir = run_dir
         return run_dir
 

@@ -40,6 +40,10 @@ class GateMetric:
     of each stratum's mean over its units (a stream's test tickets per stream, an intervention's
     event × profile cells per family). A gate pairs them by id with the baseline's for a
     bootstrap CI of the change (``stats.paired_bootstrap_ci``); None when the value is no such mean.
+
+    ``strata`` (stratum -> its value) are given when the value is the mean of per-stratum values
+    the summary holds (PAST's Δ over families): a gate against a run of other strata recomputes
+    it over the shared ones, and a failed gate names the strata that moved the wrong way.
     """
 
     protocol: str
@@ -50,6 +54,7 @@ class GateMetric:
     ci: tuple[float, float] | None = None
     higher_is_better: bool = True
     units: Mapping[str, Mapping[str, float]] | None = field(default=None, compare=False)
+    strata: Mapping[str, float | None] | None = field(default=None, compare=False)
 
 
 def known_units(units: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]] | None:
@@ -179,8 +184,21 @@ class ProtocolBase:
     markers: ClassVar[Mapping[str, str]] = {}
     options: ClassVar[Sequence[str]] = ()
     gate_metric_names: ClassVar[frozenset[str]] = frozenset()
+    # -- how gates name and word this protocol's metrics (results/gates.py reads them) ----------
+    # The order a gate error lists the metric names in (empty: sorted).
+    gate_metric_order: ClassVar[tuple[str, ...]] = ()
+    # True: a gate scopes a metric as <name> (the overall) or <name>.<key>; False: bare scopes.
+    gate_scopes_prefixed: ClassVar[bool] = True
+    # What a metric's strata and units are (singular, plural), in a gate's notes and messages.
+    gate_strata_noun: ClassVar[tuple[str, str]] = ("stratum", "strata")
+    gate_units_noun: ClassVar[str] = "units"
+    # False: reports (the CI step summary) show its gate metrics in tables of its own.
+    gate_metrics_table: ClassVar[bool] = True
     # The mechanism ablation's score (--pastbench-ablation); None: the protocol prints none.
     ablation: ClassVar[AblationSpec | None] = None
+    # run.json fields (RunOptions fields) that change what its items measure -> the option that sets
+    # each: a resume must match them (plugin/resume.py).
+    resume_fields: ClassVar[Mapping[str, str]] = {}
     # Per-shard or per-machine fields of a record: two shards may differ in them.
     volatile_record_fields: ClassVar[tuple[str, ...]] = ("dataset_hash", "wall_s")
 
@@ -291,6 +309,20 @@ class ProtocolBase:
         """Optional: (config, scope, metric) -> ``GateMetric.units`` drawn from this protocol's
         records, for the metrics whose units the summary does not hold (a stream's tickets)."""
         return {}
+
+    def baseline_units(self, baseline: Any) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """Optional: the same keys, drawn from what a ``Baseline`` (results/baseline.py) keeps of
+        this protocol besides its gate metrics (PAST: the per-episode scores)."""
+        return {}
+
+    def resume_values(self, options: Any) -> dict[str, Any]:
+        """This invocation's values of ``resume_fields`` (default: the RunOptions fields so named)."""
+        return {key: getattr(options, key, None) for key in self.resume_fields}
+
+    def gate_scope_problem(self, gate_name: str, scope: str, scopes: Sequence[str]) -> str:
+        """Why a config holds no ``scope`` for a gate, given the scopes it holds (as gates name them)."""
+        metric = gate_name.rpartition(".")[2]
+        return f"no {gate_name} (scopes with {metric}: {', '.join(scopes) or 'none'})"
 
 
 class ProtocolFile(pytest.File):

@@ -44,8 +44,8 @@ class Baseline:
     summary: dict[str, Any]
     episodes: Episodes
     meta: dict[str, Any] = field(default_factory=dict)
-    # The other protocols' gate metrics with their units (drawn from records, which a baseline
-    # file does not keep); None: read them from the summary, without units.
+    # The protocols' gate metrics with their units (drawn from records, which a baseline file
+    # does not keep); None: read them from the summary (PAST's units: from ``episodes``).
     gate_metrics: list[GateMetric] | None = None
 
     @property
@@ -112,7 +112,7 @@ def save_baseline(
     gate_metrics: list[GateMetric] | None = None,
 ) -> Path:
     """Write ``<storage>/<name>.json`` atomically and return its path (an existing one is replaced).
-    ``gate_metrics``: the other protocols' (with their units), kept beside the PAST episodes."""
+    ``gate_metrics``: the protocols' (with their units), kept beside the PAST episodes."""
     stem = check_name(name)
     path = Path(storage) / f"{stem}.json"
     document = {
@@ -206,13 +206,11 @@ def _from_run(path: Path) -> Baseline:
 
 
 def run_folder_gate_metrics(run_dir: Path, summary: dict[str, Any]) -> list[GateMetric]:
-    """The other protocols' gate metrics of a run folder, their units drawn from its records."""
+    """The protocols' gate metrics of a run folder, their units drawn from its records."""
     from ..protocols.registry import standalone_registry
 
     registry = standalone_registry()
-    records = {
-        protocol.name: protocol.read_records(run_dir) for protocol in registry if protocol.name != "past"
-    }
+    records = {protocol.name: protocol.read_records(run_dir) for protocol in registry}
     return protocol_gate_metrics(registry, summary, records)
 
 
@@ -255,15 +253,12 @@ def load_baseline(ref: str, storage: Path) -> Baseline:
 def protocol_gate_metrics(
     registry: Any, summary: Mapping[str, Any], records: Mapping[str, list[Any]] | None = None
 ) -> list[GateMetric]:
-    """Every registered protocol's gate metrics in ``summary`` (PAST's are gated by episodes),
-    with the units its ``gate_units`` draws from ``records`` (protocol -> plain records) where the
-    summary holds none."""
+    """Every registered protocol's gate metrics in ``summary``, with the units its ``gate_units``
+    draws from ``records`` (protocol -> plain records) where the summary holds none."""
     from dataclasses import replace
 
     metrics = []
     for protocol in registry:
-        if protocol.name == "past":
-            continue
         units_of = getattr(protocol, "gate_units", None)
         units = units_of(list((records or {}).get(protocol.name, []))) if units_of and records else {}
         for metric in protocol.gate_metrics(summary):

@@ -15,27 +15,23 @@ from typing import Any
 from tabulate import tabulate
 
 from ..errors import BaselineError, GateSyntaxError
-from .baseline import DEFAULT_STORAGE, Baseline, load_baseline
+from .baseline import DEFAULT_STORAGE, Baseline, load_baseline, protocol_gate_metrics
 from .gates import (
     GATE_SYNTAX,
     compatibility_warnings,
     gate_and_report,
     gate_exit_code,
     match_configs,
-    pair_families,
     parse_gates,
-    protocol_gate_metrics,
     registry_metrics,
 )
-from .render.table import HURT_MARK, HURT_TEXT, format_delta, format_number, memory_hurt
-
-COMPARISON_HEADERS = ("scope", "baseline Δ", "current Δ", "change", "baseline Mech", "current Mech")
+from .render.table import HURT_TEXT, format_delta, format_number, memory_hurt
 
 # (kind, key): kind is "families", "capabilities" or "overall"; key the id within it.
 Scope = tuple[str, str]
 
 
-def _scopes(*configs: dict[str, Any]) -> list[Scope]:
+def comparison_scopes(*configs: dict[str, Any]) -> list[Scope]:
     """Every scope of any config, in the Δ table's order: families, capabilities, overall."""
     capability: dict[str, str] = {}
     capabilities: set[str] = set()
@@ -51,99 +47,72 @@ def _scopes(*configs: dict[str, Any]) -> list[Scope]:
     )
 
 
-def _entry(config: dict[str, Any], scope: Scope) -> dict[str, Any] | None:
+def scope_entry(config: dict[str, Any], scope: Scope) -> dict[str, Any] | None:
     kind, key = scope
     if kind == "overall":
         return config.get("overall")
     return config.get(kind, {}).get(key)
 
 
-def _scope_name(scope: Scope) -> str:
+def scope_name(scope: Scope) -> str:
     kind, key = scope
     return key if kind == "families" else f"[{key}]"
 
 
-def _get(entry: dict[str, Any] | None, key: str) -> float | None:
+def scope_value(entry: dict[str, Any] | None, key: str) -> float | None:
     return None if entry is None else entry.get(key)
 
 
 METRIC_HEADERS = ("protocol", "scope", "metric", "baseline", "current", "change")
 
 
-def render_metric_comparison(current: dict[str, Any], baseline: dict[str, Any], registry: Any) -> str:
-    """The other protocols' gate metrics (overall, tiers, families; not the intervention cells):
-    baseline and current value and their change, per paired config. Empty without any."""
-    now_all = protocol_gate_metrics(registry, current)
-    before_all = protocol_gate_metrics(registry, baseline)
+def render_metric_comparison(protocol: Any, current: dict[str, Any], baseline: dict[str, Any]) -> str:
+    """A protocol's gate metrics (overall, tiers, families; not the intervention cells): baseline
+    and current value and their change, per paired config. Empty without any."""
+    now = [m for m in protocol_gate_metrics([protocol], current) if "/" not in m.scope]
+    before = [m for m in protocol_gate_metrics([protocol], baseline) if "/" not in m.scope]
+    if not now or not before:
+        return ""
+    name = protocol.name
     blocks = []
-    for protocol in sorted({m.protocol for m in now_all} & {m.protocol for m in before_all}):
-        now = [m for m in now_all if m.protocol == protocol and "/" not in m.scope]
-        before = [m for m in before_all if m.protocol == protocol and "/" not in m.scope]
-        pairs, notes = match_configs(
-            {"configs": [{"label": c} for c in dict.fromkeys(m.config for m in now)]},
-            {"configs": [{"label": c} for c in dict.fromkeys(m.config for m in before)]},
+    pairs, notes = match_configs(
+        {"configs": [{"label": c} for c in dict.fromkeys(m.config for m in now)]},
+        {"configs": [{"label": c} for c in dict.fromkeys(m.config for m in before)]},
+    )
+    for cur, base in pairs:
+        old = {(m.scope, m.name): m.value for m in before if m.config == base["label"]}
+        rows = []
+        for m in (m for m in now if m.config == cur["label"]):
+            was = old.get((m.scope, m.name))
+            change = None if m.value is None or was is None else m.value - was
+            arrow = "" if m.higher_is_better else " (lower is better)"
+            rows.append(
+                [name, m.scope, m.name + arrow, format_number(was), format_number(m.value),
+                 format_number(change, signed=True)]
+            )  # fmt: skip
+        title = (
+            cur["label"] if cur["label"] == base["label"] else f"{cur['label']} (baseline: {base['label']})"
         )
-        for cur, base in pairs:
-            old = {(m.scope, m.name): m.value for m in before if m.config == base["label"]}
-            rows = []
-            for m in (m for m in now if m.config == cur["label"]):
-                was = old.get((m.scope, m.name))
-                change = None if m.value is None or was is None else m.value - was
-                arrow = "" if m.higher_is_better else " (lower is better)"
-                rows.append(
-                    [protocol, m.scope, m.name + arrow, format_number(was), format_number(m.value),
-                     format_number(change, signed=True)]
-                )  # fmt: skip
-            title = (
-                cur["label"]
-                if cur["label"] == base["label"]
-                else f"{cur['label']} (baseline: {base['label']})"
-            )
-            table = tabulate(rows, headers=METRIC_HEADERS, tablefmt="simple", disable_numparse=True)
-            blocks.append(f"{protocol}: {title}\n{table}")
-        blocks += [f"note: {protocol}: {note}" for note in notes if not pairs or "labels differ" not in note]
+        table = tabulate(rows, headers=METRIC_HEADERS, tablefmt="simple", disable_numparse=True)
+        blocks.append(f"{name}: {title}\n{table}")
+    blocks += [f"note: {name}: {note}" for note in notes if not pairs or "labels differ" not in note]
     return "\n\n".join(blocks)
 
 
 def render_comparison(current: dict[str, Any], baseline: dict[str, Any], registry: Any = None) -> str:
-    """One table per compared config: baseline and current Δ, their change, and Mech, per scope;
-    with ``registry``, then the other protocols' gate metrics (``render_metric_comparison``)."""
-    others = render_metric_comparison(current, baseline, registry) if registry is not None else ""
-    if others and not current.get("configs") and not baseline.get("configs"):
-        return others  # no PAST item on either side: no "no configuration in common" note
-    pairs, notes = match_configs(current, baseline)
-    blocks = []
-    for cur, base in pairs:
-        # Capability and overall rows over the families both measured, as the gates compare them.
-        paired_cur, paired_base, note = pair_families(cur, base)
-        notes += [note] if note else []
-        rows = []
-        for scope in _scopes(base, cur):
-            family = scope[0] == "families"
-            before = _entry(base if family else paired_base, scope)
-            now = _entry(cur if family else paired_cur, scope)
-            b_delta, c_delta = _get(before, "delta"), _get(now, "delta")
-            change = None if b_delta is None or c_delta is None else c_delta - b_delta
-            rows.append(
-                [
-                    # A fall below 0 is a drop like any other (the change column); the mark says
-                    # the current run's Δ CI lies wholly below 0: memory hurt there.
-                    _scope_name(scope) + (HURT_MARK if memory_hurt(now) else ""),
-                    format_number(b_delta, signed=True),
-                    format_number(c_delta, signed=True),
-                    format_number(change, signed=True),
-                    format_number(_get(before, "mech")),
-                    format_number(_get(now, "mech")),
-                ]
-            )
-        title = (
-            cur["label"] if cur["label"] == base["label"] else f"{cur['label']} (baseline: {base['label']})"
-        )
-        table = tabulate(rows, headers=COMPARISON_HEADERS, tablefmt="simple", disable_numparse=True)
-        blocks.append(f"{title}\n{table}")
-    blocks += [f"note: {note}" for note in notes]
-    blocks += [others] if others else []
-    return "\n\n".join(blocks)
+    """Each protocol's comparison of a run with a baseline, in registration order: its own
+    (``render_comparison``: PAST's Δ and Mech table) or its gate metrics' (``render_metric_comparison``).
+    ``registry``: the built-in protocols' when not given."""
+    if registry is None:
+        from ..protocols.registry import standalone_registry
+
+        registry = standalone_registry()
+    sections = []
+    for protocol in registry:
+        own = getattr(protocol, "render_comparison", None)
+        text = own(current, baseline) if own else render_metric_comparison(protocol, current, baseline)
+        sections += [text] if text else []
+    return "\n\n".join(sections)
 
 
 def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
@@ -155,13 +124,14 @@ def render_side_by_side(summaries: list[tuple[str, dict[str, Any]]]) -> str:
     headers = ["scope"] + [
         f"{name}\n{config['label']}" if name else config["label"] for name, config in columns
     ]
-    scopes = _scopes(*(config for _, config in columns))
+    scopes = comparison_scopes(*(config for _, config in columns))
     delta_rows = [
-        [_scope_name(scope)] + [_delta_cell(_entry(config, scope)) for _, config in columns]
+        [scope_name(scope)] + [_delta_cell(scope_entry(config, scope)) for _, config in columns]
         for scope in scopes
     ]
     mech_rows = [
-        [_scope_name(scope)] + [format_number(_get(_entry(config, scope), "mech")) for _, config in columns]
+        [scope_name(scope)]
+        + [format_number(scope_value(scope_entry(config, scope), "mech")) for _, config in columns]
         for scope in scopes
     ]
     delta = tabulate(delta_rows, headers=headers, tablefmt="simple", disable_numparse=True)

@@ -1,7 +1,9 @@
 """The protocol seam end to end, with a throw-away protocol registered through the hook
 ``pytest_pastbench_register_protocols`` in a conftest (no monkeypatching): collection by format
 tag, items measured in setup, worker → controller transport, the summary section, the results
-file, the terminal section, infra errors, resume, a baseline gate and the merge of two shards."""
+file, the terminal section, infra errors, resume, a baseline gate and the merge of two shards.
+What the stand-in declares (its gate metrics, resume fields, JUnit properties) reaches the shared
+layers through the protocol interface alone."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import pytest
 
 FAKE_PROTOCOL = '''
 """A stand-in protocol: one item per entry of `cases`; reward = value; `boom` is an infra failure."""
+import os
+
 from pytest_pastbench.core.family_files import FamilyFileError
 from pytest_pastbench.models.client import InfraError
 from pytest_pastbench.protocols.base import GateMetric, ProtocolBase, ProtocolItem
@@ -54,6 +58,11 @@ class FakeProtocol(ProtocolBase):
     format_tag = "pastbench/fake-v1"
     markers = {"fake": "the stand-in protocol"}
     gate_metric_names = frozenset({"mean_reward"})
+    # A setting of its own that a resume must keep (read from the environment here).
+    resume_fields = {"fake_level": "FAKE_LEVEL (the environment)"}
+
+    def resume_values(self, options):
+        return {"fake_level": os.environ.get("FAKE_LEVEL", "1")}
 
     def items(self, parent):
         return collect(parent)
@@ -110,7 +119,10 @@ def test_protocol_items_run_and_report(project: pytest.Pytester, workers: str) -
     (high, low) = results["protocols"]["fake"]
     assert (high["family"], high["episode"], high["protocol"]) == ("fake.retail", "w_high", "fake")
     assert low["metrics"] == {"reward": 0.25} and low["dataset_hash"] == summary["run"]["dataset_hash"]
-    assert "pastbench.metric.reward" in (project.path / "junit.xml").read_text()
+    junit = (project.path / "junit.xml").read_text()
+    assert "pastbench.metric.reward" in junit
+    # Its gate metric as a run property (protocol, config, scope, metric): no shared code for it.
+    assert '<property name="pastbench.fake.fake@pastbench/recall.overall.mean_reward" value="0.5"' in junit
 
 
 def test_an_infra_failure_is_an_error_with_its_reason_not_a_zero(project: pytest.Pytester) -> None:
@@ -130,13 +142,23 @@ def test_a_malformed_protocol_file_is_a_collection_error_naming_it(project: pyte
     assert _summary(project, "r")["protocols"]["fake"]["n"] == 2  # the other file still ran
 
 
-def test_resume_skips_finished_protocol_items(project: pytest.Pytester) -> None:
+def test_resume_skips_finished_protocol_items(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = project.runpytest_subprocess("families", "--pastbench-run-id=r")
     assert first.ret == 0, first.stdout.str()
     again = project.runpytest_subprocess("families", "--pastbench-resume=r")
     assert again.ret == 0, again.stdout.str()
     again.stdout.fnmatch_lines(["*2 deselected*"])
     assert _summary(project, "r")["protocols"]["fake"]["n"] == 2
+    assert json.loads((project.path / "reports" / "r" / "run.json").read_text())["fake_level"] == "1"
+    # The stand-in's own resume field: another value is another experiment, refused.
+    monkeypatch.setenv("FAKE_LEVEL", "2")
+    other = project.runpytest_subprocess("families", "--pastbench-resume=r")
+    assert other.ret == pytest.ExitCode.USAGE_ERROR
+    other.stderr.fnmatch_lines(
+        ["*differs from the run in FAKE_LEVEL (the environment) (the run: '1', now: '2')*"]
+    )
 
 
 def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) -> None:
@@ -155,7 +177,8 @@ def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) ->
         [
             # the family file changed: one warning naming both dataset hashes, and the gate still runs
             "warning: dataset differs: current dataset_hash *, baseline *; changed families: fake.retail",
-            "FAIL  fake.mean_reward dropped by 0.200 (0.500 → 0.300; limit 0.1; too few paired units *",
+            # a reward that is no mean of units: the verdict, and no noise estimate to speak of
+            "FAIL  fake.mean_reward dropped by 0.200 (0.500 → 0.300; limit 0.1) [fake@pastbench/recall]",
         ]
     )
     assert gated.stdout.str().count("warning: dataset differs") == 1

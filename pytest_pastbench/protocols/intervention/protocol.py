@@ -47,6 +47,10 @@ class InterventionProtocol(ProtocolBase):
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
     # Its profiles are a fixture's parameters (pastbench_profile), not an option.
     options = ("intervention-m", "intervention-tau", "judge-model", "mechanisms", "ablation")
+    resume_fields = {
+        "intervention_m": "--pastbench-intervention-m",
+        "intervention_tau": "--pastbench-intervention-tau",
+    }
     gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
 
     # The package's modules load when the run needs them, not when the protocol registers: a run

@@ -8,7 +8,7 @@ scoring, metrics, report, offline policy and dataset tools.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import pytest
 
 from ..base import GateMetric, ProtocolBase, ProtocolFile
 from ..detect import FORMAT_TAG
-from .components import COMPONENTS
+from .components import GATE_METRICS
 
 __all__ = ["PROTOCOL", "PastProtocol"]
 
@@ -31,9 +31,6 @@ ARM_MARKERS = {
     "off": "persistence off (control arm)",
     "ablated": "persistence on with the key-fact entries removed before eval (causal check)",
 }
-# Per config × scope; pr (the share of polluted live entries) is the one where a rise is worse.
-_SCOPE_METRICS = ("delta", "mech", "s_on", "s_off")
-_LOWER_IS_BETTER = frozenset({"pr"})
 
 
 class PastOfflinePolicy:
@@ -57,7 +54,12 @@ class PastProtocol(ProtocolBase):
     format_tag = FORMAT_TAG
     markers = {**CAPABILITY_MARKERS, **ARM_MARKERS}
     options = ("persistence", "trials", "pass-threshold", "mechanisms", "ablation", "judge-model")
-    gate_metric_names = frozenset({*_SCOPE_METRICS, *COMPONENTS})
+    gate_metric_names = frozenset(GATE_METRICS)
+    gate_metric_order = GATE_METRICS
+    gate_scopes_prefixed = False  # overall, update, update.SM03_fact_correction
+    gate_strata_noun = ("family", "families")
+    gate_units_noun = "episodes"
+    gate_metrics_table = False  # reports show its gate metrics in its own Δ tables
     volatile_record_fields = ("dataset_hash",)
 
     def family_identity(self, path: Path) -> tuple[str, str]:
@@ -141,6 +143,11 @@ class PastProtocol(ProtocolBase):
 
         return past_item_properties(record)
 
+    def junit_summary_properties(self, summary: dict[str, Any]) -> list[tuple[str, Any]]:
+        from .report import past_summary_properties
+
+        return past_summary_properties(summary)
+
     def describe(self, path: Path) -> str:
         from pytest_pastbench.core.family_files import load_family
 
@@ -153,37 +160,31 @@ class PastProtocol(ProtocolBase):
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
         """Per config × scope (overall, each capability, each family): Δ (with its CI), Mech,
         S_on, S_off and Mech's components."""
-        metrics = []
-        for config in summary.get("configs") or []:
-            scopes = [("overall", config["overall"]), *sorted(config["capabilities"].items())]
-            scopes += sorted(config["families"].items())
-            for scope, entry in scopes:
-                for name in _SCOPE_METRICS:
-                    ci = entry.get("delta_ci") if name == "delta" else None
-                    metrics.append(
-                        GateMetric(
-                            self.name,
-                            config["label"],
-                            scope,
-                            name,
-                            entry.get(name),
-                            tuple(ci) if ci else None,
-                        )
-                    )
-                components = entry.get("mech_components") or {}
-                metrics += [
-                    GateMetric(
-                        self.name,
-                        config["label"],
-                        scope,
-                        c,
-                        components.get(c),
-                        None,
-                        c not in _LOWER_IS_BETTER,
-                    )
-                    for c in COMPONENTS
-                ]
-        return metrics
+        from .gates import gate_metrics
+
+        return gate_metrics(summary)
+
+    def baseline_units(self, baseline: Any) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
+        """Δ's, S_on's and S_off's paired units: the baseline's per-episode scores."""
+        from .gates import episode_units
+
+        return episode_units(baseline.summary, baseline.episodes)
+
+    def gate_scope_problem(self, gate_name: str, scope: str, scopes: Sequence[str]) -> str:
+        from .gates import scope_problem
+
+        return scope_problem(scope, scopes)
+
+    # -- against a baseline (results/compare.py, plugin/regression.py) -----------------------------
+    def render_comparison(self, current: dict[str, Any], baseline: dict[str, Any]) -> str:
+        from .compare import render_comparison
+
+        return render_comparison(current, baseline)
+
+    def comparison_rows(self, current: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
+        from .compare import comparison_rows
+
+        return comparison_rows(current, baseline)
 
 
 PROTOCOL = PastProtocol()

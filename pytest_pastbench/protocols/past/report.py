@@ -66,3 +66,16 @@ def past_item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
         if value is not None:
             props.append((f"pastbench.mech.{name}", value))
     return props
+
+
+def past_summary_properties(summary: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The run's JUnit properties: per config its overall numbers and each capability's Δ."""
+    props: list[tuple[str, Any]] = []
+    for config_entry in summary.get("configs", []):
+        label = config_entry["label"]
+        overall = config_entry["overall"]
+        for key in ("s_on", "s_off", "delta", "mech", "n_episodes", "infra_blocked"):
+            props.append((f"pastbench.{label}.overall.{key}", overall.get(key)))
+        for name, entry in sorted(config_entry["capabilities"].items()):
+            props.append((f"pastbench.{label}.{name}.delta", entry.get("delta")))
+    return props

@@ -49,6 +49,7 @@ class PlasticityProtocol(ProtocolBase):
     format_tag = "pastbench/plasticity-v1"
     markers = {"plasticity": "protocol: plasticity checkpoints"}
     options = ("plasticity-checkpoints", "persistence", "mechanisms", "ablation")
+    resume_fields = {"plasticity_checkpoints": "--pastbench-plasticity-checkpoints"}
     gate_metric_names = frozenset({"id_end", "ood_end", "p_sat"})
 
     # The package's modules load when the run needs them, not when the protocol registers: a run

@@ -56,6 +56,7 @@ class StreamProtocol(ProtocolBase):
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
     options = ("stream-scale", "stream-reference", "mechanisms", "ablation")
+    resume_fields = {"stream_scale": "--pastbench-stream-scale"}
     gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
 
     # The package's modules load when the run needs them, not when the protocol registers: a run

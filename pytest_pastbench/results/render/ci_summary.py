@@ -13,7 +13,8 @@ from typing import Any
 
 from pytest_pastbench.protocols.past.metrics import agent_error_line
 
-from ..gates import GateResult, protocol_gate_metrics, verdict_parts
+from ..baseline import protocol_gate_metrics
+from ..gates import GateResult, verdict_parts
 from .table import config_notes, delta_cells, delta_headers, delta_rows, has_ablated
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -59,15 +60,18 @@ def render_markdown(
     if gates:
         lines += ["### gates against the baseline", ""]
         lines += [f"- **{r.status}** {_cell(r.message)}" for r in gates]
+        lines += [f"- note: {_cell(note)}" for note in dict.fromkeys(n for r in gates for n in r.notes)]
         lines += ["", f"**{', '.join(text for text, _ in verdict_parts(gates))}**", ""]
     return "\n".join(lines)
 
 
 def _protocol_metric_lines(summary: Mapping[str, Any], registry: Any) -> list[str]:
-    """Per protocol other than PAST: its gate metrics per config (the intervention cells left to
-    the run's files), the names a ``--pastbench-compare-fail`` gate uses."""
+    """Per protocol that shows no table of its own (``gate_metrics_table``; PAST's Δ tables are
+    above): its gate metrics per config (the intervention cells left to the run's files), the
+    names a ``--pastbench-compare-fail`` gate uses."""
     lines: list[str] = []
-    metrics = [m for m in protocol_gate_metrics(registry, summary) if "/" not in m.scope]
+    tabled = [p for p in registry if getattr(p, "gate_metrics_table", True)]
+    metrics = [m for m in protocol_gate_metrics(tabled, summary) if "/" not in m.scope]
     for protocol in sorted({m.protocol for m in metrics}):
         lines += [
             f"### {protocol}: gate metrics",
