@@ -106,7 +106,7 @@ class BenchProtocol(Protocol):
         ...
 
     def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (models.py) when the
+        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (errors.py) when the
         infrastructure, not the agent, failed."""
         ...
 
@@ -376,7 +376,7 @@ class ProtocolItem(OneLineItem):
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Run the measurement: (record, trace). ``record`` is plain JSON; it must hold a short
         ``headline`` string for the terminal (e.g. ``"reward 0.62"``). Raise ``InfraError``
-        (models.py) when the infrastructure, not the agent, failed."""
+        (errors.py) when the infrastructure, not the agent, failed."""
         raise NotImplementedError
 
     def secrets(self) -> list[str]:

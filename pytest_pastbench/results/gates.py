@@ -225,7 +225,7 @@ def match_configs(
     return [], notes
 
 
-# Capability and overall values are means over families (summary.py); these are the ones gated.
+# Capability and overall values are means over families (past/metrics.py); these are the ones gated.
 _MEANS = ("s_on", "s_off", "delta", "mech")
 
 

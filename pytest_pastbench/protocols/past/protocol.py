@@ -37,7 +37,7 @@ _LOWER_IS_BETTER = frozenset({"pr"})
 
 
 class PastOfflinePolicy:
-    """The PAST reference policies (offline/policies.py) answer any other conversation."""
+    """The PAST reference policies (offline_policy.py) answer any other conversation."""
 
     catch_all = True
 

@@ -27,7 +27,7 @@ __all__ = ["PROTOCOL"]
 
 
 class PlasticityOfflinePolicy:
-    """The plasticity sessions are recognised by their tools (offline/plasticity_policy.py)."""
+    """The plasticity sessions are recognised by their tools (offline_policy.py)."""
 
     catch_all = False
 
