@@ -27,6 +27,7 @@ from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
     from ..results.ablation import AblationSpec
+    from ..results.render.figure_kit import FigureSpec
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,16 @@ class GateMetric:
     ci: tuple[float, float] | None = None
     higher_is_better: bool = True
     units: Mapping[str, Mapping[str, float]] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class HtmlSection:
+    """A protocol's tables on the HTML report page: a Jinja2 template file (shipped with the
+    protocol's package; autoescaped, and it may import the page's ``macros.html.j2``) and the
+    plain values it reads."""
+
+    template: Path
+    context: Mapping[str, Any]
 
 
 def known_units(units: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]] | None:
@@ -89,6 +100,7 @@ class BenchProtocol(Protocol):
     markers: Mapping[str, str]  # pytest markers it adds to its items -> description
     options: Sequence[str]  # the --pastbench-* options (and pastbench_* ini keys) it reads
     gate_metric_names: frozenset[str]  # the metrics gate_metrics can return (for gate parsing)
+    title: str  # the heading of its section on the HTML report page
 
     # -- collection and running ---------------------------------------------------------------------
     def claims(self, path: Path) -> bool:
@@ -156,6 +168,15 @@ class BenchProtocol(Protocol):
         """The item's JUnit ``<property>`` values."""
         ...
 
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        """Its tables on the HTML report page, drawn from the summary (asked only when the run
+        holds its items)."""
+        ...
+
+    def figures(self) -> Sequence[FigureSpec]:
+        """The report figures it draws from the summary (``pastbench plot``, the HTML report)."""
+        ...
+
     def describe(self, path: Path) -> str:
         """``pastbench validate``: validate one file (raise ``FamilyFileError``), say what it holds."""
         ...
@@ -179,6 +200,7 @@ class ProtocolBase:
     markers: ClassVar[Mapping[str, str]] = {}
     options: ClassVar[Sequence[str]] = ()
     gate_metric_names: ClassVar[frozenset[str]] = frozenset()
+    title: ClassVar[str] = ""  # the page shows the name when empty
     # The mechanism ablation's score (--pastbench-ablation); None: the protocol prints none.
     ablation: ClassVar[AblationSpec | None] = None
     # Per-shard or per-machine fields of a record: two shards may differ in them.
@@ -278,6 +300,15 @@ class ProtocolBase:
 
     def describe(self, path: Path) -> str:
         raise NotImplementedError
+
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        """The terminal's text of its section (``render_section``), preformatted."""
+        from ..results.render.html_kit import TEXT_SECTION
+
+        return HtmlSection(TEXT_SECTION, {"text": self.render_section(dict(self.section(summary) or {}))})
+
+    def figures(self) -> Sequence[FigureSpec]:
+        return ()
 
     def offline_policy(self) -> OfflinePolicy | None:
         return None
