@@ -569,3 +569,51 @@ def test_undecided_text_checks_are_marked_in_the_config_table() -> None:
     assert "memory.f ‡" in page and "memory.g ‡" not in page and "[overall] ‡" in page
     assert html.escape(undecided_note(2)) in page
     assert "‡" not in config_table({**config, "overall": {"s_on": 1.0}, "families": {}, "capabilities": {}})
+
+
+def test_a_config_table_with_long_family_ids_and_causal_cis_fits_1280_px(tmp_path: Path) -> None:
+    """With an ablation (Δ_causal has a CI) and 'memory hurt here' badges, family ids as long as
+    the dataset's scrolled the table sideways at 1280 px and cut its last column ('pr')."""
+    run_dir, _ = make_run(tmp_path)
+    path = run_dir / "sequence_summary.json"
+    summary = json.loads(path.read_text())
+    config = summary["configs"][0]
+    entry = {"capability": "update", "n_episodes": 8, "s_on": 0.5, "s_off": 0.7, "mech": 0.4}
+    causal = {"delta_causal": 0.123, "delta_causal_ci": [-0.051, 0.197], "delta_c": 0.36}
+    hurt = {"delta": -0.21, "delta_ci": [-0.35, -0.08]}
+    components = {"mech_components": dict.fromkeys(("wp", "ra", "uc", "rh", "pr"), 0.25)}
+    config["families"] = {
+        f"update.SM{i:02d}_weak_trigger_preference_adoption_after_{i}": {
+            **entry,
+            **causal,
+            **hurt,
+            **components,
+        }
+        for i in range(4)
+    }
+    for scope in (*config["capabilities"].values(), config["overall"]):
+        scope.update(causal)
+    path.write_text(json.dumps(summary))
+    page = write_html(load_run(run_dir), tmp_path / "report.html", draw=False)
+    measured = tmp_path / "measured.html"
+    measured.write_text(page.read_text().replace("</body>", MEASURE_ALL, 1))
+    dom = chromium(tmp_path, measured)
+    found = json.loads(html.unescape(re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S).group(1)))
+    assert found["page"] <= 1280 and found["wraps"], found
+    assert all(scroll <= client for _, scroll, client in found["wraps"]), found
+
+
+# Every table box of the page: [table class or id, its scroll width, its box's width].
+MEASURE_ALL = """<script>
+(function () {
+  var out = {page: document.documentElement.scrollWidth, wraps: []};
+  document.querySelectorAll(".table-wrap").forEach(function (box) {
+    var table = box.querySelector("table");
+    out.wraps.push([table.id || table.className, box.scrollWidth, box.clientWidth]);
+  });
+  var pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script></body>"""
