@@ -123,7 +123,8 @@ def test_page_has_the_summary_table_and_every_item(tmp_path: Path) -> None:
     assert 'id="trace-viewer-past"' in page and 'id="trace-view-past"' in page
     # Per-config tables with families, capabilities and the overall row; blocked item counted.
     assert page.count('class="scope-table"') == 2
-    assert "[memory]" in page and "[overall]" in page and "memory.tiny_prefs" in page
+    # A family id may wrap at its parts (<wbr> after "." and "_") when its column must narrow.
+    assert "[memory]" in page and "[overall]" in page and "memory.<wbr>tiny_<wbr>prefs" in page
     assert 'class="blocked"' in page and "infra_blocked: provider down" in page
 
 
@@ -515,13 +516,22 @@ def test_a_report_that_cannot_be_drawn_is_a_line_not_a_failed_run(
         options=SimpleNamespace(report=True),
         report_path=None,
         interrupted=False,
+        registry=None,
     )
     write_report(run)  # type: ignore[arg-type]
     assert run.report_path is None and run.report_error == "TypeError: a drawing bug"
 
 
+def config_table(config: dict[str, Any]) -> str:
+    """PAST's section of the page for one config, from its own template; line-break hints dropped."""
+    from pytest_pastbench.protocols.past.html_section import past_section
+    from pytest_pastbench.results.render.html_kit import render_template
+
+    section = past_section({"configs": [config]})
+    return str(render_template(section.template, dict(section.context))).replace("<wbr>", "")
+
+
 def test_a_family_whose_delta_ci_lies_below_zero_says_memory_hurt_here() -> None:
-    from pytest_pastbench.results.render.html import _config_table
 
     base = {"capability": "update", "n_episodes": 4, "s_on": 0.2, "s_off": 0.5}
     config = {
@@ -535,7 +545,7 @@ def test_a_family_whose_delta_ci_lies_below_zero_says_memory_hurt_here() -> None
     }
     rows = {
         m[1]: m[0]
-        for m in re.findall(r'(<tr[^>]*><td class="label">([^<]+)</td>.*?</tr>)', _config_table(config))
+        for m in re.findall(r'(<tr[^>]*><td class="label">([^<]+)</td>.*?</tr>)', config_table(config))
     }
     assert '<tr class="memory-hurt">' in rows["update.stale"]
     assert '<span class="hurt"' in rows["update.stale"] and "memory hurt here</span>" in rows["update.stale"]
@@ -543,7 +553,6 @@ def test_a_family_whose_delta_ci_lies_below_zero_says_memory_hurt_here() -> None
 
 
 def test_undecided_text_checks_are_marked_in_the_config_table() -> None:
-    from pytest_pastbench.results.render.html import _config_table
     from pytest_pastbench.results.render.table import undecided_note
 
     entry = {"s_on": 0.5, "s_off": 0.1, "delta": 0.4, "n_episodes": 2, "undecided": 2}
@@ -556,7 +565,55 @@ def test_undecided_text_checks_are_marked_in_the_config_table() -> None:
         "capabilities": {"memory": entry},
         "overall": entry,
     }
-    page = _config_table(config)
+    page = config_table(config)
     assert "memory.f ‡" in page and "memory.g ‡" not in page and "[overall] ‡" in page
     assert html.escape(undecided_note(2)) in page
-    assert "‡" not in _config_table({**config, "overall": {"s_on": 1.0}, "families": {}, "capabilities": {}})
+    assert "‡" not in config_table({**config, "overall": {"s_on": 1.0}, "families": {}, "capabilities": {}})
+
+
+def test_a_config_table_with_long_family_ids_and_causal_cis_fits_1280_px(tmp_path: Path) -> None:
+    """With an ablation (Δ_causal has a CI) and 'memory hurt here' badges, family ids as long as
+    the dataset's scrolled the table sideways at 1280 px and cut its last column ('pr')."""
+    run_dir, _ = make_run(tmp_path)
+    path = run_dir / "sequence_summary.json"
+    summary = json.loads(path.read_text())
+    config = summary["configs"][0]
+    entry = {"capability": "update", "n_episodes": 8, "s_on": 0.5, "s_off": 0.7, "mech": 0.4}
+    causal = {"delta_causal": 0.123, "delta_causal_ci": [-0.051, 0.197], "delta_c": 0.36}
+    hurt = {"delta": -0.21, "delta_ci": [-0.35, -0.08]}
+    components = {"mech_components": dict.fromkeys(("wp", "ra", "uc", "rh", "pr"), 0.25)}
+    config["families"] = {
+        f"update.SM{i:02d}_weak_trigger_preference_adoption_after_{i}": {
+            **entry,
+            **causal,
+            **hurt,
+            **components,
+        }
+        for i in range(4)
+    }
+    for scope in (*config["capabilities"].values(), config["overall"]):
+        scope.update(causal)
+    path.write_text(json.dumps(summary))
+    page = write_html(load_run(run_dir), tmp_path / "report.html", draw=False)
+    measured = tmp_path / "measured.html"
+    measured.write_text(page.read_text().replace("</body>", MEASURE_ALL, 1))
+    dom = chromium(tmp_path, measured)
+    found = json.loads(html.unescape(re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S).group(1)))
+    assert found["page"] <= 1280 and found["wraps"], found
+    assert all(scroll <= client for _, scroll, client in found["wraps"]), found
+
+
+# Every table box of the page: [table class or id, its scroll width, its box's width].
+MEASURE_ALL = """<script>
+(function () {
+  var out = {page: document.documentElement.scrollWidth, wraps: []};
+  document.querySelectorAll(".table-wrap").forEach(function (box) {
+    var table = box.querySelector("table");
+    out.wraps.push([table.id || table.className, box.scrollWidth, box.clientWidth]);
+  });
+  var pre = document.createElement("pre");
+  pre.id = "measured";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script></body>"""

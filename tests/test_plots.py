@@ -20,9 +20,9 @@ from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import LoadedRun, load_run
 from pytest_pastbench.results.render.figure_kit import Keys, label_keys, padded_limits, save
 from pytest_pastbench.results.render.plots import (
-    FIGURES,
     draw_capability_delta,
     draw_frontier,
+    figure_specs,
     make_plots,
     plot_run,
 )
@@ -245,7 +245,7 @@ def inside(limits: tuple[float, float], values: list[float]) -> bool:
 
 
 def drawable(summary: dict[str, Any]) -> dict[str, Figure]:
-    return {spec.name: spec.draw(summary) for spec in FIGURES if spec.why_not(summary) is None}
+    return {spec.name: spec.draw(summary) for spec in figure_specs() if spec.why_not(summary) is None}
 
 
 @pytest.mark.parametrize(
@@ -256,7 +256,7 @@ def drawable(summary: dict[str, Any]) -> dict[str, Figure]:
 def test_every_figure_fits_its_data_and_its_canvas(n: int, long: bool, tmp_path: Path) -> None:
     summary = sample_summary(n, long)
     figures = drawable(summary)
-    assert sorted(figures) == sorted(spec.name for spec in FIGURES)
+    assert sorted(figures) == sorted(spec.name for spec in figure_specs())
     for name, fig in figures.items():
         image = pixels(save(fig, tmp_path / name))
         assert_not_blank(image)

@@ -1,4 +1,4 @@
-"""The ``Agent`` protocol, session budgets and the base ``hermes`` agent (selection: agent_registry.py).
+"""The ``Agent`` protocol, session budgets and the base ``hermes`` agent (selection: registry.py).
 
 An agent runs one session: user turns in, tool calls against the session's tool box, a final
 answer out. It gets a fresh conversation every session; whatever it wants to keep must go

@@ -1,8 +1,8 @@
 """Agent selection: ``--pastbench-agent`` (a profile, a registered name, ``module:factory`` or an
 external program) to an ``Agent``.
 
-Kept apart from ``agent.py`` (the protocol and the base agent) because selection knows every
-implementation, the external adapters included, and those adapters build on ``agent.py``.
+Kept apart from ``base.py`` (the protocol and the base agent) because selection knows every
+implementation, the external adapters included, and those adapters build on ``base.py``.
 """
 
 from __future__ import annotations

@@ -441,12 +441,13 @@ def _no_success_logging() -> Iterator[None]:
     background thread, which took the GIL from the gateway's request threads (py-spy: about 30%
     of the gateway's samples). The harness keeps its own ledger, and the call's price is already
     in the response's hidden params, computed before the handler would run. litellm skips the
-    handler for its own nested calls (``is_internal_call``, private: isolated here; an older or
-    newer litellm without it just logs).
+    handler for its own nested calls (``is_internal_call``, private: compat/litellm.py; a litellm
+    without it just logs).
     """
-    try:
-        from litellm._internal_context import is_internal_call
-    except ImportError:
+    from ..compat.litellm import internal_call_flag
+
+    is_internal_call = internal_call_flag()
+    if is_internal_call is None:
         yield
         return
     token = is_internal_call.set(True)

@@ -1,6 +1,6 @@
 """A reference policy as a ``ModelClient`` called directly: no litellm, no provider, no gateway.
 
-The same decisions as ``pastbench/<name>`` served through litellm (``provider.py``), in
+The same decisions as ``pastbench/<name>`` served through litellm (``offline_provider.py``), in
 microseconds: the dataset audit runs hundreds of sessions with it, and tests use it to drive the
 agent loop without importing litellm.
 """

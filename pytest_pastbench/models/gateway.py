@@ -6,7 +6,7 @@ OpenAI-compatible endpoint on 127.0.0.1, so workers never import litellm (measur
 each importing it turn a 13 s run into 55 s on 2 cores), share one retry loop and one set of
 rate limits, and one process writes the cache.
 
-External agents (``adapters/``) reach the model only through a gateway too, each session with its
+External agents (``agents/external/``) reach the model only through a gateway too, each session with its
 own *scope*: a short-lived token bound to the item's model and trial, so the gateway counts that
 session's tokens and cost and the program cannot pick another model or see the run's token.
 """

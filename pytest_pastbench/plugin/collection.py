@@ -146,10 +146,11 @@ def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
 def rerun_control_arms(config: pytest.Config) -> set[Any]:
     """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
     every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
-    last_failed = config.pluginmanager.get_plugin("lfplugin")
-    if last_failed is None or not last_failed.active or not last_failed.lastfailed:
+    from ..compat.pytest import last_failed
+
+    known = last_failed(config)
+    if not known:
         return set()
-    known = last_failed.lastfailed
     key_type = type(next(iter(known)))  # pytest 9 keys are NodeId objects, pytest 8 strings
     parse = getattr(key_type, "parse", key_type)
     added = {parse(nodeid) for nodeid in control_arm_ids(map(str, known))} - set(known)

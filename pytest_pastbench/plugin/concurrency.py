@@ -96,18 +96,16 @@ class ItemPool:
 def upcoming_items(item: pytest.Item) -> Iterator[pytest.Item]:
     """The items this process will run after ``item``, in order, as far as it knows them: the
     rest of the session's items, or under xdist the ones the controller has sent this worker."""
+    from ..compat.xdist import queued_indices, worker_loop
+
     session = item.session
-    interactor = _xdist_worker_loop(item.config)
+    interactor = worker_loop(item.config)
     if interactor is None:
         index = _index_of(session, item)
         yield from session.items[index + 1 :] if index is not None else ()
         return
-    # xdist's worker loop keeps the next index aside and the rest in its queue (private API,
-    # read under the queue's own lock; isolated here).
-    indices: list[Any] = [getattr(interactor, "nextitem_index", None)]
-    with interactor.torun.lock() as pending:
-        indices += list(pending)
-    for index in indices:
+    # xdist's worker loop keeps the next index aside and the rest in its queue (private API).
+    for index in queued_indices(interactor):
         if isinstance(index, int) and 0 <= index < len(session.items):
             yield session.items[index]
 
@@ -118,15 +116,6 @@ def _index_of(session: pytest.Session, item: pytest.Item) -> int | None:
         cached = {id(it): n for n, it in enumerate(session.items)}
         session._pastbench_index = cached  # type: ignore[attr-defined]
     return cached.get(id(item))
-
-
-def _xdist_worker_loop(config: pytest.Config) -> Any:
-    if not hasattr(config, "workerinput"):
-        return None
-    for plugin in config.pluginmanager.get_plugins():
-        if hasattr(plugin, "torun") and hasattr(plugin, "nextitem_index"):
-            return plugin
-    return None
 
 
 def keep_k_pending_scheduler(config: pytest.Config, log: Any, concurrency: int) -> Any:
@@ -140,14 +129,16 @@ def keep_k_pending_scheduler(config: pytest.Config, log: Any, concurrency: int) 
     """
     from xdist.scheduler import LoadScheduling
 
+    from ..compat.xdist import pending_on, send, worker_count
+
     keep = 2 * concurrency
 
     class KeepKPending(LoadScheduling):  # type: ignore[misc] - xdist is untyped here
         def check_schedule(self, node: Any, duration: float = 0) -> None:
-            pending = self.node2pending[node]
+            pending = pending_on(self, node)
             if self.pending and not node.shutting_down and len(pending) < keep:
-                share = -(-len(self.pending) // len(self.node2pending))  # ceil: the tail stays balanced
-                self._send_tests(node, min(keep - len(pending), share))
+                share = -(-len(self.pending) // worker_count(self))  # ceil: the tail stays balanced
+                send(self, node, min(keep - len(pending), share))
                 return
             super().check_schedule(node, duration)
 

@@ -158,11 +158,10 @@ class _ControllerHooks:
     def pytest_sessionfinish(self) -> None:
         # Before pytest saves its last failures: a control item added only to be rerun alongside
         # is not a failure unless it failed itself.
-        last_failed = self.config.pluginmanager.get_plugin("lfplugin")
-        if last_failed is not None and not hasattr(self.config, "workerinput"):
-            for key in self.control_arms:
-                if str(key) not in self.failed:
-                    last_failed.lastfailed.pop(key, None)
+        from ..compat.pytest import forget_failures
+
+        if not hasattr(self.config, "workerinput"):
+            forget_failures(self.config, [key for key in self.control_arms if str(key) not in self.failed])
 
     def pytest_keyboard_interrupt(self) -> None:
         pastbench = self.config.stash.get(RUN_KEY, None)

@@ -52,11 +52,9 @@ def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[t
 def add_summary_properties(
     config: pytest.Config, summary: dict[str, Any], run_dir: Path | None, registry: Any = None
 ) -> None:
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # pragma: no cover - pytest moved its private API
-        return
-    xml = config.stash.get(xml_key, None)
+    from ..compat.pytest import junit_xml
+
+    xml = junit_xml(config)
     if xml is None:
         return
     if registry is None:
@@ -94,11 +92,9 @@ def add_family_testcases(config: pytest.Config, summary: dict[str, Any]) -> int:
     property escaping behave exactly as for a real test; only the classname and name are
     overridden, through the same attribute mechanism as ``record_xml_attribute``.
     """
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # pragma: no cover - pytest moved its private API
-        return 0
-    xml = config.stash.get(xml_key, None)
+    from ..compat.pytest import junit_xml
+
+    xml = junit_xml(config)
     if xml is None:
         return 0
     added = 0

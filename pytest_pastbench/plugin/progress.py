@@ -34,6 +34,7 @@ from typing import Any, TextIO
 
 import pytest
 
+from ..compat.pytest import set_writer_stream, writer_stream
 from .run_handle import PAYLOAD_ATTR
 
 PLUGIN_NAME = "pastbench_progress"
@@ -84,7 +85,7 @@ class ProgressLine:
             return
         self._writer = self.config.get_terminal_writer()
         if self.mode == "auto":
-            isatty = getattr(self._writer._file, "isatty", None)  # the writer's stream (private)
+            isatty = getattr(writer_stream(self._writer), "isatty", None)
             self.mode = "tty" if isatty and isatty() else "plain"
         if self.mode == "tty":
             self._screen = StatusScreen(self._writer)
@@ -245,10 +246,10 @@ class StatusScreen:
 
     def __init__(self, writer: Any) -> None:
         self._writer = writer
-        # pytest's TerminalWriter writes to ``_file`` (private API, used here only): put a guard
-        # in front of it that erases the line first.
-        self._file: TextIO = writer._file
-        writer._file = _Guard(self, self._file)
+        # Put a guard in front of the stream pytest's TerminalWriter writes to that erases the
+        # line first (a private member: compat/pytest.py).
+        self._file: TextIO = writer_stream(writer)
+        set_writer_stream(writer, _Guard(self, self._file))
         self._tail = ""  # what pytest wrote since its last newline
         self._below: bool | None = None  # None: not shown; True: on the row under pytest's line
         self._column = 0  # the end of pytest's line, and the terminal width then
@@ -287,20 +288,20 @@ class StatusScreen:
     def detach(self) -> None:
         self.erase()
         self._file.flush()
-        if isinstance(self._writer._file, _Guard):
-            self._writer._file = self._file
+        if isinstance(writer_stream(self._writer), _Guard):
+            set_writer_stream(self._writer, self._file)
 
 
 class _LineTap:
     """Plain mode's watch on pytest's stream: whether pytest is in the middle of a line, and a call
-    after each of its writes (the writer's ``_file``, private API, as ``StatusScreen`` uses it)."""
+    after each of its writes (the writer's stream, as ``StatusScreen`` uses it)."""
 
     def __init__(self, writer: Any, after_write: Callable[[], None]) -> None:
         self._writer = writer
-        self._stream: TextIO = writer._file
+        self._stream: TextIO = writer_stream(writer)
         self._after_write = after_write
         self.mid_line = False
-        writer._file = self
+        set_writer_stream(writer, self)
 
     def write(self, text: str) -> int:
         written = self._stream.write(text)
@@ -310,8 +311,8 @@ class _LineTap:
         return written
 
     def detach(self) -> None:
-        if self._writer._file is self:
-            self._writer._file = self._stream
+        if writer_stream(self._writer) is self:
+            set_writer_stream(self._writer, self._stream)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

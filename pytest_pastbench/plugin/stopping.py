@@ -25,8 +25,7 @@ def stop_the_run(pastbench: Any, terminal: Any) -> None:
     if pastbench.is_worker or terminal is None:
         return
     # Below the progress letters: under xdist pytest does not know a letter line is open.
-    writer = getattr(terminal, "_tw", None)  # pytest's TerminalWriter (private)
-    if writer is not None and writer.width_of_current_line:
+    if terminal.config.get_terminal_writer().width_of_current_line:
         terminal.write("\n")
     terminal.write_line(interrupted_line(len(pastbench.payloads)), yellow=True, bold=True)
 

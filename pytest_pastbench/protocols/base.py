@@ -27,6 +27,7 @@ from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
     from ..results.ablation import AblationSpec
+    from ..results.render.figure_kit import FigureSpec
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,16 @@ class GateMetric:
     higher_is_better: bool = True
     units: Mapping[str, Mapping[str, float]] | None = field(default=None, compare=False)
     strata: Mapping[str, float | None] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class HtmlSection:
+    """A protocol's tables on the HTML report page: a Jinja2 template file (shipped with the
+    protocol's package; autoescaped, and it may import the page's ``macros.html.j2``) and the
+    plain values it reads."""
+
+    template: Path
+    context: Mapping[str, Any]
 
 
 def known_units(units: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]] | None:
@@ -94,6 +105,7 @@ class BenchProtocol(Protocol):
     markers: Mapping[str, str]  # pytest markers it adds to its items -> description
     options: Sequence[str]  # the --pastbench-* options (and pastbench_* ini keys) it reads
     gate_metric_names: frozenset[str]  # the metrics gate_metrics can return (for gate parsing)
+    title: str  # the heading of its section on the HTML report page
 
     # -- collection and running ---------------------------------------------------------------------
     def claims(self, path: Path) -> bool:
@@ -111,7 +123,7 @@ class BenchProtocol(Protocol):
         ...
 
     def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (models.py) when the
+        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (errors.py) when the
         infrastructure, not the agent, failed."""
         ...
 
@@ -161,6 +173,15 @@ class BenchProtocol(Protocol):
         """The item's JUnit ``<property>`` values."""
         ...
 
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        """Its tables on the HTML report page, drawn from the summary (asked only when the run
+        holds its items)."""
+        ...
+
+    def figures(self) -> Sequence[FigureSpec]:
+        """The report figures it draws from the summary (``pastbench plot``, the HTML report)."""
+        ...
+
     def describe(self, path: Path) -> str:
         """``pastbench validate``: validate one file (raise ``FamilyFileError``), say what it holds."""
         ...
@@ -194,6 +215,7 @@ class ProtocolBase:
     gate_units_noun: ClassVar[str] = "units"
     # False: reports (the CI step summary) show its gate metrics in tables of its own.
     gate_metrics_table: ClassVar[bool] = True
+    title: ClassVar[str] = ""  # the page shows the name when empty
     # The mechanism ablation's score (--pastbench-ablation); None: the protocol prints none.
     ablation: ClassVar[AblationSpec | None] = None
     # run.json fields (RunOptions fields) that change what its items measure -> the option that sets
@@ -296,6 +318,15 @@ class ProtocolBase:
 
     def describe(self, path: Path) -> str:
         raise NotImplementedError
+
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        """The terminal's text of its section (``render_section``), preformatted."""
+        from ..results.render.html_kit import TEXT_SECTION
+
+        return HtmlSection(TEXT_SECTION, {"text": self.render_section(dict(self.section(summary) or {}))})
+
+    def figures(self) -> Sequence[FigureSpec]:
+        return ()
 
     def offline_policy(self) -> OfflinePolicy | None:
         return None
@@ -408,7 +439,7 @@ class ProtocolItem(OneLineItem):
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Run the measurement: (record, trace). ``record`` is plain JSON; it must hold a short
         ``headline`` string for the terminal (e.g. ``"reward 0.62"``). Raise ``InfraError``
-        (models.py) when the infrastructure, not the agent, failed."""
+        (errors.py) when the infrastructure, not the agent, failed."""
         raise NotImplementedError
 
     def secrets(self) -> list[str]:

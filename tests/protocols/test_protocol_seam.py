@@ -17,7 +17,8 @@ import os
 
 from pytest_pastbench.core.family_files import FamilyFileError
 from pytest_pastbench.models.client import InfraError
-from pytest_pastbench.protocols.base import GateMetric, ProtocolBase, ProtocolItem
+from pytest_pastbench.protocols.base import GateMetric, HtmlSection, ProtocolBase, ProtocolItem
+from pathlib import Path
 import yaml
 
 
@@ -76,6 +77,15 @@ class FakeProtocol(ProtocolBase):
     def describe(self, path):
         return f"fake.{path.stem}"
 
+    title = "Fake: the stand-in protocol"
+
+    def html_section(self, summary):
+        # Its own template beside this module; the answer is untrusted text, as a model's would be.
+        section = self.section(summary)
+        answer = "<script>alert(1)</script> & done"
+        context = {"rows": [[f"{r:.2f}"] for r in section["rewards"]], "answer": answer}
+        return HtmlSection(Path(__file__).parent / "fake_section.html.j2", context)
+
     def gate_metrics(self, summary):
         section = self.section(summary)
         if not section or not section["rewards"]:
@@ -88,12 +98,18 @@ def pytest_pastbench_register_protocols(register):
     register(FakeProtocol())
 '''
 
+FAKE_SECTION = """{% import "macros.html.j2" as kit %}
+<p id="fake-answer">{{ answer }}</p>
+{{ kit.text_table(["reward"], rows, "fake-table", labels=0) }}
+"""
+
 STREAM = "format: pastbench/fake-v1\ncases:\n  w_low: 0.25\n  w_high: 0.75\n"
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makepyfile(fake_protocol=FAKE_PROTOCOL)
+    (pytester.path / "fake_section.html.j2").write_text(FAKE_SECTION)
     pytester.makeconftest("pytest_plugins = ['fake_protocol']\n")
     (pytester.path / "families" / "streams").mkdir(parents=True)
     (pytester.path / "families" / "streams" / "retail.yaml").write_text(STREAM)
@@ -208,3 +224,19 @@ def test_two_shards_merge_into_the_unsharded_summary(project: pytest.Pytester) -
     assert _summary(project, "merged")["protocols"] == _summary(project, "whole")["protocols"]
     results = json.loads((reports / "merged" / "protocol_results.json").read_text())
     assert sorted(r["episode"] for r in results["protocols"]["fake"]) == ["w_high", "w_low"]
+
+
+def test_the_report_page_shows_the_protocol_section_from_its_own_template(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "families", "--pastbench-run-id=r", "-o", "pastbench_no_report=false"
+    )
+    assert result.ret == 0, result.stdout.str()
+    page = (project.path / "reports" / "r" / "report.html").read_text()
+    start = page.index('<section class="protocol" id="protocol-fake"><h2>Fake: the stand-in protocol</h2>')
+    section = page[start : page.index("</section>", start)]
+    # Its template, its values (escaped: no script of a model's answer runs), the shared parts.
+    assert '<p id="fake-answer">&lt;script&gt;alert(1)&lt;/script&gt; &amp; done</p>' in section
+    assert "<script>alert" not in page
+    assert '<table id="fake-table">' in section and section.count('<td class="num">0.') == 2
+    assert 'id="items-table-fake"' in section and 'id="trace-view-fake"' in section
+    assert '<a href="#protocol-fake">Fake</a>' in page

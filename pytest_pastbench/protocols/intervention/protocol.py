@@ -9,16 +9,19 @@ versioned service and the agent's tools), ``engine`` (one item: pre phase, event
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
+from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile, known_units, tool_names
 
 if TYPE_CHECKING:
     from ...results.ablation import AblationSpec
+    from ...results.render.figure_kit import FigureSpec
+
+TEMPLATES = Path(__file__).parent / "templates"
 
 __all__ = ["PROTOCOL"]
 
@@ -52,6 +55,7 @@ class InterventionProtocol(ProtocolBase):
         "intervention_tau": "--pastbench-intervention-tau",
     }
     gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
+    title = "Interventions: α_L, γ, σ, κ, ρ"
 
     # The package's modules load when the run needs them, not when the protocol registers: a run
     # that collects no intervention family never imports them (issue 31 item 3).
@@ -75,6 +79,35 @@ class InterventionProtocol(ProtocolBase):
         from .report import render
 
         return render(section)
+
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        from .report import HEADERS, matrix_row
+
+        section = self.section(summary) or {}
+        configs = [
+            {
+                "label": config.get("label"),
+                "rows": [
+                    matrix_row(
+                        f"{family.removeprefix('intervention.')}/{event}", entry.get("kind"), profile, cell
+                    )
+                    for family, events in sorted((config.get("matrix") or {}).items())
+                    for event, entry in sorted(events.items())
+                    for profile, cell in (entry.get("profiles") or {}).items()
+                ],
+            }
+            for config in section.get("configs") or []
+        ]
+        definitions = sorted((section.get("definitions") or {}).items())
+        return HtmlSection(
+            TEMPLATES / "intervention.html.j2",
+            {"headers": HEADERS, "configs": configs, "definitions": definitions},
+        )
+
+    def figures(self) -> Sequence[FigureSpec]:
+        from .figures import FIGURES
+
+        return FIGURES
 
     def describe(self, path: Path) -> str:
         """``pastbench validate``: validate one file and say what it holds."""

@@ -10,13 +10,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..base import GateMetric, ProtocolBase, ProtocolFile
+from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile
 from ..detect import FORMAT_TAG
 from .components import GATE_METRICS
+
+if TYPE_CHECKING:
+    from ...results.render.figure_kit import FigureSpec
 
 __all__ = ["PROTOCOL", "PastProtocol"]
 
@@ -34,7 +37,7 @@ ARM_MARKERS = {
 
 
 class PastOfflinePolicy:
-    """The PAST reference policies (offline/policies.py) answer any other conversation."""
+    """The PAST reference policies (offline_policy.py) answer any other conversation."""
 
     catch_all = True
 
@@ -61,12 +64,23 @@ class PastProtocol(ProtocolBase):
     gate_units_noun = "episodes"
     gate_metrics_table = False  # reports show its gate metrics in its own Δ tables
     volatile_record_fields = ("dataset_hash",)
+    title = "PAST: persistence on/off (Δ, Mech)"
 
     def family_identity(self, path: Path) -> tuple[str, str]:
         from pytest_pastbench.core.family_files import load_family
 
         family, file_hash = load_family(path)
         return family.qualified_id, file_hash
+
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        from .html_section import past_section
+
+        return past_section(summary)
+
+    def figures(self) -> Sequence[FigureSpec]:
+        from ...results.render.plots import PAST_FIGURES
+
+        return PAST_FIGURES
 
     def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         # Here, not at the top: the registry loads every protocol object, a run only the code of

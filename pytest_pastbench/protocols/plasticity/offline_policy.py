@@ -1,4 +1,4 @@
-"""Offline reference behaviour for the plasticity protocol (routed here by ``provider.py`` when the
+"""Offline reference behaviour for the plasticity protocol (routed here by ``offline_provider.py`` when the
 offered tools include ``tool_run``): acting on text tasks and chess positions, and reflection.
 
 Like the other reference policies it sees only the conversation and the tool list — the

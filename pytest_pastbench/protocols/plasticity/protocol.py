@@ -12,22 +12,25 @@ tables, PNGs).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
+from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile, known_units, tool_names
 
 if TYPE_CHECKING:
     from ...results.ablation import AblationSpec
+    from ...results.render.figure_kit import FigureSpec
+
+TEMPLATES = Path(__file__).parent / "templates"
 
 __all__ = ["PROTOCOL"]
 
 
 class PlasticityOfflinePolicy:
-    """The plasticity sessions are recognised by their tools (offline/plasticity_policy.py)."""
+    """The plasticity sessions are recognised by their tools (offline_policy.py)."""
 
     catch_all = False
 
@@ -51,6 +54,7 @@ class PlasticityProtocol(ProtocolBase):
     options = ("plasticity-checkpoints", "persistence", "mechanisms", "ablation")
     resume_fields = {"plasticity_checkpoints": "--pastbench-plasticity-checkpoints"}
     gate_metric_names = frozenset({"id_end", "ood_end", "p_sat"})
+    title = "Plasticity: learning curves over checkpoints"
 
     # The package's modules load when the run needs them, not when the protocol registers: a run
     # that collects no plasticity family never imports them (issue 31 item 3).
@@ -74,6 +78,17 @@ class PlasticityProtocol(ProtocolBase):
         from .report import render
 
         return render(section)
+
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        from .report import HTML_HEADERS, html_families
+
+        context = {"headers": HTML_HEADERS, "families": html_families(self.section(summary) or {})}
+        return HtmlSection(TEMPLATES / "plasticity.html.j2", context)
+
+    def figures(self) -> Sequence[FigureSpec]:
+        from .figures import FIGURES
+
+        return FIGURES
 
     def write_files(self, summary: dict[str, Any], run_dir: Path) -> list[Path]:
         from .report import write_files

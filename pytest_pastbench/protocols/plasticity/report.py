@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,49 @@ def _plot_family(family_id: str, family: dict[str, Any], path: Path) -> Path:
             ax.legend(fontsize="x-small", loc="best")
         fig.savefig(path, dpi=DPI, format="png", metadata=PNG_METADATA)
     return path
+
+
+HTML_HEADERS = (
+    "lineage",
+    "environment",
+    "held-out ID by checkpoint",
+    "held-out OOD",
+    "train",
+    "tokens",
+    "rejected edits",
+)
+
+
+def _curve(points: list[Mapping[str, Any]]) -> str:
+    return " ".join(f"{p['y']:.0f}" for p in points if isinstance(p.get("y"), int | float)) or "—"
+
+
+def html_families(section: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The HTML report's table of each family: a row of text per lineage (its curves by
+    checkpoint, its last learning cost), and the family's blocked lineages and notes."""
+    families = []
+    for family_id, family in sorted((section.get("families") or {}).items()):
+        rows = []
+        for label, entry in (family.get("lineages") or {}).items():
+            curves = entry.get("curves") or {}
+            tokens = (entry.get("learning_cost") or {}).get("tokens") or []
+            rows.append(
+                [
+                    label,
+                    str(entry.get("environment", "")),
+                    _curve(curves.get("id") or []),
+                    _curve(curves.get("ood") or []),
+                    _curve(curves.get("train") or []),
+                    str(tokens[-1]) if tokens else "—",
+                    str(entry.get("rejected_edits", 0)),
+                ]
+            )
+        families.append(
+            {
+                "id": family_id,
+                "rows": rows,
+                "blocked": family.get("blocked"),
+                "notes": flat_notes(family.get("lineages") or {}),
+            }
+        )
+    return families

@@ -4,17 +4,20 @@ the store frozen. Its protocol object (protocols/base.py) is ``PROTOCOL``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..base import GateMetric, ProtocolBase, ProtocolFile, known_units, tool_names
+from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile, known_units, tool_names
 from ..detect import FAMILY_SUFFIXES
 
 if TYPE_CHECKING:
     from ...results.ablation import AblationSpec
+    from ...results.render.figure_kit import FigureSpec
+
+TEMPLATES = Path(__file__).parent / "templates"
 
 __all__ = ["PROTOCOL"]
 
@@ -58,6 +61,7 @@ class StreamProtocol(ProtocolBase):
     options = ("stream-scale", "stream-reference", "mechanisms", "ablation")
     resume_fields = {"stream_scale": "--pastbench-stream-scale"}
     gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
+    title = "Streams: reward under changing rules"
 
     # The package's modules load when the run needs them, not when the protocol registers: a run
     # that collects no stream never imports them (issue 31 item 3).
@@ -76,6 +80,20 @@ class StreamProtocol(ProtocolBase):
         from .report import render
 
         return render(section)
+
+    def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
+        from .report import tables
+
+        shown = [
+            {"title": title[:1].upper() + title[1:], "headers": headers, "rows": rows}
+            for title, headers, rows in tables(dict(self.section(summary) or {}))
+        ]
+        return HtmlSection(TEMPLATES / "stream.html.j2", {"tables": shown})
+
+    def figures(self) -> Sequence[FigureSpec]:
+        from .figures import FIGURES
+
+        return FIGURES
 
     def describe(self, path: Path) -> str:
         """``pastbench validate``: validate one stream file (rules, activation table) and say what

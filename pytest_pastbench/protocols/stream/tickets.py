@@ -1,7 +1,7 @@
 """What the agent reads and writes on a stream: the ticket and feedback messages, and its answer.
 
 The texts are plain enough for any model and regular enough for the offline reference policies
-(offline/stream_policy.py) to read the same facts back. The first line carries a marker, which
+(offline_policy.py) to read the same facts back. The first line carries a marker, which
 is how the offline provider recognises a stream conversation.
 """
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # only for annotations; the real import is lazy
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure, SubFigure
 
 DPI = 100
@@ -107,3 +108,31 @@ def save(fig: Figure, path: Path) -> Path:
     # and the pixel width stays the same for every run.
     fig.savefig(path, dpi=DPI, format="png", metadata=PNG_METADATA)
     return path
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One report figure of a protocol (``BenchProtocol.figures``): drawn from the run's summary
+    into ``plots/<name>`` by ``pastbench plot`` and embedded in the HTML report under its caption."""
+
+    name: str
+    protocol: str
+    caption: str
+    why_not: Callable[[Mapping[str, Any]], str | None]  # None: drawable (its protocol is in the run)
+    draw: Callable[[Mapping[str, Any]], Figure]
+
+
+def needs(found: Callable[[Mapping[str, Any]], Any], why: str) -> Callable[[Mapping[str, Any]], str | None]:
+    """A ``FigureSpec.why_not``: ``why`` when ``found(summary)`` is empty."""
+    return lambda summary: None if found(summary) else why
+
+
+def protocol_section(summary: Mapping[str, Any], protocol: str) -> Mapping[str, Any]:
+    """A protocol's section of a summary (``protocols.<name>``); empty when absent."""
+    return (summary.get("protocols") or {}).get(protocol) or {}
+
+
+def integer_ticks(ax: Axes) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))

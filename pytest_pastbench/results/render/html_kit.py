@@ -1,65 +1,86 @@
-"""Escaping and table markup shared by the report page's sections.
+"""The Jinja2 side of the report page: the environment that renders its templates, and what the
+templates share (``templates/macros.html.j2`` and the helpers registered here).
 
-Everything that came from a run (labels, reasons, model output, tool results) is untrusted text:
-``esc`` for markup, ``json_for_script`` for JSON inside ``<script type="application/json">``.
+Everything that came from a run (labels, reasons, model output, tool results) is untrusted text.
+The templates are autoescaped (``.html.j2``: every ``{{ value }}`` is HTML-escaped unless it is
+``Markup``), and ``json_for_script`` writes JSON that can sit inside
+``<script type="application/json">``. The style sheet and the viewer script are included as they
+are (``.css``, ``.js``: no escaping, and no run data in them).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # jinja2 is imported when a page is rendered, not at plugin start
+    from jinja2 import Environment
+    from markupsafe import Markup
+
+TEMPLATES = Path(__file__).parent / "templates"
+# A protocol's default section: the terminal's text of its summary, preformatted.
+TEXT_SECTION = TEMPLATES / "text_section.html.j2"
 
 # A cell that holds a number (optionally signed, with a CI, a ratio or a unit after it).
 _NUMERIC = re.compile(r"^[+−-]?(\d[\d.,]*|—|N/A)(\s|$|%|/|→|\()")
 
 
-def esc(value: Any) -> str:
-    from html import escape
-
-    return escape("" if value is None else str(value), quote=True)
-
-
-def json_for_script(value: Any) -> str:
+def json_for_script(value: Any) -> Markup:
     """JSON that cannot end or alter a ``<script>`` element: ``<``, ``>``, ``&`` as \\u escapes.
 
     These characters only occur inside JSON strings, where the escapes mean the same to JSON.parse.
     """
+    from markupsafe import Markup
+
     text = json.dumps(value, ensure_ascii=False, sort_keys=False)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
-def ci_cell(text: str, cls: str = "") -> str:
-    """``+0.36 [+0.26, +0.47]`` as a cell whose CI may wrap under the value on a narrow page."""
-    value, bracket, rest = text.partition(" [")
-    ci = f' <span class="ci">[{esc(rest)}</span>' if bracket else ""
-    return f'<td class="num wrap {cls}">{esc(value)}{ci}</td>'
+def ci_parts(text: str) -> tuple[str, str | None]:
+    """``+0.36 [+0.26, +0.47]`` -> (``+0.36``, ``+0.26, +0.47]``): the CI may wrap under the value."""
+    value, bracket, rest = str(text).partition(" [")
+    return value, (rest if bracket else None)
 
 
-def text_table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str = "", labels: int = 1
-) -> str:
-    """A table of text cells: the first ``labels`` columns are labels (wrap anywhere), numeric
-    looking cells are right-aligned; it scrolls in its own box if it still cannot fit."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = []
-        for index, cell in enumerate(row):
-            if index < labels:
-                cells.append(f'<td class="label">{esc(cell)}</td>')
-            elif " [" in cell and _NUMERIC.match(cell):
-                cells.append(ci_cell(cell))
-            elif _NUMERIC.match(cell):
-                cells.append(f'<td class="num">{esc(cell)}</td>')
-            else:
-                cells.append(f"<td>{esc(cell)}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    if not body:
-        body.append(f'<tr><td colspan="{len(headers)}" class="muted">nothing measured</td></tr>')
-    ident = f' id="{esc(table_id)}"' if table_id else ""
-    return (
-        f'<div class="table-wrap"><table{ident}><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
+def is_numeric(text: Any) -> bool:
+    """A cell that holds a number: right-aligned in a table."""
+    return bool(_NUMERIC.match(str(text)))
+
+
+def breakable(text: Any) -> Markup:
+    """Escaped text with a line-break opportunity (``<wbr>``) after each ``.``, ``_`` and ``/``: a
+    family id wraps at its parts rather than mid-word when its column must narrow."""
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"([._/])", r"\1<wbr>", str(escape("" if text is None else text))))
+
+
+@cache
+def environment(folder: Path) -> Environment:
+    """The environment of a template in ``folder`` (a protocol's own, or the page's): its own
+    folder first, then the page's templates, so any template can import the page's macros."""
+    from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+    loaders = [FileSystemLoader(folder)] + ([FileSystemLoader(TEMPLATES)] if folder != TEMPLATES else [])
+    env = Environment(
+        loader=ChoiceLoader(loaders),
+        autoescape=select_autoescape(enabled_extensions=("html", "j2"), default_for_string=True),
+        undefined=StrictUndefined,  # a misspelt name is an error, not an empty cell
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
     )
+    env.filters["ci_parts"] = ci_parts
+    env.filters["breakable"] = breakable
+    env.tests["numeric"] = is_numeric
+    return env
+
+
+def render_template(template: Path, context: dict[str, Any]) -> Markup:
+    """``template`` (a file) rendered with ``context``; its output is markup, safe to embed."""
+    from markupsafe import Markup
+
+    return Markup(environment(template.parent).get_template(template.name).render(**context))

@@ -5,8 +5,9 @@ Figures, each from its protocol's part of ``sequence_summary.json``:
 - PAST: ``capability_delta.png`` (Δ per capability and overall, one bar per config, 95% CI),
   ``frontier.png`` (overall Δ against Mech, one point per config) and ``ablation_heatmap.png``
   (capability × config heatmap of Δ);
-- plasticity ``learning_curves.png``, stream ``reward_per_window.png`` and intervention
-  ``intervention_matrix.png`` (see ``protocol_plots``).
+- each other protocol's own (``BenchProtocol.figures``): plasticity ``learning_curves.png``,
+  stream ``reward_per_window.png`` and intervention ``intervention_matrix.png``, each drawn by its
+  protocol's ``figures.py``; a plugin protocol's the same way.
 
 A protocol the run does not hold gets one line saying so and no PNG. Long labels become keys
 (C1, C2, …) spelled out under the plot; figures have a fixed width and no timestamps or software
@@ -18,7 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,17 +27,36 @@ from typing import TYPE_CHECKING, Any
 from pytest_pastbench.errors import PlotError, RunLoadError
 
 from ..read import LoadedRun, load_run
-from . import protocol_plots as pp
-from .figure_kit import DPI, PNG_METADATA, label_keys, legend_below, new_figure, num, padded_limits, save
+from .figure_kit import (
+    DPI,
+    PNG_METADATA,
+    FigureSpec,
+    label_keys,
+    legend_below,
+    new_figure,
+    num,
+    padded_limits,
+    save,
+)
 
 if TYPE_CHECKING:  # only for annotations; the real import is lazy
     from matplotlib.figure import Figure
 
-__all__ = ["DPI", "FIGURES", "PNG_METADATA", "PlotResult", "make_plots", "plot_run", "protocols_in"]
+    from pytest_pastbench.protocols.registry import ProtocolRegistry
+
+__all__ = [
+    "DPI",
+    "PAST_FIGURES",
+    "PNG_METADATA",
+    "PlotResult",
+    "figure_specs",
+    "make_plots",
+    "plot_run",
+    "protocols_in",
+]
 
 OVERALL = "overall"
 PAST = "past"
-PROTOCOL_NAMES = (PAST, "intervention", "plasticity", "stream")
 
 
 @dataclass
@@ -54,10 +74,19 @@ def past_configs(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return sorted(summary.get("configs") or [], key=lambda c: str(c.get("label", "")))
 
 
-def protocols_in(summary: Mapping[str, Any]) -> set[str]:
-    """The protocols with results in a summary (PAST: configs; the others: their section)."""
-    present = {PAST} if summary.get("configs") else set()
-    return present | {name for name in (summary.get("protocols") or {}) if name in PROTOCOL_NAMES}
+def registry_or_builtin(registry: ProtocolRegistry | None) -> ProtocolRegistry:
+    """The registry given (a run's), else the built-in protocols'."""
+    from pytest_pastbench.protocols.registry import standalone_registry
+
+    return registry if registry is not None else standalone_registry()
+
+
+def protocols_in(summary: Mapping[str, Any], registry: ProtocolRegistry | None = None) -> set[str]:
+    """The registered protocols with results in a summary (PAST: configs; the others: their
+    section)."""
+    known = {protocol.name for protocol in registry_or_builtin(registry)}
+    present = {PAST} if summary.get("configs") and PAST in known else set()
+    return present | {name for name in (summary.get("protocols") or {}) if name in known}
 
 
 def ci_err(entry: Mapping[str, Any], key: str = "delta") -> tuple[float, float]:
@@ -231,20 +260,7 @@ def _has_point(summary: Mapping[str, Any]) -> str | None:
     return "no config has both an overall Δ and a Mech"
 
 
-def _needs(found: Callable[[Mapping[str, Any]], Any], why: str) -> Callable[[Mapping[str, Any]], str | None]:
-    return lambda summary: None if found(summary) else why
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    name: str
-    protocol: str
-    caption: str
-    why_not: Callable[[Mapping[str, Any]], str | None]  # None: drawable (its protocol is in the run)
-    draw: Callable[[Mapping[str, Any]], Figure]
-
-
-FIGURES: tuple[FigureSpec, ...] = (
+PAST_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "capability_delta.png",
         PAST,
@@ -266,54 +282,42 @@ FIGURES: tuple[FigureSpec, ...] = (
         _has_point,
         draw_frontier,
     ),
-    FigureSpec(
-        "intervention_matrix.png",
-        "intervention",
-        pp.INTERVENTION_CAPTION,
-        _needs(pp.intervention_configs, "no intervention config has a measured cell"),
-        pp.draw_intervention_matrix,
-    ),
-    FigureSpec(
-        "learning_curves.png",
-        "plasticity",
-        "Held-out ID (solid) and OOD (dashed) score per checkpoint, one colour per lineage; "
-        "lineages with the same scores show as a thinner line inside a wider one.",
-        _needs(pp.plasticity_families, "no plasticity lineage finished"),
-        pp.draw_learning_curves,
-    ),
-    FigureSpec(
-        "reward_per_window.png",
-        "stream",
-        "Test reward per window with the store frozen, mean over streams: hidden-rule (H) and "
-        "fully specified (F) tickets, one line per config.",
-        _needs(pp.stream_configs, "no stream config has per-window rewards"),
-        pp.draw_reward_per_window,
-    ),
 )
 
 
-def absent_line(protocol: str) -> str:
-    names = ", ".join(spec.name for spec in FIGURES if spec.protocol == protocol)
+def figure_specs(registry: ProtocolRegistry | None = None) -> list[FigureSpec]:
+    """Every registered protocol's figures, in the protocols' name order (PAST first)."""
+    protocols = sorted(registry_or_builtin(registry), key=lambda p: (p.name != PAST, p.name))
+    return [spec for protocol in protocols for spec in protocol.figures()]
+
+
+def absent_line(protocol: str, specs: list[FigureSpec]) -> str:
+    names = ", ".join(spec.name for spec in specs if spec.protocol == protocol)
     what = "PAST configs" if protocol == PAST else f"{protocol} items"
     return f"this run has no {what}: {names} not drawn"
 
 
-def make_plots(run: LoadedRun, out_dir: Path, only: str | None = None) -> PlotResult:
+def make_plots(
+    run: LoadedRun, out_dir: Path, only: str | None = None, registry: ProtocolRegistry | None = None
+) -> PlotResult:
     """Draw every figure the run has data for into ``out_dir``; say which ones were skipped and why.
 
     ``only`` limits it to one protocol. Raises ``PlotError`` (before writing anything) when the
-    run holds none of the protocols asked for."""
+    run holds none of the protocols asked for. ``registry``: the run's protocols (default: the
+    built-in ones)."""
     import matplotlib.style
 
     summary = run.summary if isinstance(run.summary, dict) else {}
-    wanted = [only] if only else list(PROTOCOL_NAMES)
-    present = protocols_in(summary)
-    result = PlotResult(absent={p: absent_line(p) for p in wanted if p not in present})
+    specs = figure_specs(registry)
+    drawing = sorted({spec.protocol for spec in specs}, key=lambda p: (p != PAST, p))
+    wanted = [only] if only else drawing
+    present = protocols_in(summary, registry)
+    result = PlotResult(absent={p: absent_line(p, specs) for p in wanted if p not in present})
     if not set(wanted) & present:
         raise PlotError(f"{run.path}: " + "; ".join(result.absent.values()))
     # The "default" style ignores the user's matplotlibrc, so every machine draws the same pixels.
     with matplotlib.style.context("default"):
-        for spec in FIGURES:
+        for spec in specs:
             if spec.protocol not in wanted or spec.protocol not in present:
                 continue
             why = spec.why_not(summary)
@@ -330,10 +334,16 @@ def plot_run(run: LoadedRun, out_dir: Path) -> list[Path]:
 
 
 def _cli(args: argparse.Namespace) -> int:
+    from pytest_pastbench.protocols.registry import standalone_registry
+
     try:
         run = load_run(args.run)
         out_dir = Path(args.output) if args.output else run.path / "plots"
-        result = make_plots(run, out_dir, args.protocol)
+        registry = standalone_registry(args.plugins)
+        if args.protocol is not None and args.protocol not in {p.name for p in registry}:
+            known = ", ".join(sorted(p.name for p in registry))
+            raise PlotError(f"--protocol {args.protocol}: no such protocol (known: {known})")
+        result = make_plots(run, out_dir, args.protocol, registry)
     except (RunLoadError, PlotError) as exc:
         print(f"pastbench plot: {exc}", file=sys.stderr)
         return 2
@@ -347,12 +357,16 @@ def _cli(args: argparse.Namespace) -> int:
 
 
 def register_cli(subparsers: argparse._SubParsersAction) -> None:
+    from pytest_pastbench.protocols.registry import add_plugin_argument
+
     parser = subparsers.add_parser("plot", help="draw the report figures (PNG) of a run")
     parser.add_argument("run", help="a run folder (reports/<run id>)")
     parser.add_argument("-o", "--output", metavar="OUTDIR", help="folder for the PNGs (default: RUN/plots)")
     parser.add_argument(
         "--protocol",
-        choices=PROTOCOL_NAMES,
-        help="only this protocol's figures (default: every protocol in the run)",
+        metavar="NAME",
+        help="only this protocol's figures (past, intervention, plasticity, stream or a plugin's; "
+        "default: every protocol in the run)",
     )
+    add_plugin_argument(parser)
     parser.set_defaults(func=_cli)

@@ -1,51 +1,5 @@
-"""The report page's inline style sheet and trace viewer script (``html.py`` assembles the page).
-
-The style keeps the page within a 1280 px window: long labels and node ids wrap anywhere, a
-CI wraps under its Δ, code wraps, and a table that still cannot fit scrolls inside its own box
-rather than widening the page. The viewer touches run data only through ``textContent``.
-"""
-
-from __future__ import annotations
-
-CSS = """
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;padding:1em 1.5em;
-  max-width:1500px;color:#1d1d1f;background:#fff;overflow-wrap:break-word}
-h1{font-size:1.5em;margin:.2em 0}h1 code{font-size:inherit}
-h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:2px solid #ccd}
-h3{font-size:1.05em;margin:1.2em 0 .3em}
-nav a{margin-right:1em}
-div.figures{display:flex;flex-wrap:wrap;gap:1em}
-figure{flex:1 1 560px;margin:0 0 1em;max-width:100%}figure img{max-width:100%;height:auto;
-  border:1px solid #eee}figcaption{color:#555;font-size:13px;max-width:80em}
-.table-wrap{max-width:100%;overflow-x:auto}
-table{border-collapse:collapse;margin:.4em 0 1em;font-size:13px}th,td{border:1px solid #ddd;
-  padding:3px 6px;text-align:left;vertical-align:top}th{background:#f3f3f6}
-td.label{min-width:12em;max-width:26em}th{word-break:normal}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.num.wrap{white-space:normal}.ci{display:inline-block;white-space:nowrap;color:#555}
-tr.agg td{font-weight:600;background:#fafafa}tr.blocked td{background:#fff1f0}
-.pos{color:#11632a}.neg{color:#a4161a}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;
-  font-size:12px}pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0}
-.hurt{display:inline-block;margin-left:.3em;padding:0 .3em;border:1px solid #a4161a;border-radius:3px;
-color:#a4161a;font-size:.85em;white-space:nowrap}tr.memory-hurt td.label{border-left:3px solid #a4161a}
-button.open{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
-  background:none;border:none;color:#0645ad;cursor:pointer;text-align:left;padding:0;
-  overflow-wrap:anywhere;word-break:break-all}
-button.open:hover{text-decoration:underline}tr.current td{background:#fff8d6}
-.item-filter{width:30em;max-width:100%;padding:3px 6px;margin:.3em 0}
-.trace-view{border:1px solid #ccc;border-radius:6px;padding:.6em 1em;min-height:3em;background:#fcfcfd}
-.ev{margin:.35em 0;padding:.3em .6em;border-left:4px solid #ccc;background:#fff}
-.ev.user{border-color:#3b82f6}.ev.assistant{border-color:#10b981}.ev.system{border-color:#9ca3af}
-.ev.tool{border-color:#f59e0b}.ev.tool.failed,.ev.failed{border-color:#ef4444;background:#fff5f5}
-.ev.score{border-color:#8b5cf6}.ev.snapshot{border-color:#64748b}.ev.event{border-color:#e11d48}
-.sess{margin-top:1em;font-weight:600}.muted{color:#666}.badge{display:inline-block;padding:0 5px;
-  border-radius:4px;font-size:11px;background:#eee;margin-left:4px}.badge.ok{background:#d1fae5}
-.badge.err{background:#fee2e2}.scroll{max-height:28em;overflow:auto}
-"""
-
-# The trace viewer: one per protocol section, each showing the items of its own table.
-JS = r"""
+// The trace viewer: one per protocol section, each showing the items of its own table. It
+// touches run data only through textContent, and parses an item's trace when it is opened.
 (function () {
   "use strict";
   function el(tag, cls, text) {
@@ -244,4 +198,3 @@ JS = r"""
   });
   fromHash();
 })();
-"""
