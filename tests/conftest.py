@@ -12,8 +12,11 @@ import matplotlib.style  # noqa: F401
 import pytest
 
 # Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
-# it out of the users' runs over families/ from this checkout.
-pytest_plugins = ["pytester"]
+# it out of the users' runs over families/ from this checkout. Likewise hypothesis' plugin
+# (health checks, statistics, failing-example reports for the @given tests): pyproject's addopts
+# block it under its entry-point name for every run here, and it is loaded back by module name
+# for the tests alone.
+pytest_plugins = ["pytester", "_hypothesis_pytestplugin"]
 
 
 @pytest.fixture(autouse=True)
