@@ -11,9 +11,14 @@ import matplotlib.legend  # noqa: F401
 import matplotlib.style  # noqa: F401
 import pytest
 
+from tests.child_runs import CHILD_RUN_OPTIONS
+
 # Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
-# it out of the users' runs over families/ from this checkout.
-pytest_plugins = ["pytester"]
+# it out of the users' runs over families/ from this checkout. Likewise hypothesis' plugin
+# (health checks, statistics, failing-example reports for the @given tests): pyproject's addopts
+# block it under its entry-point name for every run here, and it is loaded back by module name
+# for the tests alone.
+pytest_plugins = ["pytester", "_hypothesis_pytestplugin"]
 
 
 @pytest.fixture(autouse=True)
@@ -38,11 +43,3 @@ def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: p
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")
         monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(CHILD_RUN_OPTIONS))
-
-
-CHILD_RUN_OPTIONS = (
-    "-p no:unraisableexception",
-    "-o pastbench_no_report=true",
-    "-p no:hypothesispytest",
-    "-p no:anyio",
-)

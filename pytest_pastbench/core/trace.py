@@ -105,7 +105,10 @@ def mentions_secret(text: str, secret: str) -> bool:
 def redact_text(text: str, secrets: list[str] | None = None) -> str:
     """``text`` with every known secret value (normalised, see ``secret_pattern``) and every
     key-like pattern replaced."""
-    for secret in secrets or []:
+    secrets_key = tuple(secrets or ())
+    if _any_secret(secrets_key).search(text) is None:
+        return text  # the common case: one scan instead of a substitution per pattern
+    for secret in secrets_key:
         text = secret_pattern(secret).sub(REDACTED, text)
     for pattern in SECRET_PATTERNS:
         text = pattern.sub(REDACTED, text)
@@ -114,21 +117,50 @@ def redact_text(text: str, secrets: list[str] | None = None) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=256)
+def _any_secret(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern that matches wherever any of redaction's patterns would: each alternative is
+    one of them with its own flags scoped to it. Text it does not match is left as it is by every
+    substitution in turn, so redaction can skip them."""
+    patterns = [*(secret_pattern(s) for s in secrets), *SECRET_PATTERNS, *_CONTEXT_PATTERNS]
+    return re.compile("|".join(_scoped(p) for p in patterns))
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    flags = "".join(
+        letter for flag, letter in ((re.IGNORECASE, "i"), (re.DOTALL, "s")) if pattern.flags & flag
+    )
+    # An inline global flag at the start ("(?i)") is already in pattern.flags; it may not stand
+    # inside a group.
+    source = re.sub(r"^\(\?[a-z]+\)", "", pattern.pattern)
+    return f"(?{flags}:{source})" if flags else f"(?:{source})"
+
+
 def redact(value: Any, secrets: list[str] | None = None) -> Any:
     """Replace every secret inside strings (and mapping keys) of a JSON-like value.
 
     Patterns apply even when ``secrets`` is empty: an undeclared key is still a key.
     """
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, list | tuple):
-        return [redact(v, secrets) for v in value]
-    if isinstance(value, dict):
-        return {
-            (redact_text(k, secrets) if isinstance(k, str) else k): redact(v, secrets)
-            for k, v in value.items()
-        }
-    return value
+    # A trace repeats its strings (keys, the conversation re-sent on every call): each distinct
+    # one is redacted once per value.
+    done: dict[str, str] = {}
+
+    def text(item: str) -> str:
+        found = done.get(item)
+        if found is None:
+            found = done[item] = redact_text(item, secrets)
+        return found
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return text(item)
+        if isinstance(item, list | tuple):
+            return [walk(v) for v in item]
+        if isinstance(item, dict):
+            return {(text(k) if isinstance(k, str) else k): walk(v) for k, v in item.items()}
+        return item
+
+    return walk(value)
 
 
 def contains_secret(text: str, secrets: list[str] | None = None) -> bool:

@@ -36,10 +36,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from .. import hookspec
     from ..protocols import builtin
+    from . import reports
 
     pluginmanager.add_hookspecs(hookspec)
     # The built-in protocols register through the hook like any plugin's (protocols/builtin.py).
     pluginmanager.register(builtin, "pastbench-builtin-protocols")
+    pluginmanager.register(reports, "pastbench-reports")  # an item's payload on its reports
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -255,14 +257,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         # JUnit reads the teardown report, which copies item.user_properties when it is built.
         item.user_properties.extend(properties)
     return report
-
-
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-    payload = getattr(report, PAYLOAD_ATTR, None)
-    if not payload or report.when != "call" or not report.passed:
-        return None
-    pastbench = pastbench_run(config)
-    return pastbench.registry.of_payload(payload).test_status(payload["record"], config.get_verbosity())
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.child_runs import CHILD_RUN_OPTIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 ONE_EPISODE = "SM06 and ep01"  # -k of one built-in PAST episode: its two items (on and off arm)
@@ -78,12 +80,21 @@ def test_every_script_has_a_tiny_run() -> None:
     assert scripts == set(TINY)
 
 
+def script_env() -> dict[str, str]:
+    """The environment of a script's tiny run: its pytest runs are the test suite's child runs
+    (``CHILD_RUN_OPTIONS``: no HTML report, figures or dev-only plugins at the end, about 2 CPU-s
+    of each run that nothing here reads), and the caller's own pytest options stay out."""
+    env = {k: v for k, v in os.environ.items() if k != "PASTBENCH_PEER_PYTHON"}
+    env["PYTEST_ADDOPTS"] = " ".join(CHILD_RUN_OPTIONS)
+    return env
+
+
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_the_script_runs_and_prints_its_table(script: str, tmp_path: Path) -> None:
     args, expected = TINY[script]
     # No inspect_ai peer: an empty cache and no interpreter named, so scaling.py takes the path
     # most runs take (it says so and prints its own rows) and builds nothing.
-    env = {k: v for k, v in os.environ.items() if k not in ("PASTBENCH_PEER_PYTHON", "PYTEST_ADDOPTS")}
+    env = script_env()
     env["PASTBENCH_BENCH_CACHE"] = str(tmp_path / "cache")
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), *args],
@@ -116,7 +127,11 @@ def test_scaling_hands_the_peer_each_item_s_calls_and_prints_its_row_beside(tmp_
     peer.chmod(0o755)
     args = ["--set", "10:2", "-k", ONE_EPISODE, "--peer-python", str(peer)]
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "scaling.py"), *args], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, str(BENCHMARKS / "scaling.py"), *args],
+        cwd=ROOT,
+        env=script_env(),
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert "peer not installed" not in done.stdout
