@@ -22,6 +22,8 @@ PACKAGE = "pytest_pastbench"
 # What any pytest run may load from the package: the hooks, options and collection.
 START = {
     PACKAGE,
+    f"{PACKAGE}.compat",
+    f"{PACKAGE}.compat.pytest",  # pytest's terminal writer for the live line (imports pytest only)
     f"{PACKAGE}.errors",
     f"{PACKAGE}.hookspec",
     f"{PACKAGE}.models",
