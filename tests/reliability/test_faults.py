@@ -24,6 +24,7 @@ from pytest_pastbench.models.client import (
     use_alias_file,
 )
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
+from pytest_pastbench.models.rate_limit import ProviderLimits
 from tests.family_samples import GOOD_MEMORY
 from tests.reliability.faultserver import Fault, FaultServer
 
@@ -33,6 +34,7 @@ MESSAGES = [{"role": "user", "content": "hello"}]
 ALIAS = "fault-model"
 TARGET = "openai/fault-model"
 FAST = RetryPolicy(attempts=3, base_delay_s=0.01)
+HANG_GUARD_S = 120  # waits on threads and servers end within this or fail: never a time bound
 
 AliasMaker = Callable[..., str]
 
@@ -347,25 +349,48 @@ def test_a_burst_of_429s_halves_the_limit_once_and_successes_raise_it_back(alias
 
 
 def test_retry_after_holds_the_providers_other_calls_too(alias: AliasMaker) -> None:
-    arrived: list[float] = []
+    """Read from order and counts, not time: the limits' clock stands still until the test moves
+    it past the Retry-After, so a call let through before that arrives at time 0."""
+    now = [0.0]
+    other_asked = threading.Event()
+
+    def clock() -> float:
+        if threading.current_thread().name == "other":
+            other_asked.set()  # the other call has asked the limit for a slot
+        return now[0]
+
+    arrived: list[float] = []  # the limits' time at each request
 
     def script(body: dict[str, Any], index: int) -> Fault:
-        arrived.append(time.monotonic())
+        arrived.append(now[0])
         return Fault("429", retry_after=0.6) if index == 0 else Fault("ok_text")
 
     with FaultServer(script) as server:
         service = ModelService(max_connections=4, retry=FAST)
         model = alias(server)
+        service.limits = ProviderLimits(4, clock, give_up_after=FAST.attempts)
+        limit = service.limits.of(resolve_model(model).model.split("/", 1)[0])
         first = threading.Thread(target=lambda: service.complete(model, MESSAGES, None, {}))
         first.start()
-        while server.count < 1:
-            time.sleep(0.005)
-        time.sleep(0.05)  # the 429 is back
+        wait_for(lambda: limit.rate_limited == 1)  # the 429 is back: the provider is held
         other = [{"role": "user", "content": "another caller"}]
-        service.complete(model, other, None, {})  # a new call to the same provider
-        first.join(10)
-    assert server.count == 3
-    assert all(t - arrived[0] >= 0.55 for t in arrived[1:]), [t - arrived[0] for t in arrived]
+        second = threading.Thread(target=lambda: service.complete(model, other, None, {}), name="other")
+        second.start()
+        wait_for(other_asked.is_set)
+        with limit._changed:  # the lock it read the clock under: it holds no slot, so it waits
+            assert limit.in_flight == 0 and server.count == 1
+        now[0] = 1.0  # past the Retry-After
+        first.join(HANG_GUARD_S)
+        second.join(HANG_GUARD_S)
+    assert server.count == 3 and arrived == [0.0, 1.0, 1.0]
+
+
+def wait_for(condition: Callable[[], bool]) -> None:
+    """Until ``condition`` holds; a hang guard, not a time bound."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not condition():
+        assert time.monotonic() < deadline, "hang guard"
+        time.sleep(0.005)
 
 
 def test_no_limit_no_adaptation(alias: AliasMaker) -> None:
