@@ -331,7 +331,8 @@ def change_ci(
     baseline_episodes: Episodes,
     seed: int,
 ) -> tuple[float, float] | None:
-    """95% CI of (current − baseline) for an episode-level metric, None without paired episodes.
+    """95% CI of (current − baseline) for an episode-level metric, None without a noise estimate
+    (no family with more than one paired episode: ``stats.estimates_noise``).
 
     Episodes pair by (family, episode); within a family the statistic is the mean over its paired
     episodes of the per-episode change, and the families are averaged, exactly the shape of
@@ -371,7 +372,7 @@ def _noise_text(
     ci: tuple[float, float] | None,
     exceeds: bool | None,
     lower_is_better: bool | None = None,
-    missing: str = "no paired episodes for a noise estimate",
+    missing: str = "too few paired units for a noise estimate",  # ``stats.estimates_noise``
 ) -> str:
     if ci is None:
         return missing
@@ -622,8 +623,7 @@ def _metric_result(gate: Gate, now: GateMetric, before: GateMetric, seed: int) -
     lower = not now.higher_is_better
     worse = change if lower else -change
     failed = (abs(change) if gate.two_sided else worse) > gate.threshold + _EPS
-    # One unit per stratum resamples to the point change: no noise estimate, not a zero-width one.
-    ci = paired_bootstrap_ci(pairs, seed) if any(len(p) > 1 for p in pairs.values()) else None
+    ci = paired_bootstrap_ci(pairs, seed)  # None with one unit per stratum (``stats.estimates_noise``)
     exceeds = _exceeds(ci, gate.two_sided, lower)
     head = (
         f"{gate.name} unchanged"
@@ -632,7 +632,7 @@ def _metric_result(gate: Gate, now: GateMetric, before: GateMetric, seed: int) -
     )
     details = [f"{baseline:.3f} → {current:.3f}", f"limit {gate.limit}"]
     details += ["lower is better"] if lower else []
-    details.append(_noise_text(gate, ci, exceeds, lower, "too few paired units for a noise estimate"))
+    details.append(_noise_text(gate, ci, exceeds, lower))
     details += [note] if note else []
     return GateResult(
         gate, now.config, before.config, current, baseline, change, failed, ci=ci, exceeds_noise=exceeds,
