@@ -249,7 +249,7 @@ def run_files(pytester: pytest.Pytester, run_id: str) -> tuple[dict[str, Any], d
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_provider_that_always_fails_blocks_every_item(pytester: pytest.Pytester, workers: str) -> None:
-    with FaultServer(then="500", max_seconds=50) as server:
+    with FaultServer(then="500") as server:
         result = benchmark(pytester, server, "down", "-n", workers)
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"errors": 4}, result.stdout.str()
@@ -276,7 +276,7 @@ def tool_args_then_text(body: dict[str, Any], index: int) -> str:
 
 
 def test_malformed_tool_arguments_are_tool_errors_not_crashes(pytester: pytest.Pytester) -> None:
-    with FaultServer(tool_args_then_text, max_seconds=50) as server:
+    with FaultServer(tool_args_then_text) as server:
         result = benchmark(pytester, server, "badargs", "-n", "0")
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"scored": 2, "control": 2}, result.stdout.str()
@@ -402,7 +402,7 @@ def test_no_limit_no_adaptation(alias: AliasMaker) -> None:
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_the_run_counts_the_changes_and_the_terminal_says_so(pytester: pytest.Pytester, workers: str) -> None:
-    with FaultServer(["429"] * 4, then="ok_text", max_seconds=50) as server:
+    with FaultServer(["429"] * 4, then="ok_text") as server:
         result = benchmark(
             pytester,
             server,
@@ -436,7 +436,7 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
 
     # Hang guards only (the server stops itself, the run is killed): a loaded machine stretches
     # litellm's handling of each 429 to seconds, and nothing here is timed.
-    with FaultServer(script, max_seconds=280) as server:
+    with FaultServer(script) as server:
         result = benchmark(pytester, server, "down429", "-n", "0", "--pastbench-retries=3", timeout=300)
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"errors": 4}, result.stdout.str()
@@ -473,7 +473,7 @@ def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
     families.mkdir(parents=True)
     for n in range(1, 10):  # with the helper's own tiny_prefs: 10 families x 2 episodes x on/off
         (families / f"prefs_{n}.yaml").write_text(GOOD_MEMORY.replace("id: tiny_prefs", f"id: prefs_{n}"))
-    with FaultServer(script, max_seconds=280) as server:  # hang guards only, as above
+    with FaultServer(script) as server:  # hang guards only, as above
         result = benchmark(
             pytester,
             server,
