@@ -114,8 +114,9 @@ def test_side_by_side_has_one_column_per_run_and_config() -> None:
     assert header_names.split() == ["scope", "ref", "pr", "pr"]
     assert header_labels.split() == ["a@x", "a@x", "b@y"]
     table = rows(delta_part)
-    assert table["update.fact"] == ["+0.40 [+0.40, +0.40]", "+0.40 [+0.40, +0.40]", "+0.10 [+0.10, +0.10]"]
-    assert table["gathering.notes"] == ["—", "—", "+0.50 [+0.50, +0.50]"]
+    # One episode per family: no noise estimate, so no CI (``stats.estimates_noise``).
+    assert table["update.fact"] == ["+0.40", "+0.40", "+0.10"]
+    assert table["gathering.notes"] == ["—", "—", "+0.50"]
     assert rows(mech_part)["[overall]"] == ["1.00", "1.00", "0.25"]
     assert render_side_by_side([]) == "no configurations to compare"
 

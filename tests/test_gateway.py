@@ -11,7 +11,7 @@ import pytest
 from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.errors import InfraError
 from pytest_pastbench.models.cache import ResponseCache
-from pytest_pastbench.models.client import import_litellm
+from pytest_pastbench.models.client import ModelReply, import_litellm
 from pytest_pastbench.models.gateway import (
     CHAT_PATH,
     SCOPES_PATH,
@@ -167,6 +167,34 @@ def test_a_scope_counts_its_own_session_and_is_bound_to_its_model(gateway: Gatew
     # Revoked: the token no longer works, and a scope token never opens scopes.
     assert _post(gateway, opened["token"], CHAT_PATH, request)[0] == 401
     assert _post(gateway, client.open_scope()["token"], SCOPES_PATH, {"model": "x"})[0] == 404
+
+
+def test_a_scope_reports_what_its_calls_waited_on_the_harness(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per call and while the session runs: what the driver leaves out of the wall budget."""
+    service = ModelService()
+    answer = service.complete
+
+    def held(*args: object, **kwargs: object) -> tuple[ModelReply, bool]:
+        reply, cached = answer(*args, **kwargs)  # type: ignore[arg-type]
+        reply.waited_s = 2.5  # as a rate-limit hold or a retry's backoff reports it
+        return reply, cached
+
+    monkeypatch.setattr(service, "complete", held)
+    gateway = Gateway(service).start()
+    try:
+        client = GatewayClient(gateway.url, gateway.token, "pastbench/recall")
+        opened = client.open_scope()
+        assert client.scope_waits(opened["id"]) == {"waited_s": 0, "in_flight": 0}
+        request = {"model": "pastbench/recall", "messages": MESSAGES}
+        for _ in range(2):
+            assert _post(gateway, opened["token"], CHAT_PATH, request)[0] == 200
+        assert client.scope_waits(opened["id"]) == {"waited_s": 5.0, "in_flight": 0}
+        usage = client.close_scope(opened["id"])
+        assert [r["waited_s"] for r in usage["replies"]] == [2.5, 2.5]
+        with pytest.raises(InfraError, match="no open scope"):
+            client.scope_waits(opened["id"])
+    finally:
+        gateway.stop()
 
 
 def test_a_scope_records_gateway_failures(gateway: Gateway) -> None:

@@ -44,7 +44,7 @@ FAST = RetryPolicy(attempts=3, base_delay_s=0.0)
 
 def judge_server(script: Any = (), **options: Any) -> FaultServer:
     """A fault server with a generous lifetime: a loaded machine may take a minute to import litellm."""
-    return FaultServer(script, max_seconds=300, **options)
+    return FaultServer(script, **options)
 
 
 def alias_file(path: Path, server: FaultServer) -> Path:

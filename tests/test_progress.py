@@ -219,6 +219,31 @@ def test_in_plain_mode_the_line_waits_for_pytests_newline_and_is_a_line_of_its_o
     assert terminal._file is terminal.log  # the writer has its own stream back
 
 
+def test_a_line_held_for_pytests_newline_says_the_counts_when_it_is_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Due while both items ran and held until pytest's "[100%]" line ended: it says 2/2, not the
+    "0/2 items" a newcomer read under a finished progress line."""
+    from pytest_pastbench.plugin.progress import _LineTap
+
+    clock = [0.0]
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal.log)
+    line = ProgressLine(None, "plain", dict, clock=lambda: clock[0])  # type: ignore[arg-type]
+    line._writer = terminal
+    line._tap = _LineTap(terminal, line._after_pytest_writes)
+    line.pytest_xdist_node_collection_finished(None, ["a.yaml::ep01[on]", "a.yaml::ep01[off]"])
+    terminal.write("families/a.yaml ")
+    line.pytest_runtest_logstart()
+    clock[0] = 40.0
+    line.pytest_runtest_logstart()  # due with 0 of 2 done, pytest mid-line: held
+    for letter in "oc":
+        line.pytest_runtest_logreport(_Report(False))
+        terminal.write(letter)
+    terminal.write("  [100%]\n")
+    assert terminal.log.getvalue().splitlines()[-1].startswith("pastbench 2/2 items")
+
+
 @pytest.mark.parametrize("verbosity", ["-q", pytest.param("-v", marks=pytest.mark.slow)])
 def test_pytests_output_is_unchanged_on_a_terminal_and_in_a_log(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, verbosity: str

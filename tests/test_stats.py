@@ -129,3 +129,17 @@ def test_two_stage_bootstrap_resamples_trials_within_episodes() -> None:
     assert two_stage_bootstrap_ci(steady, seed=1) == pytest.approx((0.5, 0.5))
     assert two_stage_bootstrap_ci({"a.f": [([0.5], [])]}, seed=1) is None  # no off arm: left out
     assert sample_sd([0.4, 0.5, 0.6]) == pytest.approx(0.1) and sample_sd([0.3]) is None
+
+
+def test_one_unit_per_stratum_gives_no_ci_in_either_bootstrap() -> None:
+    """Every replicate of one unit is the point estimate: no CI (``estimates_noise``), whether the
+    unit is an episode, a scenario group of several episodes, or an episode with several trials."""
+    from pytest_pastbench.core.stats import estimates_noise, paired_bootstrap_ci, two_stage_bootstrap_ci
+
+    assert not estimates_noise([1, 1, 0]) and estimates_noise([1, 2])
+    assert paired_bootstrap_ci({"a": [(0.2, 0.5)], "b": [(0.1, 0.4)]}, seed=0) is None
+    grouped = {"a": [(0.2, 0.5), (0.3, 0.5)]}
+    assert paired_bootstrap_ci(grouped, seed=0, clusters={"a": ["g", "g"]}) is None
+    assert paired_bootstrap_ci(grouped, seed=0) is not None  # two episodes, two units
+    trials = {"a": [([0.2, 0.3, 0.1], [0.5, 0.4, 0.6])]}
+    assert two_stage_bootstrap_ci(trials, seed=0) is None

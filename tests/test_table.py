@@ -83,3 +83,38 @@ def test_undecided_text_checks_are_marked_and_counted_under_the_table() -> None:
     assert f"f{UNDECIDED_MARK}" in text and undecided_note(3) in text
     assert "3 text check(s) undecided" in undecided_note(3)
     assert UNDECIDED_MARK.strip() not in render_delta_table({"configs": [config()]})
+
+
+def test_a_ci_from_one_scenario_group_is_no_ci_and_never_marks_memory_hurt() -> None:
+    """One rule (``stats.estimates_noise``) for the gates and the reports: Δ from a single paired
+    unit has no noise estimate, so no CI is shown and nothing says memory hurt (the one-episode
+    example in docs/getting-started.md showed −0.09 [−0.09, −0.09] ▼); two scenario groups that
+    both did worse with the store do get the mark, in the terminal and the Markdown alike."""
+    from pytest_pastbench.protocols.past.metrics import build_summary
+    from pytest_pastbench.results.render.ci_summary import render_markdown
+    from pytest_pastbench.results.render.table import HURT_MARK, HURT_TEXT, memory_hurt
+    from tests.family_samples import scored_record
+
+    run = {"id": "r", "seed": 0, "dataset_hash": "d", "judge": None, "models": ["m"]}
+
+    def summary(pairs: dict[str, tuple[float, float]]) -> dict:
+        records = [
+            scored_record("update.stale", episode, arm, score, group=episode)
+            for episode, scores in pairs.items()
+            for arm, score in zip(("on", "off"), scores, strict=True)
+        ]
+        return build_summary(records, run, seed=0)
+
+    one = summary({"ep1": (0.24, 0.33)})
+    two = summary({"ep1": (0.24, 0.33), "ep2": (0.10, 0.40)})
+    [single] = one["configs"][0]["families"].values()
+    [both] = two["configs"][0]["families"].values()
+    assert single["delta"] < 0 and single["delta_ci"] is None and not memory_hurt(single)
+    assert max(both["delta_ci"]) < 0 and memory_hurt(both)
+    for text in (render_delta_table(one), render_markdown(one)):
+        assert HURT_TEXT not in text and HURT_MARK.strip() not in text
+        assert "-0.09 [" not in text  # the Δ without a CI, and the note says why
+        assert "No 95% CIs: one paired scenario group per family is too few paired units" in text
+        assert "95% CIs: paired bootstrap" not in text
+    for text in (render_delta_table(two), render_markdown(two)):
+        assert HURT_TEXT in text

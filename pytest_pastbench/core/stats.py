@@ -55,6 +55,17 @@ def _resampled_statistics(families: list[list[Cluster]], rng: random.Random, n_b
     return values
 
 
+def estimates_noise(units_per_stratum: Iterable[int]) -> bool:
+    """Can a stratified bootstrap over strata of these many paired units (clusters) estimate noise?
+
+    With at most one unit in every stratum each replicate is the point estimate itself: a
+    zero-width interval that says nothing about noise (one scenario group gave Δ −0.09
+    [−0.09, −0.09], marked "memory hurt here"). Every CI here (Δ's, the gates') is then None,
+    which the reports show as no CI and the gates as "too few paired units for a noise estimate".
+    """
+    return any(n > 1 for n in units_per_stratum)
+
+
 def clustered(diffs: list[float], labels: list[str] | None) -> list[Cluster]:
     """Differences grouped by cluster label (first-seen order); no labels: one cluster each."""
     if labels is None:
@@ -77,13 +88,14 @@ def paired_bootstrap_ci(
     Each replicate resamples within each family (stratified), so every family keeps its weight.
     ``clusters`` (family → one label per pair, e.g. the episode's scenario ``group``) makes the
     resampled unit the cluster: episodes generated from one template are not independent draws.
-    Without it each episode is its own cluster. Families are visited in sorted order.
+    Without it each episode is its own cluster. Families are visited in sorted order. None when
+    no family has more than one cluster (``estimates_noise``).
     """
     clusters = clusters or {}
     families = [
         clustered([on - off for on, off in groups[f]], clusters.get(f)) for f in sorted(groups) if groups[f]
     ]
-    if not families:
+    if not estimates_noise(len(f) for f in families):
         return None
     reps = sorted(_resampled_statistics(families, random.Random(seed), n_boot))
     alpha = (1 - level) / 2
@@ -136,7 +148,9 @@ def two_stage_bootstrap_ci(
     every drawn episode, its on-arm trials and its off-arm trials (each with replacement, each
     arm on its own: the arms are separate runs), so the variance between trials of one episode is
     in the interval as well as the variance between episodes. Episodes missing an arm are left out.
-    With one trial per arm stage 2 draws nothing and the CI is ``paired_bootstrap_ci``'s."""
+    With one trial per arm stage 2 draws nothing and the CI is ``paired_bootstrap_ci``'s; None, as
+    there, when no family has more than one cluster (``estimates_noise``: trials of one scenario
+    group say nothing about another's)."""
     clusters = clusters or {}
     families: list[list[list[TrialEpisode]]] = []
     for family in sorted(groups):
@@ -148,7 +162,7 @@ def two_stage_bootstrap_ci(
                 by_cluster.setdefault(label, []).append(episode)
         if by_cluster:
             families.append(list(by_cluster.values()))
-    if not families:
+    if not estimates_noise(len(f) for f in families):
         return None
     # Indices drawn as in ``_resampled_statistics`` (the fewest random bits, redrawn when out of
     # range), from one local getrandbits: the bootstrap runs per scope and k > 1 multiplies it.

@@ -21,7 +21,7 @@ import secrets
 import sys
 import threading
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -262,14 +262,20 @@ class Scope:
     model: str
     trial: int
     max_tokens: int | None
-    # One entry per answered request, as an in-process agent counts them (cached ones too).
+    # One entry per answered request, as an in-process agent counts them (cached ones too), with
+    # what the harness made it wait (``waited_s``: left out of the session's wall budget).
     replies: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
+    in_flight: int = 0  # requests the gateway is still answering (their waits are not in yet)
     # Responses API: response id -> the input and output items of that response.
     conversations: dict[str, list[dict[str, Any]]] = dataclasses.field(default_factory=dict)
 
     def usage_json(self) -> dict[str, Any]:
         return {"replies": list(self.replies), "failures": list(self.failures)}
+
+    def waits_json(self) -> dict[str, Any]:
+        """What the session has waited on the harness so far (``SessionWaits``)."""
+        return {"waited_s": sum(r["waited_s"] for r in self.replies), "in_flight": self.in_flight}
 
 
 class ScopeRegistry:
@@ -310,6 +316,26 @@ class ScopeRegistry:
             raise ValueError(f"previous_response_id {response_id!r} is not a stored response of this session")
         return earlier + input_items(new_input)
 
+    def waits(self, scope_id: str) -> dict[str, Any] | None:
+        """``Scope.waits_json`` of an open scope, None when no open scope has this id."""
+        with self._lock:
+            scope = next((s for s in self._by_token.values() if s.id == scope_id), None)
+            return None if scope is None else scope.waits_json()
+
+    @contextmanager
+    def answering(self, scope: Scope | None) -> Iterator[None]:
+        """Around one request of ``scope``: counted in flight until its answer (or failure) is in."""
+        if scope is None:
+            yield
+            return
+        with self._lock:
+            scope.in_flight += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                scope.in_flight -= 1
+
     def find(self, token: str) -> Scope | None:
         with self._lock:
             for known, scope in self._by_token.items():
@@ -325,6 +351,7 @@ class ScopeRegistry:
                         "prompt_tokens": reply.prompt_tokens,
                         "completion_tokens": reply.completion_tokens,
                         "cost_usd": reply.cost_usd,
+                        "waited_s": reply.waited_s,
                     }
                 )
             if failure is not None:
@@ -403,6 +430,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self.server.service.ledger_json())
         elif path == RATE_LIMITS_PATH and caller is True:
             self._send(200, self.server.service.rate_limits_json())
+        elif path.startswith(SCOPES_PATH + "/") and caller is True:
+            waits = self.server.scopes.waits(path.removeprefix(SCOPES_PATH + "/"))
+            if waits is None:
+                self._error(404, "no open scope with this id", "not_found")
+            else:
+                self._send(200, waits)
         else:
             self._no_route()
 
@@ -473,9 +506,12 @@ class _Handler(BaseHTTPRequestHandler):
         if request.stream:
             self._open_stream()
         try:
-            reply, cached = self.server.service.complete(
-                request.model, request.messages, request.tools, request.params, trial
-            )
+            with self.server.scopes.answering(scope):
+                reply, cached = self.server.service.complete(
+                    request.model, request.messages, request.tools, request.params, trial
+                )
+                if scope is not None:
+                    self.server.scopes.record(scope, reply)  # its wait is in before it leaves flight
         except InfraError as exc:
             if scope is not None:
                 self.server.scopes.record(scope, failure=str(exc))
@@ -486,11 +522,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._error(502, str(exc), "infra_blocked")
             return
         body = api.body(request, reply, cached, new_response_id(api.path))
-        if scope is not None:
-            self.server.scopes.record(scope, reply)
-            if isinstance(api, ResponsesApi) and request.store:
-                items = input_items(request.raw["input"]) + body["output"]
-                self.server.scopes.keep(scope, body["id"], items)
+        if scope is not None and isinstance(api, ResponsesApi) and request.store:
+            items = input_items(request.raw["input"]) + body["output"]
+            self.server.scopes.keep(scope, body["id"], items)
         if not request.stream:
             self._send(200, body)
             return
@@ -621,6 +655,10 @@ class GatewayClient:
         body = {"model": self.model, "trial": self.trial, "max_tokens": max_tokens}
         return self._request("POST", SCOPES_PATH, body)
 
+    def scope_waits(self, scope_id: str) -> dict[str, Any]:
+        """What the open scope's session has waited on the harness so far (``Scope.waits_json``)."""
+        return self._request("GET", f"{SCOPES_PATH}/{scope_id}", None)
+
     def close_scope(self, scope_id: str) -> dict[str, Any]:
         """Revoke the scope; what its session used (see ``Scope.usage_json``)."""
         return self._request("DELETE", f"{SCOPES_PATH}/{scope_id}", None)
@@ -659,12 +697,14 @@ class AgentScope:
     """What an external agent's session gets: where the gateway is, its token, its model.
 
     ``usage`` (one dict per answered request) and ``failures`` (gateway errors, e.g. a provider
-    down after retries) are filled in when the ``agent_scope`` block ends.
+    down after retries) are filled in when the ``agent_scope`` block ends; ``waits`` asks the
+    gateway, while the session runs, what it has waited on the harness (``Scope.waits_json``).
     """
 
     url: str
     token: str
     model: str
+    waits: Callable[[], dict[str, Any]] = lambda: {"waited_s": 0.0, "in_flight": 0}
     usage: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
 
@@ -685,7 +725,9 @@ def agent_scope(client: Any, max_tokens: int | None = None) -> Iterator[AgentSco
         client = client.metered
     if isinstance(client, GatewayClient):
         opened = client.open_scope(max_tokens)
-        scope = AgentScope(client.url, opened["token"], client.model)
+        scope = AgentScope(
+            client.url, opened["token"], client.model, lambda: client.scope_waits(opened["id"])
+        )
         try:
             yield scope
         finally:
@@ -694,7 +736,8 @@ def agent_scope(client: Any, max_tokens: int | None = None) -> Iterator[AgentSco
         gateway = Gateway(client.service).start(SESSION_GATEWAY_POLL_S)
         try:
             own = gateway.scopes.open(client.model, client.trial, max_tokens)
-            scope = AgentScope(gateway.url, own.token, client.model)
+            waits = gateway.scopes.waits
+            scope = AgentScope(gateway.url, own.token, client.model, lambda: waits(own.id) or {})
             try:
                 yield scope
             finally:

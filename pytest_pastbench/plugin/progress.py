@@ -74,7 +74,7 @@ class ProgressLine:
         self._writer: Any = None
         self._screen: StatusScreen | None = None
         self._tap: _LineTap | None = None  # plain: where pytest's current line stands
-        self._pending: str | None = None  # plain: a line waiting for pytest's newline
+        self._pending = False  # plain: a line waiting for pytest's newline (composed when written)
         self.done_tokens = 0  # the tokens of the finished items that recorded theirs
         self.done_with_tokens = 0
 
@@ -141,26 +141,31 @@ class ProgressLine:
         if now - self._ledger_read_at >= LEDGER_EVERY_S:
             self._ledger = self._ledger_source()
             self._ledger_read_at = now
-        per_item = self.done_tokens / self.done_with_tokens if self.done_with_tokens else None
-        text = status_text(self.done, self.total, self.blocked, self._ledger, now - self._started, per_item)
         if self._screen is not None:
-            self._screen.show(text)
+            self._screen.show(self._text(now))
             return
         self._plain_at = now
         if self._tap is not None and self._tap.mid_line:
-            self._pending = text  # after pytest's newline; a later line replaces it
+            self._pending = True  # after pytest's newline
             return
-        self._write_plain(text)
+        self._write_plain()
 
-    def _write_plain(self, text: str) -> None:
-        self._pending = None
+    def _text(self, now: float) -> str:
+        per_item = self.done_tokens / self.done_with_tokens if self.done_with_tokens else None
+        started = self._started if self._started is not None else now
+        return status_text(self.done, self.total, self.blocked, self._ledger, now - started, per_item)
+
+    def _write_plain(self) -> None:
+        # Composed now, not when it was due: a line held back by pytest's progress letters said
+        # "0/2 items" under a finished "[100%]".
+        self._pending = False
         self._writer.flush()  # pytest's own output first, in a log that merges both streams
-        _stderr().write(text + "\n")
+        _stderr().write(self._text(self._clock()) + "\n")
         _stderr().flush()
 
     def _after_pytest_writes(self) -> None:
-        if self._pending is not None and self._tap is not None and not self._tap.mid_line:
-            self._write_plain(self._pending)
+        if self._pending and self._tap is not None and not self._tap.mid_line:
+            self._write_plain()
 
 
 def _stderr() -> TextIO:

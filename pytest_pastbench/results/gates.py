@@ -249,9 +249,9 @@ def _tag(current_label: str, baseline_label: str) -> str:
 
 
 def noise_ci(pairs: Mapping[str, list[tuple[float, float]]], seed: int) -> tuple[float, float] | None:
-    """The CI of a change from its paired units per stratum, None when it would say nothing: one
-    unit per stratum resamples to the point change (no noise estimate, not a zero-width one)."""
-    return paired_bootstrap_ci(dict(pairs), seed) if any(len(p) > 1 for p in pairs.values()) else None
+    """The CI of a change from its paired units per stratum, None when it would say nothing
+    (``stats.estimates_noise``: one unit per stratum resamples to the point change)."""
+    return paired_bootstrap_ci(dict(pairs), seed)
 
 
 def _noise_text(

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,11 +23,13 @@ from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.trace import TraceRecorder
 from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import InfraError, WallBackstop
-from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ServiceClient
+from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ScopeRegistry, ServiceClient
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.stream.harness import StoreTools
 
+HANG_GUARD_S = 120  # a hang guard only: nothing here waits on the clock
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "subprocess-agent" / "agent.py"
 
 PRELUDE = """\
@@ -35,6 +40,16 @@ def recv():
     return json.loads(sys.stdin.readline())
 start = recv()
 turn = recv()
+"""
+
+# A chat request to the session's model through the gateway (``request``, not yet sent).
+MODEL_REQUEST = """
+body = {"model": start["model"]["name"], "messages": [{"role": "user", "content": "x"}]}
+request = urllib.request.Request(
+    start["model"]["base_url"] + "/chat/completions",
+    data=json.dumps(body).encode(),
+    headers={"Authorization": "Bearer " + start["model"]["api_key"], "Content-Type": "application/json"},
+)
 """
 
 
@@ -251,18 +266,15 @@ send({"type": "answer", "content": json.dumps(result)})
 
 
 def test_a_model_failure_in_the_gateway_is_infra_not_the_agents_fault(tmp_path: Path) -> None:
-    body = """
-body = {"model": start["model"]["name"], "messages": [{"role": "user", "content": "x"}]}
-request = urllib.request.Request(
-    start["model"]["base_url"] + "/chat/completions",
-    data=json.dumps(body).encode(),
-    headers={"Authorization": "Bearer " + start["model"]["api_key"], "Content-Type": "application/json"},
-)
+    body = (
+        MODEL_REQUEST
+        + """
 try:
     urllib.request.urlopen(request)
 except Exception as exc:
     send({"type": "answer", "content": "gave up: %s" % exc})
 """
+    )
     with pytest.raises(InfraError, match="model gateway: .*unknown offline model pastbench/oracle"):
         run(script_agent(tmp_path, body), tmp_path, model="pastbench/oracle")
 
@@ -352,3 +364,121 @@ def test_the_interpreter_is_found_through_env_and_its_venv_under_tmp_is_bound(tm
     session, events = run(agent, tmp_path)
     assert session.agent_error is None, (session.agent_error, events[-3:])
     assert session.answer == "venv-ok:x"
+
+
+class SkewedClock:
+    """The session's clock: real time plus whatever the fake service says a call took, so a
+    1000 s wait costs no real time and no test depends on the machine's speed."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+
+class SlowService(ModelService):
+    """Each answer takes ``took_s`` on the session's clock, ``waited_s`` of it on the harness
+    (a provider's rate-limit hold, a retry's backoff), the rest on the model."""
+
+    def __init__(self, clock: SkewedClock, took_s: float, waited_s: float) -> None:
+        super().__init__()
+        self.clock, self.took_s, self.waited_s = clock, took_s, waited_s
+        self.hold = lambda: None  # what an answer waits for before it leaves the gateway
+
+    def complete(self, *args: Any, **kwargs: Any) -> tuple[ModelReply, bool]:
+        reply, cached = super().complete(*args, **kwargs)
+        self.clock.offset += self.took_s
+        self.hold()
+        reply.waited_s = self.waited_s
+        return reply, cached
+
+
+CALL_THE_MODEL_THEN_A_TOOL = (
+    MODEL_REQUEST
+    + """
+urllib.request.urlopen(request).read()
+send({"type": "tool_call", "id": "c1", "name": "memory_search", "arguments": {"query": "x"}})
+recv()
+send({"type": "answer", "content": "done"})
+"""
+)
+
+
+def run_with(
+    client_of: str, service: ModelService, agent: SubprocessAgent, tmp_path: Path, clock: SkewedClock
+):  # noqa: ANN201
+    """``run`` from the session's own process (``ServiceClient``) or from a worker (``GatewayClient``)."""
+    gateway = Gateway(service).start() if client_of == "worker" else None
+    client = GatewayClient(gateway.url, gateway.token, "pastbench/recall") if gateway else None
+    try:
+        return run_agent_session(
+            agent,
+            client or ServiceClient(service, "pastbench/recall"),
+            Store(tmp_path / "store"),
+            World(WorldSeed()),
+            ["The Brightwater reports go to @mira.k every Monday."],
+            budgets=Budgets(wall_s=300, clock=clock),
+        )
+    finally:
+        if gateway is not None:
+            gateway.stop()
+
+
+@pytest.mark.parametrize("client_of", ["session", "worker"])
+def test_the_gateways_waits_are_left_out_of_the_wall_budget(tmp_path: Path, client_of: str) -> None:
+    """A model call that waited 1000 s on the harness (over the 300 s budget) does not spend the
+    program's time, as for an in-process agent (``ModelReply.waited_s``)."""
+    clock = SkewedClock()
+    service = SlowService(clock, took_s=1000, waited_s=1000)
+    session = run_with(
+        client_of, service, script_agent(tmp_path, CALL_THE_MODEL_THEN_A_TOOL), tmp_path, clock
+    )
+    assert session.agent_error is None and session.budget_exceeded is None
+    assert session.answer == "done" and len(session.tool_calls) == 1
+
+
+@pytest.mark.parametrize("client_of", ["session", "worker"])
+def test_a_slow_model_still_spends_the_programs_wall_budget(tmp_path: Path, client_of: str) -> None:
+    """The same 1000 s spent on the model itself: the backstop (infra_blocked, never a score)."""
+    clock = SkewedClock()
+    service = SlowService(clock, took_s=1000, waited_s=0)
+    with pytest.raises(WallBackstop, match="passed the wall-clock backstop"):
+        run_with(client_of, service, script_agent(tmp_path, CALL_THE_MODEL_THEN_A_TOOL), tmp_path, clock)
+
+
+def test_a_call_still_waiting_in_the_gateway_at_the_budget_is_judged_once_it_is_back(tmp_path: Path) -> None:
+    """The program logs while its model call is held in the gateway past the budget: the harness
+    asks the gateway, sees the call in flight, and waits for it (and its wait) before judging."""
+    clock = SkewedClock()
+    service = SlowService(clock, took_s=1000, waited_s=1000)
+    held = tmp_path / "held"
+    seen_in_flight = threading.Event()
+    service.hold = lambda: (held.touch(), seen_in_flight.wait(timeout=HANG_GUARD_S))
+    waits = ScopeRegistry.waits
+
+    def observed(self: ScopeRegistry, scope_id: str) -> dict[str, Any] | None:
+        found = waits(self, scope_id)
+        if found and found["in_flight"]:
+            seen_in_flight.set()  # the harness asked while the call was held: let it go
+        return found
+
+    body = (
+        MODEL_REQUEST
+        + f"""
+import threading
+held = {str(held)!r}
+call = threading.Thread(target=lambda: urllib.request.urlopen(request).read())
+call.start()
+while not os.path.exists(held):
+    time.sleep(0.01)
+send({{"type": "log", "message": "my call is held"}})
+call.join()
+send({{"type": "answer", "content": "done"}})
+"""
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ScopeRegistry, "waits", observed)
+        session = run_with("session", service, script_agent(tmp_path, body), tmp_path, clock)
+    assert seen_in_flight.is_set()  # the harness did ask while the call was held
+    assert session.agent_error is None and session.answer == "done"

@@ -4,7 +4,9 @@ litellm reaches it as ``openai/<anything>`` with ``api_base=server.api_base`` an
 Each ``POST /v1/chat/completions`` gets the next fault of the script; what the server received is
 recorded so tests assert retry counts instead of timing. The server is bounded: it stops by
 itself after ``max_requests`` requests or ``max_seconds`` seconds, whichever comes first, so a
-test that goes wrong cannot leave it running.
+test that goes wrong cannot leave it running. ``max_seconds`` is a hang guard only, far beyond any
+run: a server that stopped after 50-300 s failed pytester runs that a loaded machine (load 20)
+stretched past that, with "connection refused" in every item.
 
     with FaultServer(["429", "ok_text"]) as server:
         ...  # api_base=server.api_base
@@ -23,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 CHAT_PATH = "/v1/chat/completions"
+HANG_GUARD_S = 3600.0  # see the module docstring: never a bound a slow run can reach
 KINDS = ("429", "500", "503", "401", "timeout", "truncated", "bad_tool_args", "ok", "ok_text")
 
 
@@ -66,7 +69,7 @@ class FaultServer:
         *,
         then: FaultLike = "ok_text",
         max_requests: int = 200,
-        max_seconds: float = 60.0,
+        max_seconds: float = HANG_GUARD_S,
         hang_s: float = 5.0,
     ) -> None:
         self.script = script

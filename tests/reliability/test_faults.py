@@ -24,6 +24,7 @@ from pytest_pastbench.models.client import (
     use_alias_file,
 )
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
+from pytest_pastbench.models.rate_limit import ProviderLimits
 from tests.family_samples import GOOD_MEMORY
 from tests.reliability.faultserver import Fault, FaultServer
 
@@ -33,6 +34,7 @@ MESSAGES = [{"role": "user", "content": "hello"}]
 ALIAS = "fault-model"
 TARGET = "openai/fault-model"
 FAST = RetryPolicy(attempts=3, base_delay_s=0.01)
+HANG_GUARD_S = 120  # waits on threads and servers end within this or fail: never a time bound
 
 AliasMaker = Callable[..., str]
 
@@ -247,7 +249,7 @@ def run_files(pytester: pytest.Pytester, run_id: str) -> tuple[dict[str, Any], d
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_provider_that_always_fails_blocks_every_item(pytester: pytest.Pytester, workers: str) -> None:
-    with FaultServer(then="500", max_seconds=50) as server:
+    with FaultServer(then="500") as server:
         result = benchmark(pytester, server, "down", "-n", workers)
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"errors": 4}, result.stdout.str()
@@ -274,7 +276,7 @@ def tool_args_then_text(body: dict[str, Any], index: int) -> str:
 
 
 def test_malformed_tool_arguments_are_tool_errors_not_crashes(pytester: pytest.Pytester) -> None:
-    with FaultServer(tool_args_then_text, max_seconds=50) as server:
+    with FaultServer(tool_args_then_text) as server:
         result = benchmark(pytester, server, "badargs", "-n", "0")
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"scored": 2, "control": 2}, result.stdout.str()
@@ -347,25 +349,48 @@ def test_a_burst_of_429s_halves_the_limit_once_and_successes_raise_it_back(alias
 
 
 def test_retry_after_holds_the_providers_other_calls_too(alias: AliasMaker) -> None:
-    arrived: list[float] = []
+    """Read from order and counts, not time: the limits' clock stands still until the test moves
+    it past the Retry-After, so a call let through before that arrives at time 0."""
+    now = [0.0]
+    other_asked = threading.Event()
+
+    def clock() -> float:
+        if threading.current_thread().name == "other":
+            other_asked.set()  # the other call has asked the limit for a slot
+        return now[0]
+
+    arrived: list[float] = []  # the limits' time at each request
 
     def script(body: dict[str, Any], index: int) -> Fault:
-        arrived.append(time.monotonic())
+        arrived.append(now[0])
         return Fault("429", retry_after=0.6) if index == 0 else Fault("ok_text")
 
     with FaultServer(script) as server:
         service = ModelService(max_connections=4, retry=FAST)
         model = alias(server)
+        service.limits = ProviderLimits(4, clock, give_up_after=FAST.attempts)
+        limit = service.limits.of(resolve_model(model).model.split("/", 1)[0])
         first = threading.Thread(target=lambda: service.complete(model, MESSAGES, None, {}))
         first.start()
-        while server.count < 1:
-            time.sleep(0.005)
-        time.sleep(0.05)  # the 429 is back
+        wait_for(lambda: limit.rate_limited == 1)  # the 429 is back: the provider is held
         other = [{"role": "user", "content": "another caller"}]
-        service.complete(model, other, None, {})  # a new call to the same provider
-        first.join(10)
-    assert server.count == 3
-    assert all(t - arrived[0] >= 0.55 for t in arrived[1:]), [t - arrived[0] for t in arrived]
+        second = threading.Thread(target=lambda: service.complete(model, other, None, {}), name="other")
+        second.start()
+        wait_for(other_asked.is_set)
+        with limit._changed:  # the lock it read the clock under: it holds no slot, so it waits
+            assert limit.in_flight == 0 and server.count == 1
+        now[0] = 1.0  # past the Retry-After
+        first.join(HANG_GUARD_S)
+        second.join(HANG_GUARD_S)
+    assert server.count == 3 and arrived == [0.0, 1.0, 1.0]
+
+
+def wait_for(condition: Callable[[], bool]) -> None:
+    """Until ``condition`` holds; a hang guard, not a time bound."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not condition():
+        assert time.monotonic() < deadline, "hang guard"
+        time.sleep(0.005)
 
 
 def test_no_limit_no_adaptation(alias: AliasMaker) -> None:
@@ -377,7 +402,7 @@ def test_no_limit_no_adaptation(alias: AliasMaker) -> None:
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_the_run_counts_the_changes_and_the_terminal_says_so(pytester: pytest.Pytester, workers: str) -> None:
-    with FaultServer(["429"] * 4, then="ok_text", max_seconds=50) as server:
+    with FaultServer(["429"] * 4, then="ok_text") as server:
         result = benchmark(
             pytester,
             server,
@@ -411,7 +436,7 @@ def test_a_provider_that_answers_only_429_blocks_every_item_after_its_retries(
 
     # Hang guards only (the server stops itself, the run is killed): a loaded machine stretches
     # litellm's handling of each 429 to seconds, and nothing here is timed.
-    with FaultServer(script, max_seconds=280) as server:
+    with FaultServer(script) as server:
         result = benchmark(pytester, server, "down429", "-n", "0", "--pastbench-retries=3", timeout=300)
     counts = {k: v for k, v in result.parseoutcomes().items() if k != "seconds"}
     assert counts == {"errors": 4}, result.stdout.str()
@@ -448,7 +473,7 @@ def test_many_items_against_a_429_only_provider_end_within_retries_x_backoff(
     families.mkdir(parents=True)
     for n in range(1, 10):  # with the helper's own tiny_prefs: 10 families x 2 episodes x on/off
         (families / f"prefs_{n}.yaml").write_text(GOOD_MEMORY.replace("id: tiny_prefs", f"id: prefs_{n}"))
-    with FaultServer(script, max_seconds=280) as server:  # hang guards only, as above
+    with FaultServer(script) as server:  # hang guards only, as above
         result = benchmark(
             pytester,
             server,

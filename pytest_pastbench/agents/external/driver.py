@@ -9,7 +9,9 @@ everything that can go wrong into a defined outcome:
   closing its input): the session scores 0 with reason ``agent_error:<what happened>``;
 - the tool-call budget ran out: 0 with reason ``budget:tool_calls``, as for any agent;
 - the wall-clock backstop (``wall_s``; the program is killed): ``budget_exceeded="wall_time"``,
-  which the session runner turns into ``WallBackstop`` (infra_blocked, never a score);
+  which the session runner turns into ``WallBackstop`` (infra_blocked, never a score). As for an
+  in-process agent it is measured on the session's own clock: what the gateway made the program's
+  model calls wait (rate-limit holds, retry backoff, the connection queue) is left out;
 - the harness's fault (the program cannot be started, the engine fails, a model request failed
   in the gateway): ``InfraError``, so the item is ``infra_blocked``, never a silent 0.
 """
@@ -54,6 +56,8 @@ from .protocol import (
 )
 
 EXIT_GRACE_S = 5.0  # after session_end, how long the program may take to exit before it is killed
+# At the wall budget with a model call still in the gateway: how often to ask whether it is back.
+IN_FLIGHT_POLL_S = 0.5
 STDERR_TAIL_BYTES = 4000
 
 
@@ -100,6 +104,48 @@ class LineChannel:
         if line is not None:
             self.received += 1
         return line  # type: ignore[return-value]
+
+
+class WallBudget:
+    """The session's wall budget on its own clock (``SessionClock``), less the gateway's waits.
+
+    The gateway reports them per call (``AgentScope.waits``); asking it on every message would cost
+    a request each, so the deadline is first set from the waits known so far (an early estimate:
+    waits only grow) and the gateway is asked only once that passes. A model call still in the
+    gateway then is judged once it is back, with its wait, as an in-process agent's call is.
+    """
+
+    def __init__(self, ctx: SessionContext, scope: AgentScope) -> None:
+        self.clock = ctx.clock
+        self.wall_s = ctx.budgets.wall_s
+        self._scope = scope
+        self._credited = 0.0  # of the scope's waits, what is in ``clock.waited_s`` already
+        self._in_flight = False
+
+    def deadline(self) -> float:
+        """When the channel's wait ends, on ``time.monotonic``."""
+        left = self.wall_s - self.clock.agent_s()
+        if self._in_flight:
+            left = max(left, IN_FLIGHT_POLL_S)
+        return time.monotonic() + left
+
+    def spent(self) -> bool:
+        """At the deadline: take in the gateway's waits; whether the session's own time is up."""
+        waits = self._scope.waits()
+        waited = float(waits.get("waited_s") or 0.0)
+        self.clock.waited_s += waited - self._credited
+        self._credited = waited
+        self._in_flight = bool(waits.get("in_flight"))
+        return not self._in_flight and self.clock.agent_s() >= self.wall_s
+
+    def receive(self, channel: LineChannel) -> bytes | None:
+        """``channel.receive`` until a line comes or the session's own time is up."""
+        while True:
+            try:
+                return channel.receive(self.deadline())
+            except SessionTimeout:
+                if self.spent():
+                    raise
 
 
 class AgentProcess(Protocol):
@@ -160,15 +206,15 @@ class ExternalAgent:
 
     def run_session(self, ctx: SessionContext) -> AgentResult:
         result = AgentResult(answer="")
-        deadline = time.monotonic() + ctx.budgets.wall_s
         first_event = len(ctx.trace.events)
         tools = SessionTools(ctx)
         with agent_scope(ctx.model, ctx.budgets.max_output_tokens) as scope, self._mcp(tools, scope) as mcp:
             process = self.launch(ctx, scope, mcp)
+            budget = WallBudget(ctx, scope)
             failure = None
             try:
-                process.connect(deadline)
-                self._converse(ctx, scope, process, tools, result, deadline)
+                process.connect(budget.deadline())  # no model call before it connects
+                self._converse(ctx, scope, process, tools, result, budget)
             except SessionTimeout:
                 result.budget_exceeded = "wall_time"
             except AgentFailure as exc:
@@ -221,7 +267,7 @@ class ExternalAgent:
         process: AgentProcess,
         tools: SessionTools,
         result: AgentResult,
-        deadline: float,
+        budget: WallBudget,
     ) -> None:
         channel = process.channel
         budgets = ctx.budgets
@@ -255,7 +301,7 @@ class ExternalAgent:
             ctx.trace.add("message", session=ctx.session_index, role="user", content=content)
             channel.send(UserTurn(turn=turn, content=content, last=turn == len(ctx.user_turns) - 1))
             while True:
-                message = self._receive(process, deadline, turn, len(ctx.user_turns))
+                message = self._receive(process, budget, turn, len(ctx.user_turns))
                 if tools.over_budget:  # spent over MCP while this message was on its way
                     result.budget_exceeded = "tool_calls"
                     return
@@ -278,14 +324,14 @@ class ExternalAgent:
             # for session_end: nothing is lost. Failing it would depend on whether this write
             # came before or after its exit, i.e. on the machine's load.
             channel.send(SessionEnd())
-        code = process.exit_code(max(0.0, min(EXIT_GRACE_S, deadline - time.monotonic())))
+        code = process.exit_code(max(0.0, min(EXIT_GRACE_S, budget.deadline() - time.monotonic())))
         ctx.trace.add("agent_exit", session=ctx.session_index, code=code)
 
     @staticmethod
     def _receive(
-        process: AgentProcess, deadline: float, turn: int, turns: int
+        process: AgentProcess, budget: WallBudget, turn: int, turns: int
     ) -> ToolCallMessage | AnswerMessage | LogMessage:
-        line = process.channel.receive(deadline)
+        line = budget.receive(process.channel)
         if line is None:
             code = process.exit_code(1.0)
             how = "closed its output" if code is None else f"exited with code {code}"

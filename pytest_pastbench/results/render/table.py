@@ -141,17 +141,25 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
     checks graded by their fallback, and text checks the deterministic grader left undecided."""
     overall = config.get("overall", {})
     basis = ci_basis(overall)
-    notes = [] if basis is None else [f"95% CIs: {basis}."]
     trials = overall.get("trials")
-    if notes and not trials:
-        notes.append(ONE_TRIAL_NOTE)
-    elif notes:
-        sd = overall.get("delta_trial_sd")
-        spread = "" if sd is None else f"; SD of Δ between trials {format_number(sd)}"
+    notes = []
+    if basis is not None and overall.get("delta") is not None and overall.get("delta_ci") is None:
+        # No family had two paired units (``stats.estimates_noise``): the table shows Δ alone.
+        unit = {"group": "scenario group", "episode": "episode"}.get(overall.get("ci_unit"), "unit")
         notes.append(
-            f"The CIs resample the {trials['k']} trials within each episode too (run-to-run variance "
-            f"included){spread}."
+            f"No 95% CIs: one paired {unit} per family is too few paired units for a noise estimate."
         )
+    elif basis is not None:
+        notes.append(f"95% CIs: {basis}.")
+        if not trials:
+            notes.append(ONE_TRIAL_NOTE)
+        else:
+            sd = overall.get("delta_trial_sd")
+            spread = "" if sd is None else f"; SD of Δ between trials {format_number(sd)}"
+            notes.append(
+                f"The CIs resample the {trials['k']} trials within each episode too (run-to-run variance "
+                f"included){spread}."
+            )
     if trials:
         pass_k = ", ".join(f"{a} {format_number(v)}" for a, v in trials["pass_k"].items())
         spread = ", ".join(

@@ -201,7 +201,7 @@ def grade_next_step(body: dict[str, Any], index: int) -> Fault:
 
 
 def test_a_litellm_judge_on_a_local_server_grades_the_field(project: pytest.Pytester) -> None:
-    with FaultServer(grade_next_step, max_seconds=300) as server:
+    with FaultServer(grade_next_step) as server:
         aliases = alias_file(project.path / "aliases.yaml", server)
         judge = ("--pastbench-judge-model=local-judge", f"--pastbench-model-aliases={aliases}")
         result = light_run(project, "litellm", *judge, "--pastbench-model=pastbench/curator")
@@ -218,7 +218,7 @@ def test_a_litellm_judge_on_a_local_server_grades_the_field(project: pytest.Pyte
 
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_judge_outage_blocks_the_item_with_its_reason(project: pytest.Pytester) -> None:
-    with FaultServer(then="500", max_seconds=300) as server:
+    with FaultServer(then="500") as server:
         aliases = alias_file(project.path / "aliases.yaml", server)
         result = light_run(
             project,

@@ -48,7 +48,7 @@ def run(pytester: pytest.Pytester, server: FaultServer, download: Path, *options
 
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_a_download_runs_as_stream_items_and_reports(pytester: pytest.Pytester) -> None:
-    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+    with FaultServer(finisher, max_requests=500) as server:
         # a copy: the fixtures sit in this project's tests/, whose conftest must not be collected
         download = pytester.path / "dataset"
         shutil.copytree(FIXTURES, download)
@@ -89,7 +89,7 @@ def test_an_unreadable_scenario_is_one_error_and_the_others_run(pytester: pytest
     download = pytester.path / "dataset"
     shutil.copytree(FIXTURES, download)
     (download / "environments" / "retail_l1" / "system_prompt.txt").unlink()
-    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+    with FaultServer(finisher, max_requests=500) as server:
         result = run(pytester, server, download, "-k", "not pitch")
     result.stdout.fnmatch_lines(
         ["*retail_l1: *retail_l1/system_prompt.txt: missing file*", "*4 deselected, 1 error, 4 measured*"]
@@ -105,7 +105,7 @@ def test_a_malformed_line_or_a_missing_windows_file_is_one_error_each(pytester: 
     lines = test_file.read_text().splitlines()
     lines[1] = lines[1].replace('"window": 1', '"window": "one"')
     test_file.write_text("\n".join(lines))
-    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+    with FaultServer(finisher, max_requests=500) as server:
         result = run(pytester, server, download)
     result.stdout.fnmatch_lines(["*banking_l1: *data/banking_l1/test.jsonl:2: window: *"])
     result.stdout.fnmatch_lines(["*retail_l1: *environments/retail_l1/windows.json: missing file*"])
@@ -136,7 +136,7 @@ def test_a_published_leaderboard_row_is_shown_beside_ours(pytester: pytest.Pytes
     board.write_text("\n".join([BOARD_HEADER, *rows]) + "\n")
     download = pytester.path / "dataset"
     shutil.copytree(FIXTURES, download)
-    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+    with FaultServer(finisher, max_requests=500) as server:
         result = run(pytester, server, download, "-k", "retail", f"--pastbench-stream-reference={board}")
     assert result.ret == 0, result.stdout.str()
     # the one-model file serves the run's model; "own" has no published method

@@ -55,7 +55,7 @@ def test_the_published_column_is_found_for_a_litellm_model_string(pytester: pyte
     ]
     board.write_text("\n".join([BOARD_HEADER, *rows]) + "\n")
     shutil.copytree(FIXTURES, pytester.path / "dataset")
-    with FaultServer(finisher, max_requests=500, max_seconds=300) as server:
+    with FaultServer(finisher, max_requests=500) as server:
         aliases = {
             "flash": {"model": "openai/glm-5p3-flash", "api_base": server.api_base},
             "other": {"model": "openai/some-model", "api_base": server.api_base},

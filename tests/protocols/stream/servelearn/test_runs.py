@@ -38,7 +38,7 @@ def runs(
     pytester: pytest.Pytester, download: Path, pitch: str, *argsets: list[str]
 ) -> list[pytest.RunResult]:
     """One scripted model server for several runs of the Pitch scenario (its four items)."""
-    with FaultServer(pitcher(pitch), max_requests=1000, max_seconds=300) as server:
+    with FaultServer(pitcher(pitch), max_requests=1000) as server:
         return [run(pytester, server, download, "-k", "pitch", *args) for args in argsets]
 
 
