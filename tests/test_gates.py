@@ -226,17 +226,17 @@ def test_a_threshold_breach_inside_the_noise_still_fails_but_says_so() -> None:
 def test_no_paired_episodes_means_no_ci() -> None:
     current: Spec = {"update.fact_correction": {"ep7": (0.6, 0.5)}}
     [result] = check(["update.delta:1"], current, BASE)
-    assert result.ci is None and "too few paired units for a noise estimate" in result.message
+    assert result.ci is None and "no paired episodes for a noise estimate" in result.message
 
 
 def test_one_paired_episode_per_family_is_no_noise_estimate() -> None:
     """Resampling one unit gives the point change back: a zero-width CI is no CI, and the gate
-    says so in the words the protocol-metric gates use (one rule: ``stats.estimates_noise``)."""
+    says so (one rule: ``stats.estimates_noise``; PAST's units are its episodes)."""
     current: Spec = {"update.fact_correction": {"ep1": (0.2, 0.5)}}
     before: Spec = {"update.fact_correction": {"ep1": (0.9, 0.5)}}
     [result] = check(["update.delta:0.05"], current, before)
     assert result.failed and result.ci is None and result.exceeds_noise is None
-    assert "too few paired units for a noise estimate" in result.message
+    assert "too few paired episodes for a noise estimate" in result.message
 
 
 # --- matching configs -----------------------------------------------------------------------
