@@ -186,20 +186,12 @@ def test_on_the_built_in_data_the_honest_reference_has_delta_above_zero_there() 
 # test below leaves them out and holds the rest to "not below the off arm" in every family; a
 # session that starts to pass may leave the list (nothing fails while it stays).
 #
-# The grader (claims.py, not the policy) reads a stale value the answer marks as old as still
-# claimed: "Outdated: my old note said goods-in for Brackwater Ceramics is Dock 4B (old) only (old,
-# replaced: the archived document BRK-SN-0601 ... is newer)" is read as asserting Dock 4B beside
-# the new Gate 7 ("undecided: both stand as claims, none committed"); likewise "the minimum on the
-# compostable range is 8,500 (old) units", "which is Sunday 02:00 (old) to 04:00 UTC (old)", "a
-# month-on-month variance above 0.5% (old) must be investigated", "agents may refund up to £250
-# (old) without asking", and "come in through the side door on Cinder Yard (old)" (the side door
-# itself carries no mark: it is no value the policy can type).
-GRADER_READS_MARKED_OLD_AS_CLAIMED = {
-    ("update.SM03_fact_correction", "ep01", 5),
-    ("update.SM03_fact_correction", "ep05", 4),
-    ("update.SM03_fact_correction", "ep06", 5),
-    ("update.PC02_sop_patch_01", "ep01", 5),
-    ("update.SM06_temporary_exception_pollution", "ep06", 4),
+# The answer marks only the value it can type as old: "come in through the side door on Cinder Yard
+# (old)" leaves "the side door" itself standing as a claim beside the new entrance (the grader reads
+# it so, as a careful person would). The five sessions the grader misread before ("Dock 4B (old)",
+# "8,500 (old) units", "02:00 (old)", "0.5% (old)", "£250 (old)") left this list once it read a
+# bracketed "(old)".
+MARKS_THE_VALUE_NOT_THE_THING = {
     ("update.PC02_sop_patch_02", "ep06", 3),
 }
 # Not winnable by the reference's reading, which ties a note to a newer record by shared words:
@@ -221,7 +213,7 @@ NOT_WINNABLE_BY_WORD_OVERLAP = {
 @pytest.mark.slow
 def test_on_the_built_in_data_the_honest_reference_is_not_below_its_off_arm_there() -> None:
     where, runs = builtin_runs()
-    excused = GRADER_READS_MARKED_OLD_AS_CLAIMED | NOT_WINNABLE_BY_WORD_OVERLAP
+    excused = MARKS_THE_VALUE_NOT_THE_THING | NOT_WINNABLE_BY_WORD_OVERLAP
     assert excused <= where, sorted(excused - where)  # every excused session is one of item 2
     pairs, _ = session_pairs(runs[HONEST], where - excused)
     below = {f: round(delta(p), 3) for f, p in pairs.items() if delta(p) < 0}

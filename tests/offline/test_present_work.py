@@ -160,3 +160,32 @@ def test_a_stored_queue_a_newer_note_replaces_is_not_acted_on_and_its_priority_s
     again = "Please open the Ledger release ticket for tonight's fix, as in the note."
     plain = session("curator", store, again, world=world, index=2, mechanisms=mechanisms)
     assert not [line for line in plain.answer.splitlines() if line.startswith("Outdated")], plain.answer
+
+
+def test_a_newer_record_replaces_only_a_value_of_the_same_form() -> None:
+    """A record about the same thing retires a stored value only where it gives another value of
+    that form (a rate for a rate, a code of the same pattern): a time or a rate beside a stored
+    zone code leaves it standing. (Two values of one form for different attributes, a zone "nw-4"
+    and a request id "RQ-5521", are still told apart only by the words around them.)"""
+    from pytest_pastbench.protocols.past.offline_policy import _split_outdated
+
+    note = "Kestrel 3.1 ships to zone nw-4 first, with a defect ceiling of 0.8%"
+    holds, old = _split_outdated(note, "The Kestrel 3.1 rollout was moved: it starts at 10:40, 25% of hosts.")
+    assert old == [] and holds == [note]
+    holds, old = _split_outdated(note, "The Kestrel 3.1 rollout was moved to zone se-2 instead.")
+    assert old == ["Kestrel 3.1 ships to zone nw-4 first"], (holds, old)
+    # the stored ceiling is a bound: a measured rate the record gives does not retire it
+    _, old = _split_outdated(
+        "the Kestrel defect ceiling is 0.8%", "Kestrel defects measured 0.65% this week."
+    )
+    assert old == []
+
+
+def test_a_version_in_the_request_is_no_sentence_end_and_a_change_queue_is_no_revision() -> None:
+    from pytest_pastbench.protocols.past.offline_policy import Record, _superseding
+
+    note = "The Kestrel rollout goes to zone nw-4 first."
+    ticket = Record("the ticket RQ-88 (Kestrel rollout, change queue)", "Zone se-2 asked to go next.")
+    # a request naming a posted measurement in a queue ("3.1.2" is one version, not three clauses)
+    asked = "Ops posted the Kestrel 3.1.2 numbers in the change queue. Which zone is first?"
+    assert _superseding(note, [ticket], asked) == []

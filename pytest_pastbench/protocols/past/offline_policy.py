@@ -213,7 +213,7 @@ _CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())
 # A record that says it changes something: a renewal, an extension, a revision, a swap, cover.
 RECORD_CHANGE = re.compile(
     r"\b(renewal|renewed|extension|extended|revised|revision|updated?|swap(?:ped)?|cover|replacement"
-    r"|re-review|amended|amendment|changed?|moved|superseded?|from now)\b",
+    r"|re-review|amended|amendment|changed|moved|superseded?|from now)\b",
     re.IGNORECASE,
 )
 REPORTED = re.compile(
@@ -1182,7 +1182,9 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
     # whether or not they say so themselves. Not a ticket: "engineering posted a fault ticket"
     # reports what happened beside the rule, it does not restate the rule (a clause each: "open
     # the ticket; the note was revised" speaks of a revised note).
-    told_newer = any(NEWER_RECORD.search(c) and not TICKET_WORD.search(c) for c in re.split(r"[.;!?]", asked))
+    # (A clause ends at ";", "!", "?" or a period before a space: "6.4.0" is one version.)
+    clauses = re.split(r"[;!?]|\.(?=\s|$)", asked)
+    told_newer = any(NEWER_RECORD.search(c) and not TICKET_WORD.search(c) for c in clauses)
     found = []
     for record in present:
         record_changed = bool(
@@ -1251,7 +1253,7 @@ def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") ->
 
 BOUND = re.compile(
     r"\b(?:at most|at least|up to|no more than|not more than|no less than|no fewer than|maximum|minimum"
-    r"|cap|capped|limit|limited|ceiling|floor|threshold)\b",
+    r"|cap|capped|limit|limited|ceiling|floor|threshold|bar|target)\b",
     re.IGNORECASE,
 )
 
@@ -1300,7 +1302,7 @@ CURRENCY_WORDS = frozenset({"new", "now", "currently", "current", "latest", "ins
 def _typed_values(text: str) -> set[tuple[str, str]]:
     """(kind, value) of the value-like words: handles, numbers and codes, and names."""
     found = {
-        ("handle" if v.startswith("@") else "number", v)
+        ("handle" if v.startswith("@") else _shape(v), v)
         for v in _values(text)
         if v.startswith("@") or any(c.isdigit() for c in v)
     }
@@ -1309,6 +1311,24 @@ def _typed_values(text: str) -> set[tuple[str, str]]:
     # A hyphenated term is a label or a name too ("post-cut", "cut-exception").
     found |= {("term", w) for w in words(text) if "-" in w.strip("-") and not any(c.isdigit() for c in w)}
     return found | {("name", v) for v in _names_in(text)}
+
+
+def _shape(value: str) -> str:
+    """The kind of a value with digits, from its form: a value replaces another of the same form
+    (a rate another rate, a version another version, a code another code of its pattern), not a
+    value of another attribute the same record happens to give ("99.91% of sessions" leaves a
+    "2.9" release as it was; a change id "CHG-30417" does not replace a region "ap-southeast-2").
+    Amounts, counts and durations are one form: "1,800", "$950" and "2.5" may replace each other."""
+    bare = value.lstrip("$€£¥").replace(",", "")
+    if ":" in bare:
+        return "time"
+    if bare.endswith("%"):
+        return "percent"
+    if re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", bare):
+        return "number"
+    if re.fullmatch(r"v?\d+(?:\.\d+){2,}", bare):
+        return "version"
+    return "code:" + re.sub(r"[a-z]+", "a", re.sub(r"\d+", "9", bare))
 
 
 def _names_in(text: str) -> set[str]:
