@@ -99,4 +99,5 @@ def test_a_low_score_names_its_losses_in_v_the_failure_the_record_and_the_html(
     assert on["losses"] == [{"reason": on["reasons"][0], "loss": 1.0, "sessions": [2]}]
     assert pastbench(["html", str(pytester.path / "reports/r")]) == 0
     html = (pytester.path / "reports/r/report.html").read_text()
-    assert "<div>failed forbids: contains forbidden [&#x27;5th&#x27;] −1.00</div>" in html
+    # the loss line, escaped as the page's templates escape text (markupsafe: ' is &#39;)
+    assert "<div>failed forbids: contains forbidden [&#39;5th&#39;] −1.00</div>" in html
