@@ -1253,7 +1253,7 @@ def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") ->
 
 BOUND = re.compile(
     r"\b(?:at most|at least|up to|no more than|not more than|no less than|no fewer than|maximum|minimum"
-    r"|cap|capped|limit|limited|ceiling|floor|threshold|bar|target)\b",
+    r"|cap|capped|limit|limited|ceiling|floor|threshold)\b",
     re.IGNORECASE,
 )
 
