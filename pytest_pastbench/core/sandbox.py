@@ -21,9 +21,13 @@ kernel will not let it create namespaces, ``SandboxUnavailable`` says why: nothi
 unsandboxed as a fallback.
 
 Root: the kernel never applies RLIMIT_NPROC to uid 0, so when the harness runs as root the
-command runs as the unprivileged uid ``SANDBOX_UID`` (bubblewrap sets up the mounts as root,
-``setpriv`` drops to that uid just before the command), and ``workdir`` is handed to that uid
-for the run and given back to its owners afterwards. What it must only read is bound so that
+command runs as an unprivileged uid (bubblewrap sets up the mounts as root, ``setpriv`` drops to
+that uid just before the command), and ``workdir`` is handed to that uid for the run and given
+back to its owners afterwards. RLIMIT_NPROC counts every process of a uid on the host, so each
+``run_sandboxed`` call leases a uid of its own (``_leased_uid``): a command's process limit is
+then its own, never eaten by another sandbox running at the same moment (a fork bomb in a
+parallel test, an external agent's threads). External agents share ``SANDBOX_UID`` with the
+large ``AGENT_MAX_PROCS``. What it must only read is bound so that
 uid can read it without opening anything to all users (``readable_binds``: a closed folder's
 entries one by one).
 """
@@ -31,7 +35,9 @@ entries one by one).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import itertools
 import math
 import os
 import resource
@@ -41,14 +47,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from ..errors import SandboxUnavailable
 
-SANDBOX_UID = 65534  # "nobody" on Debian; the uid a root harness hands the command to
+SANDBOX_UID = 65534  # "nobody" on Debian; the uid a root harness hands an external agent to
+# The uids a root harness leases, one per running ``run_sandboxed`` call: far above any account's
+# uid (Debian allots below 60000; container tools map from 100000 in blocks of 65536).
+LEASED_UIDS = range(1_900_000_000, 1_900_000_000 + 4096)
 DEFAULT_FSIZE_MB = 64
 DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
 # An external agent's processes and threads; as root shared by all sandboxes running at once
@@ -389,7 +398,7 @@ def _environment(workdir: Path, extra: Mapping[str, str]) -> list[str]:
     return args
 
 
-def _limits_inside(tools: _Tools, max_procs: int, workdir: Path) -> list[str]:
+def _limits_inside(tools: _Tools, max_procs: int, workdir: Path, uid: int = SANDBOX_UID) -> list[str]:
     """Commands that run inside the sandbox, before the real one.
 
     The process limit is set here, not in ``preexec_fn``: RLIMIT_NPROC counts every process of
@@ -399,7 +408,6 @@ def _limits_inside(tools: _Tools, max_procs: int, workdir: Path) -> list[str]:
     """
     chain = [tools.prlimit, f"--nproc={max_procs}:{max_procs}", "--"]
     if tools.setpriv is not None:
-        uid = str(SANDBOX_UID)
         chain += [
             tools.setpriv,
             f"--reuid={uid}",
@@ -408,7 +416,7 @@ def _limits_inside(tools: _Tools, max_procs: int, workdir: Path) -> list[str]:
             "--inh-caps=-all",
             "--",
         ]
-        chain += [tools.env, f"--chdir={workdir}", "--"]  # entered as SANDBOX_UID (see _bwrap_args)
+        chain += [tools.env, f"--chdir={workdir}", "--"]  # entered as that uid (see _bwrap_args)
     return chain
 
 
@@ -445,14 +453,42 @@ def _run(
     stdin: bytes | None,
     max_output_bytes: int,
 ) -> SandboxResult:
-    command = [
-        *_bwrap_args(tools, workdir, network, ro_paths),
-        *_environment(workdir, env),
-        "--",
-        *_limits_inside(tools, max_procs, workdir),
-        *argv,
-    ]
-    owners = _lend_workdir(workdir) if tools.setpriv is not None else None
+    with contextlib.ExitStack() as lease:
+        uid = lease.enter_context(_leased_uid()) if tools.setpriv is not None else SANDBOX_UID
+        return _run_as(
+            tools,
+            [
+                *_bwrap_args(tools, workdir, network, ro_paths),
+                *_environment(workdir, env),
+                "--",
+                *_limits_inside(tools, max_procs, workdir, uid),
+                *argv,
+            ],
+            workdir,
+            uid,
+            timeout_s=timeout_s,
+            memory_mb=memory_mb,
+            cpu_s=cpu_s,
+            fsize_mb=fsize_mb,
+            stdin=stdin,
+            max_output_bytes=max_output_bytes,
+        )
+
+
+def _run_as(
+    tools: _Tools,
+    command: list[str],
+    workdir: Path,
+    uid: int,
+    *,
+    timeout_s: float,
+    memory_mb: int,
+    cpu_s: int,
+    fsize_mb: int,
+    stdin: bytes | None,
+    max_output_bytes: int,
+) -> SandboxResult:
+    owners = _lend_workdir(workdir, uid) if tools.setpriv is not None else None
     started = time.monotonic()
     timed_out = False
     try:
@@ -533,16 +569,49 @@ def _why_stopped(returncode: int, stderr: str) -> str | None:
     return None
 
 
+# -- the uid a command runs as (root only) ----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _leased_uid() -> Iterator[int]:
+    """A uid of ``LEASED_UIDS`` no other sandbox on this host holds, for as long as the block runs.
+
+    The lease is an exclusive ``flock`` on a file named after the uid in a root-only folder:
+    every process (xdist workers, other harnesses) sees the same leases, and the kernel drops a
+    lease whose holder died. When the block ends the command's pid namespace is gone, so the
+    next holder starts with no process of that uid left running."""
+    folder = Path(tempfile.gettempdir()) / "pastbench-sandbox-uids"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    start = (os.getpid() * 31 + next(_LEASE_TURNS)) % len(LEASED_UIDS)
+    for step in range(len(LEASED_UIDS)):
+        uid = LEASED_UIDS[(start + step) % len(LEASED_UIDS)]
+        handle = os.open(folder / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            continue
+        try:
+            yield uid
+        finally:
+            os.close(handle)  # closing drops the lock
+        return
+    raise SandboxUnavailable(f"all {len(LEASED_UIDS)} sandbox uids are in use on this host")
+
+
+_LEASE_TURNS = itertools.count()
+
+
 # -- workdir ownership (root only) ------------------------------------------------------------------
 
 
-def _lend_workdir(workdir: Path) -> dict[str, tuple[int, int]]:
-    """Hand ``workdir`` to SANDBOX_UID; return the owners to restore. Links are never followed."""
+def _lend_workdir(workdir: Path, uid: int = SANDBOX_UID) -> dict[str, tuple[int, int]]:
+    """Hand ``workdir`` to ``uid``; return the owners to restore. Links are never followed."""
     owners: dict[str, tuple[int, int]] = {}
     for path in _walk(workdir):
         info = os.lstat(path)
         owners[path] = (info.st_uid, info.st_gid)
-        os.chown(path, SANDBOX_UID, SANDBOX_UID, follow_symlinks=False)
+        os.chown(path, uid, uid, follow_symlinks=False)
     return owners
 
 

@@ -6,10 +6,12 @@ These tests need Debian's `bubblewrap`; without it they fail (never skip), sayin
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import socket
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,34 @@ def test_a_fork_bomb_is_stopped_by_the_process_limit(sandbox: None, workdir: Pat
     assert result.killed_reason in ("process limit", "timeout"), result
     started = [int(line) for line in result.stdout.split()]
     assert not started or max(started) < 16
+
+
+def test_a_process_limit_is_the_commands_own_not_shared_with_other_sandboxes(
+    sandbox: None, tmp_path: Path
+) -> None:
+    """A sandbox at its process limit (a fork bomb in a parallel test) must not fail another
+    sandbox's first fork: as root RLIMIT_NPROC counts per uid, so each run has a uid of its own."""
+    crowded, calm = tmp_path / "crowded", tmp_path / "calm"
+    crowded.mkdir()
+    calm.mkdir()
+    crowd = """
+        import os, time
+        for _ in range(12):
+            if os.fork() == 0:
+                time.sleep(8)
+                os._exit(0)
+        open("ready", "w").close()
+        time.sleep(8)
+        """
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        busy = pool.submit(python, crowd, crowded, timeout_s=20, max_procs=16)
+        deadline = time.monotonic() + 15
+        while not (crowded / "ready").exists() and time.monotonic() < deadline and not busy.done():
+            time.sleep(0.05)
+        assert (crowded / "ready").exists(), busy.result() if busy.done() else "the crowd never got ready"
+        result = python("import subprocess; print(subprocess.run(['true']).returncode)", calm, max_procs=4)
+        assert result.returncode == 0 and result.stdout.strip() == "0", result
+        busy.result()
 
 
 def test_no_network_not_even_the_hosts_loopback(sandbox: None, workdir: Path) -> None:
