@@ -43,6 +43,7 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,7 @@ SANDBOX_UID = 65534  # "nobody" on Debian; the uid a root harness hands an exter
 # The uids a root harness leases, one per running ``run_sandboxed`` call: far above any account's
 # uid (Debian allots below 60000; container tools map from 100000 in blocks of 65536).
 LEASED_UIDS = range(1_900_000_000, 1_900_000_000 + 4096)
+LEASE_FOLDER = Path("/tmp/pastbench-sandbox-uids")
 DEFAULT_FSIZE_MB = 64
 DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
 # An external agent's processes and threads; as root shared by all sandboxes running at once
@@ -580,8 +582,13 @@ def _leased_uid() -> Iterator[int]:
     every process (xdist workers, other harnesses) sees the same leases, and the kernel drops a
     lease whose holder died. When the block ends the command's pid namespace is gone, so the
     next holder starts with no process of that uid left running."""
-    folder = Path(tempfile.gettempdir()) / "pastbench-sandbox-uids"
+    # A fixed folder, not $TMPDIR: every harness on the host must see the same leases.
+    folder = LEASE_FOLDER
     folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+        # Someone else made it (a link, an open folder): root must not create files through it.
+        raise SandboxUnavailable(f"{folder} must be a folder owned by root and writable only by root")
     start = (os.getpid() * 31 + next(_LEASE_TURNS)) % len(LEASED_UIDS)
     for step in range(len(LEASED_UIDS)):
         uid = LEASED_UIDS[(start + step) % len(LEASED_UIDS)]
