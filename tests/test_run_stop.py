@@ -52,3 +52,5 @@ def test_ctrl_c_while_the_run_is_set_up_stops_it_without_an_internal_error(pytes
     result = pytester.runpytest_subprocess("--pastbench-model=pastbench/recall")
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stderr.str()
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    # pytest itself says nothing for an interrupt at configure: one line says what happened
+    result.stderr.fnmatch_lines(["pastbench: interrupted before any item finished: nothing measured*"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import sys
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -32,17 +33,26 @@ def interrupt_kept(hook: Callable[P, R]) -> Callable[P, R]:
     def kept(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return hook(*args, **kwargs)
+        except KeyboardInterrupt:
+            _say_interrupted_at_start()
+            raise
         except Exception as exc:
             seen: list[BaseException] = []
             cause: BaseException | None = exc
             while cause is not None and not any(cause is s for s in seen):
                 if isinstance(cause, KeyboardInterrupt):
+                    _say_interrupted_at_start()
                     raise KeyboardInterrupt from None
                 seen.append(cause)
                 cause = cause.__cause__ or cause.__context__
             raise
 
     return kept
+
+
+def _say_interrupted_at_start() -> None:
+    # pytest prints nothing for an interrupt at configure (its reporter's summary never runs).
+    sys.stderr.write(interrupted_line(0) + "\n")
 
 
 def stop_the_run(pastbench: Any, terminal: Any) -> None:
