@@ -57,3 +57,19 @@ def test_every_examples_report_dir_is_ignored_by_git() -> None:
         inside = (project.parent / report_dir / "some-run" / "run.json").relative_to(root)
         check = subprocess.run(["git", "check-ignore", "-q", str(inside)], cwd=root, check=False)
         assert check.returncode == 0, f"{inside} is not ignored by git (.gitignore)"
+
+
+def test_the_files_the_example_readme_commands_write_are_ignored_by_git() -> None:
+    """``pytest … --junitxml=pastbench.xml`` from the README leaves git status clean too."""
+    import re
+    import subprocess
+
+    root = EXAMPLE.parent.parent
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    written = re.findall(r"--junitxml=(\S+)", (EXAMPLE / "README.md").read_text())
+    assert written, "the README no longer writes a JUnit file: drop this test"
+    for name in sorted(set(written)):
+        inside = (EXAMPLE / name).relative_to(root)
+        check = subprocess.run(["git", "check-ignore", "-q", str(inside)], cwd=root, check=False)
+        assert check.returncode == 0, f"{inside} is not ignored by git (.gitignore)"

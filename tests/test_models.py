@@ -141,6 +141,11 @@ OFFLINE_AGENTS = ["blind", "curator", "recall"]
             "anthropic/claude-sonet-4-6",
             "anthropic/claude-sonet-4-6: litellm lists no model * (did you mean claude-sonnet-4-6?)",
         ),
+        # A bare typo litellm cannot route at all: the closest listed model, not only the aliases.
+        (
+            "gpt-4o-mni",
+            "gpt-4o-mni: neither an alias nor a provider/model string (did you mean gpt-4o-mini?); *",
+        ),
     ],
 )
 def test_a_model_that_can_never_answer_is_named_with_the_closest_valid_name(model: str, problem: str) -> None:

@@ -20,6 +20,7 @@ from pytest_pastbench.cli import build_parser, main
 from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.protocols.past.dataset.audit import describe_protocol_family
 from tests.docs_text import DOCS, README, ROOT, command_lines, docs_text, fenced_blocks, pages
+from tests.family_samples import GOOD_MEMORY
 from tests.quoted_runs import RunCache, expected_returncode, mismatch
 from tests.quoted_runs import quoted_runs as pytest_runs
 
@@ -133,6 +134,61 @@ def test_the_quoted_output_is_what_the_command_prints(
         assert line in printed, f"{command}: the docs quote {line!r}, which it did not print (in this order)"
 
 
+# Quoted one-line errors whose set-up (a container engine that is not there, a malformed
+# leaderboard file) a test of their own builds; each is compared there.
+ERRORS_CHECKED_ELSEWHERE = {
+    "ERROR: --pastbench-agent: no container engine reachable": "tests/adapters/test_profiles.py",
+    "ERROR: --pastbench-stream-reference=…/bad.csv": "tests/protocols/stream/servelearn/test_plugin.py",
+}
+# What a quoted start-up error says it is about: an option's value, or a model missing its key.
+OPTION_ERROR = re.compile(r"^ERROR: (--pastbench-[a-z-]+)=(?:'([^']*)'|([^:\s]*)):")
+KEY_ERROR = re.compile(r"^ERROR: (judge model )?(\S+) needs ([A-Z_]+) set in the environment")
+
+
+def quoted_errors() -> list[str]:
+    """The docs' inline quotes of a start-up error, `ERROR: …`, one line each (a quote may wrap)."""
+    text = re.sub(r"\s*\n\s*", " ", docs_text())
+    return sorted(set(re.findall(r"`(ERROR: [^`]+)`", text)))
+
+
+def error_run(quote: str) -> tuple[list[str], str | None]:
+    """The options that make the run print ``quote``, and the variable to unset for it."""
+    if (option := OPTION_ERROR.match(quote)) is not None:
+        return [f"{option.group(1)}={option.group(2) or option.group(3)}"], None
+    if (key := KEY_ERROR.match(quote)) is not None:
+        flag = "--pastbench-judge-model" if key.group(1) else "--pastbench-model"
+        return [f"{flag}={key.group(2)}"], key.group(3)
+    raise AssertionError(f"no way to produce the quoted error {quote!r}: add it to ERRORS_CHECKED_ELSEWHERE")
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [q for q in quoted_errors() if not any(q.startswith(e) for e in ERRORS_CHECKED_ELSEWHERE)],
+    ids=lambda quote: quote.removeprefix("ERROR: ")[:40],
+)
+def test_every_quoted_start_up_error_is_what_the_run_prints(
+    quote: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quoted error is printed by its option, word for word (``…`` stands for a part left out)."""
+    options, unset = error_run(quote)
+    if unset is not None:
+        monkeypatch.delenv(unset, raising=False)
+    family = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
+    family.parent.mkdir(parents=True)
+    family.write_text(GOOD_MEMORY)
+    result = pytester.runpytest_subprocess("families", *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stderr.str()
+    printed = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
+    pattern = re.escape(quote).replace(re.escape("…"), ".*")
+    assert any(re.fullmatch(pattern, line) for line in printed), f"quoted {quote!r}; printed {printed}"
+
+
+def test_every_quoted_error_checked_elsewhere_is_still_quoted() -> None:
+    quotes = quoted_errors()
+    for start in ERRORS_CHECKED_ELSEWHERE:
+        assert any(q.startswith(start) for q in quotes), f"{start!r} left the docs"
+
+
 def test_the_site_lists_every_page_and_the_readme_links_resolve() -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
 
@@ -164,3 +220,24 @@ def test_every_quoted_pytest_run_is_what_the_command_prints(command: str, tmp_pa
     for run in (r for r in pytest_runs() if r.command == command):
         why = mismatch(run, printed.lines)
         assert why is None, f"{why}; rerun `python -m tests.quoted_runs` to regenerate the quotes"
+
+
+@pytest.mark.slow  # two runs of the Update capability: minutes on 2 shared cores
+def test_the_quoted_gate_verdict_is_what_the_gate_prints(tmp_path: Path) -> None:
+    """docs/ci.md quotes a failing gate after two runs it names; both run again, the verdict
+    line and the run's last line are the quoted ones (the run time masked)."""
+    page = re.sub(r"\s*\n\s*", " ", (DOCS / "ci.md").read_text())
+    [(save, compare, last)] = re.findall(
+        r"After `(pytest [^`]+--pastbench-save=main)`, `(pytest [^`]+)` printed \(and ended with `([^`]+)`\)",
+        page,
+    )
+    [verdict] = [
+        line.strip() for line in (DOCS / "ci.md").read_text().splitlines() if line.startswith("    FAIL  ")
+    ]
+    storage = f" -p no:cacheprovider --pastbench-storage={tmp_path / 'baselines'}"
+    cache = RunCache(tmp_path)
+    assert cache.get(save + storage).returncode == 0
+    printed = cache.get(compare + storage)
+    assert printed.returncode == 1, "\n".join(printed.lines[-20:]) + printed.stderr[-2000:]
+    assert verdict in [line.strip() for line in printed.lines]
+    assert re.fullmatch(rf"=* ?{re.escape(last)} in [\d.]+s(?: \([\d:]+\))? ?=*", printed.lines[-1])

@@ -30,3 +30,27 @@ def test_an_external_agent_s_scope_reaches_the_service_through_the_run_s_wrapper
     client = MeteredModel(_Stoppable(ServiceClient(ModelService(), "pastbench/blind"), threading.Event()))
     with agent_scope(client) as scope:
         assert scope.token and scope.model == "pastbench/blind"
+
+
+def test_ctrl_c_while_the_run_is_set_up_stops_it_without_an_internal_error(pytester: pytest.Pytester) -> None:
+    """A Ctrl-C that lands in an import at configure, inside a pydantic model class, comes out
+    as ``RuntimeError: Error calling __set_name__ …`` (its cause the KeyboardInterrupt): it is
+    still an interrupt (exit 2, pytest's one line), not an INTERNALERROR traceback (exit 3)."""
+    pytester.makeconftest(
+        """
+        import pytest_pastbench.plugin.preflight as preflight
+
+        def interrupted_in_an_import(config):
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise RuntimeError("Error calling __set_name__ on 'PydanticDescriptorProxy'") from exc
+
+        preflight.check_run_setup = interrupted_in_an_import
+        """
+    )
+    result = pytester.runpytest_subprocess("--pastbench-model=pastbench/recall")
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    # pytest itself says nothing for an interrupt at configure: one line says what happened
+    result.stderr.fnmatch_lines(["pastbench: interrupted before any item finished: nothing measured*"])

@@ -49,6 +49,15 @@ def test_notes_name_the_groups_and_pass_hat_k_with_trials() -> None:
     assert config_notes(config(ci_unit="mixed"))[0].endswith("over episodes where a family has none.")
 
 
+def test_a_run_with_no_paired_episode_says_so_and_counts_the_unpaired_ones() -> None:
+    # An early Ctrl-C (only on items finished) or an on-only run: no Δ, so no CI to describe.
+    unpaired = config(s_off=None, delta=None, delta_ci=None, delta_c=None, n_clusters=0, n_unpaired=16)
+    assert config_notes(unpaired) == [
+        "No Δ: no episode was measured on both arms (16 measured on one arm only); "
+        "S_on and S_off are each arm's own mean."
+    ]
+
+
 def test_a_row_whose_delta_ci_lies_below_zero_is_marked_memory_hurt() -> None:
     from pytest_pastbench.results.render.ci_summary import render_markdown
     from pytest_pastbench.results.render.table import HURT_TEXT, memory_hurt

@@ -203,9 +203,10 @@ def model_problem(model: str, offline_names: list[str]) -> str | None:
             + "; see https://docs.litellm.ai/docs/providers"
         )
     aliases = sorted({**load_aliases(), **_user_aliases})
+    listed = _misspelt(litellm, alias.model)  # "gpt-4o-mni": a listed model is closer than any alias
     return (
         f"{model}: neither an alias nor a provider/model string"
-        + did_you_mean(model, aliases)
+        + (f" (did you mean {listed}?)" if listed else did_you_mean(model, aliases))
         + f"; aliases: {', '.join(aliases)}"
     )
 

@@ -26,7 +26,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being in the 
 from .options import add_options, any_option_given, resolve
 from .run import PastbenchRun
 from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
-from .stopping import collect_then_freeze, freeze_after_interrupt, stop_the_run
+from .stopping import collect_then_freeze, freeze_after_interrupt, interrupt_kept, stop_the_run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +51,7 @@ def pytest_sessionstart() -> None:
     silence_read_only_typeddict_warnings()
 
 
+@interrupt_kept
 def pytest_configure(config: pytest.Config) -> None:
     options = resolve(config)
     config.stash[RUN_KEY] = PastbenchRun(config, options)

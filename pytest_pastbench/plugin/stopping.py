@@ -8,14 +8,51 @@ unraisable exceptions); each walks every object still alive, so the heap is froz
 
 from __future__ import annotations
 
+import functools
 import gc
-from typing import Any
+import sys
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def interrupted_line(finished: int) -> str:
     if finished:
         return f"pastbench: interrupted: {finished} finished items are kept; the rest stop now"
     return "pastbench: interrupted before any item finished: nothing measured, nothing saved"
+
+
+def interrupt_kept(hook: Callable[P, R]) -> Callable[P, R]:
+    """``hook`` with a Ctrl-C kept a Ctrl-C. One that lands in an import at configure, inside a
+    pydantic model class, comes out wrapped (``RuntimeError: Error calling __set_name__ …``), and
+    pytest reports that as an INTERNALERROR traceback instead of stopping."""
+
+    @functools.wraps(hook)  # pluggy reads the hook's arguments through __wrapped__
+    def kept(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return hook(*args, **kwargs)
+        except KeyboardInterrupt:
+            _say_interrupted_at_start()
+            raise
+        except Exception as exc:
+            seen: list[BaseException] = []
+            cause: BaseException | None = exc
+            while cause is not None and not any(cause is s for s in seen):
+                if isinstance(cause, KeyboardInterrupt):
+                    _say_interrupted_at_start()
+                    raise KeyboardInterrupt from None
+                seen.append(cause)
+                cause = cause.__cause__ or cause.__context__
+            raise
+
+    return kept
+
+
+def _say_interrupted_at_start() -> None:
+    # pytest prints nothing for an interrupt at configure (its reporter's summary never runs).
+    sys.stderr.write(interrupted_line(0) + "\n")
 
 
 def stop_the_run(pastbench: Any, terminal: Any) -> None:

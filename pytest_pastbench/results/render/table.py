@@ -143,7 +143,16 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
     basis = ci_basis(overall)
     trials = overall.get("trials")
     notes = []
-    if basis is not None and overall.get("delta") is not None and overall.get("delta_ci") is None:
+    unpaired = overall.get("n_unpaired")
+    if basis is not None and overall.get("delta") is None:
+        # No episode has both arms (an early Ctrl-C, an on-only run): no Δ, so no CI to describe.
+        one_arm = (
+            f" ({unpaired} measured on one arm only); S_on and S_off are each arm's own mean"
+            if unpaired
+            else ""
+        )
+        notes.append(f"No Δ: no episode was measured on both arms{one_arm}.")
+    elif overall.get("delta_ci") is None and basis is not None:
         # No family had two paired units (``stats.estimates_noise``): the table shows Δ alone.
         unit = {"group": "scenario group", "episode": "episode"}.get(overall.get("ci_unit"), "unit")
         notes.append(
@@ -168,7 +177,6 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
         )
         notes.append(f"pass^{trials['k']} (score ≥ {trials['threshold']:.2f}): {pass_k}.")
         notes.append(f"Per-episode spread over trials (max − min): {spread}.")
-    unpaired = overall.get("n_unpaired")
     if unpaired and overall.get("delta") is not None:
         notes.append(
             f"{unpaired} episode(s) measured on one arm only are left out of S_on, S_off and Δ "
