@@ -43,6 +43,7 @@ PAST_COLLECTION = START | {
     f"{PACKAGE}.protocols.past",
     f"{PACKAGE}.protocols.past.collect",
     f"{PACKAGE}.protocols.past.components",
+    f"{PACKAGE}.protocols.past.family_files",
     f"{PACKAGE}.protocols.past.protocol",
     f"{PACKAGE}.protocols.past.schema",
     *(

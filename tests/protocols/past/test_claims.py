@@ -404,7 +404,7 @@ def test_names_and_identifiers_are_matched_as_spelled() -> None:
 
 
 def _episode(pattern: str, episode_id: str):
-    from pytest_pastbench.core.family_files import load_family
+    from pytest_pastbench.protocols.past.family_files import load_family
     from pytest_pastbench.resources import families_dir
 
     path = next(families_dir().glob(f"*/{pattern}*.yaml"))

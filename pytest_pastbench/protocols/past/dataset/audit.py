@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.core.text import normalise
 from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.protocols.past.family_files import load_family
 
 from ..matching import asserts_all
 from ..schema import (
@@ -478,7 +478,7 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[t
     checks it failed as (evidence, "check n (type): detail"); a safety violation counts as store."""
     from pytest_pastbench.agents.base import HermesAgent
     from pytest_pastbench.core.store import Store
-    from pytest_pastbench.core.world import World
+    from pytest_pastbench.protocols.past.world import World
 
     from ..engine import run_agent_session
     from ..scoring import score_session, session_safety
