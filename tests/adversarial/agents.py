@@ -30,15 +30,9 @@ from pytest_pastbench.agents.base import AgentResult, HermesAgent, SessionContex
 from pytest_pastbench.core.text import content_words
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.direct import PolicyModel
-from pytest_pastbench.protocols.past.offline_policy import (
-    ASSIGNEE,
-    HANDLE,
-    PRIORITY,
-    QUEUE,
-    current_turn,
-    note_entries,
-)
+from pytest_pastbench.protocols.past.offline_policy import ASSIGNEE, HANDLE, PRIORITY, QUEUE
 from pytest_pastbench.protocols.past.schema import Family, answer_values
+from pytest_pastbench.protocols.shared.replay import current_turn, note_entries
 
 
 class _Scripted:
