@@ -57,8 +57,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("store", (f"{PKG}core/store", f"{PKG}core/text")),
     (
         "scoring",
-        tuple(
-            f"{PKG}protocols/past/{m}" for m in ("scoring", "checks", "claims", "matching", "losses", "mech")
+        (
+            *(f"{PKG}protocols/past/{m}" for m in ("scoring", "losses", "mech")),
+            *(f"{PKG}protocols/shared/{m}" for m in ("checks", "claims", "matching", "safety")),
         ),
     ),
     ("agent loop", (f"{PKG}agents/",)),

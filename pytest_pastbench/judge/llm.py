@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InfraError, JudgeError
 from ..models.client import OFFLINE_PREFIX, ModelClient, resolve_model
-from ..protocols.past.claims import ClaimVerdict, Reading
+from ..protocols.shared.claims import ClaimVerdict, Reading
 from ..resources import prompt_file
 from .base import JUDGE_READINGS, Claim, Verdict
 

@@ -45,24 +45,19 @@ from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.protocols.past.family_files import load_family
 
-from ..matching import asserts_all
-from ..schema import (
-    CAPABILITIES,
-    EVAL_STAGES,
+from ...shared.matching import asserts_all
+from ...shared.schema import (
     AnyOfCheck,
     Check,
     ContainsCheck,
-    Episode,
-    Fact,
-    Family,
     RubricCheck,
-    Session,
     ToolCalledCheck,
     ValueCheck,
     WorldStateCheck,
     answer_values,
     is_guard,
 )
+from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session
 
 # capability -> (families, episodes) of the PAST-Bench dataset
 EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (9, 72), "gathering": (6, 48), "update": (8, 59)}

@@ -33,17 +33,8 @@ from typing import Any
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.text import normalise
 
-from ..schema import (
-    EVAL_STAGES,
-    Check,
-    Episode,
-    Family,
-    Session,
-    ToolCalledCheck,
-    WorldStateCheck,
-    answer_values,
-    is_guard,
-)
+from ...shared.schema import Check, ToolCalledCheck, WorldStateCheck, answer_values, is_guard
+from ..schema import EVAL_STAGES, Episode, Family, Session
 
 # The most the other episodes' values may add to an answer that already holds the session's own
 # present values (issue 29: leave-one-out still earns nothing beyond the episode's own evidence).
