@@ -27,7 +27,6 @@ from typing import Any
 from _common import children_of
 
 from pytest_pastbench.agents.base import HermesAgent
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.models.cache import request_key
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.direct import PolicyModel
@@ -35,6 +34,7 @@ from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService
 from pytest_pastbench.models.gateway_process import GatewayProcess
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.resources import families_dir
 
 MODEL = "pastbench/recall"

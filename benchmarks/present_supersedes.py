@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tabulate import tabulate  # noqa: E402
 
-from pytest_pastbench.core.family_files import load_family  # noqa: E402
 from pytest_pastbench.core.stats import paired_bootstrap_ci  # noqa: E402
+from pytest_pastbench.protocols.past.family_files import load_family  # noqa: E402
 from pytest_pastbench.results.render.table import memory_hurt  # noqa: E402
 from tests.adversarial.harness import past_families, run_contestant  # noqa: E402
 from tests.adversarial.present_supersedes import (  # noqa: E402

@@ -45,12 +45,21 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("gateway", (f"{PKG}models/gateway",)),
     ("trace", (f"{PKG}core/trace", f"{PKG}core/records", f"{PKG}results/item_record")),
-    ("tool box", (f"{PKG}core/tools", f"{PKG}core/world", f"{PKG}core/sandbox")),
+    (
+        "tool box",
+        (
+            f"{PKG}core/tools",
+            f"{PKG}protocols/past/toolbox",
+            f"{PKG}protocols/past/world",
+            f"{PKG}core/sandbox",
+        ),
+    ),
     ("store", (f"{PKG}core/store", f"{PKG}core/text")),
     (
         "scoring",
-        tuple(
-            f"{PKG}protocols/past/{m}" for m in ("scoring", "checks", "claims", "matching", "losses", "mech")
+        (
+            *(f"{PKG}protocols/past/{m}" for m in ("scoring", "losses", "mech")),
+            *(f"{PKG}protocols/shared/{m}" for m in ("checks", "claims", "matching", "safety")),
         ),
     ),
     ("agent loop", (f"{PKG}agents/",)),

@@ -38,8 +38,8 @@ from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.core.store import Store  # noqa: E402
 from pytest_pastbench.core.text import content_words, sentences, stem, term_counts, term_groups  # noqa: E402
-from pytest_pastbench.protocols.past.matching import asserts_all  # noqa: E402
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode  # noqa: E402
+from pytest_pastbench.protocols.shared.matching import asserts_all  # noqa: E402
 from tests.adversarial.harness import past_families  # noqa: E402
 
 Groups = Callable[[str], list[tuple[str, ...]]]

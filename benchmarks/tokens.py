@@ -16,11 +16,11 @@ from typing import Any
 
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.agents.mechanisms import ablation_sets, mechanism_set_label
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.models.client import ModelReply, import_litellm
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.resources import families_dir
 
 TOKENIZER_MODEL = "gpt-4o"  # tiktoken o200k: a real tokenizer, the same for every profile

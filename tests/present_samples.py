@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from pytest_pastbench.core.family_files import load_family
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.protocols.past.schema import Family
 
 # (learn text, store question and its value, present prompt, session world, current value, old value)

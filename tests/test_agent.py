@@ -11,11 +11,11 @@ import pytest
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.agents.registry import make_agent
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import InfraError, WallBackstop
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.world import World
 
 
 class ScriptedModel:

@@ -43,8 +43,8 @@ def pytest_pastbench_register_agents(register):
 
 
 def dataset_secrets() -> list[str]:
-    from pytest_pastbench.core.family_files import load_family
     from pytest_pastbench.protocols.detect import is_past_family_file
+    from pytest_pastbench.protocols.past.family_files import load_family
     from pytest_pastbench.resources import families_dir
 
     secrets = []

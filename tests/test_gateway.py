@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.errors import InfraError
 from pytest_pastbench.models.cache import ResponseCache
 from pytest_pastbench.models.client import ModelReply, import_litellm
@@ -22,6 +21,7 @@ from pytest_pastbench.models.gateway import (
     ServiceClient,
     scoped_request,
 )
+from pytest_pastbench.protocols.past.toolbox import ToolBox
 
 MESSAGES = [
     {"role": "system", "content": "s"},

@@ -12,9 +12,9 @@ import anthropic
 import openai
 import pytest
 
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.models.cache import ResponseCache
 from pytest_pastbench.models.gateway import Gateway, ModelService, Scope
+from pytest_pastbench.protocols.past.toolbox import ToolBox
 
 MODEL = "pastbench/recall"
 QUESTION = "Who approves Halvorsen refunds?"

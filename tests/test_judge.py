@@ -15,11 +15,12 @@ from pytest_pastbench.judge import reference
 from pytest_pastbench.judge.base import disagreement_line, judge_lines
 from pytest_pastbench.judge.llm import JUDGE_ATTEMPTS, LLMJudge
 from pytest_pastbench.models.client import ModelReply
-from pytest_pastbench.protocols.past.checks import evaluate_check
 from pytest_pastbench.protocols.past.engine import _check_judged
 from pytest_pastbench.protocols.past.metrics import judge_disagreement
-from pytest_pastbench.protocols.past.schema import Check, Safety, Session
+from pytest_pastbench.protocols.past.schema import Session
 from pytest_pastbench.protocols.past.scoring import score_session
+from pytest_pastbench.protocols.shared.checks import evaluate_check
+from pytest_pastbench.protocols.shared.schema import Check, Safety
 
 
 def summary(judge: dict | None, errors: int) -> dict:

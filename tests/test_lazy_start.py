@@ -43,8 +43,11 @@ PAST_COLLECTION = START | {
     f"{PACKAGE}.protocols.past",
     f"{PACKAGE}.protocols.past.collect",
     f"{PACKAGE}.protocols.past.components",
+    f"{PACKAGE}.protocols.past.family_files",
     f"{PACKAGE}.protocols.past.protocol",
     f"{PACKAGE}.protocols.past.schema",
+    f"{PACKAGE}.protocols.shared",  # the check language a family file holds
+    f"{PACKAGE}.protocols.shared.schema",
     *(
         f"{PACKAGE}.protocols.{name}{part}"
         for name in ("intervention", "plasticity", "stream")

@@ -20,13 +20,13 @@ from pytest_pastbench.agents.mechanisms import (
 )
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.core.trace import TraceRecorder
-from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import MechanismError
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.mech import pollution_rate
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.toolbox import ToolBox
+from pytest_pastbench.protocols.past.world import World
 from tests.test_agent import ScriptedModel, answer, call
 
 NOW = "2026-03-02T10:00:00"

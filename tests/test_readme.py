@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from pytest_pastbench.cli import build_parser, main
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.protocols.past.dataset.audit import describe_protocol_family
+from pytest_pastbench.protocols.past.family_files import load_family
 from tests.docs_text import DOCS, README, ROOT, command_lines, docs_text, fenced_blocks, pages
 from tests.family_samples import GOOD_MEMORY
 from tests.quoted_runs import RunCache, expected_returncode, mismatch

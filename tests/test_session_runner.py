@@ -12,11 +12,12 @@ import pytest
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import SessionToolBox, ToolBox
+from pytest_pastbench.core.tools import SessionToolBox
 from pytest_pastbench.core.trace import TraceRecorder
-from pytest_pastbench.core.world import World
 from pytest_pastbench.protocols.intervention.domain import SESSION_CLOCK, DomainService, DomainToolBox
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.toolbox import ToolBox
+from pytest_pastbench.protocols.past.world import World
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
 from pytest_pastbench.protocols.stream.harness import StoreTools

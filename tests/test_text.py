@@ -53,7 +53,7 @@ def test_stems_agree_with_the_graders_tokens() -> None:
     # The grader's normaliser (matching.tokens) splits at punctuation like term_groups does, so
     # stemming its tokens gives the search's stems: one notion of "the same word" for both.
     from pytest_pastbench.core.text import search_terms, stem
-    from pytest_pastbench.protocols.past.matching import tokens
+    from pytest_pastbench.protocols.shared.matching import tokens
 
     text = "Escalated batteries go to the DC-FAC queue"
     graded = {stem(t) for t in tokens(text) if t.isalpha()}
@@ -93,7 +93,7 @@ def test_a_word_that_only_looks_like_an_abbreviation_still_ends_a_sentence() -> 
 def test_the_grader_reads_an_abbreviation_inside_one_sentence() -> None:
     # matching.doc places sentence breaks by the same rule, so a name after a title stays in the
     # sentence that names it
-    from pytest_pastbench.protocols.past.matching import BREAK, doc
+    from pytest_pastbench.protocols.shared.matching import BREAK, doc
 
     assert BREAK not in doc("Ask Prof. Ilse Brandt, e.g. by phone").surface
     assert doc("Ask Prof. Brandt. Then wait").surface.count(BREAK) == 1

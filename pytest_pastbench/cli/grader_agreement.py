@@ -148,8 +148,8 @@ class Families:
 
 def text_checks(session: Session) -> list[Any]:
     """The session's credit checks that grade the answer's text (``checks.is_text_check``)."""
-    from ..protocols.past.checks import is_text_check
-    from ..protocols.past.schema import is_guard
+    from ..protocols.shared.checks import is_text_check
+    from ..protocols.shared.schema import is_guard
 
     return [c for c in session.checks if is_text_check(c) and not is_guard(c)]
 
@@ -177,7 +177,7 @@ def find_session(families: Families, label: LabelledAnswer) -> tuple[Family, Any
 def grade_row(row: Row[LabelledAnswer], episode: Any, session: Session, judge: Any) -> Graded:
     """Predicted correct when every text check of the session passes on the answer alone."""
     from ..core.records import SessionRecord
-    from ..protocols.past.checks import evaluate_check
+    from ..protocols.shared.checks import evaluate_check
 
     label = row.value
     assert label is not None

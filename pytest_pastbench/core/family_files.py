@@ -1,4 +1,5 @@
-"""Reading family files: validating them (errors name file and field path) and hashing them."""
+"""Reading family files of any protocol: validating them (errors name file and field path) and
+hashing them. Each protocol reads its own with its schema (PAST: ``protocols/past/family_files.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import FamilyFileError
-from ..protocols.past.schema import Family
 
 # libyaml's safe loader when PyYAML was built with it: several times faster on the full dataset.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -19,7 +19,6 @@ _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # parser's event stream, which is iterative.
 MAX_DEPTH = 64
 MAX_FAMILY_BYTES = 10_000_000
-ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 FamilyModel = TypeVar("FamilyModel", bound=BaseModel)
@@ -60,11 +59,6 @@ def validate_family(path: Path, data: dict[str, Any], model: type[FamilyModel]) 
     if family_id != path.stem:
         raise FamilyFileError(f"{path}: id: {family_id!r} must equal the file name {path.stem!r}")
     return family
-
-
-def load_family(path: Path) -> tuple[Family, str]:
-    """Validate a family file; return it with the SHA-256 of its bytes."""
-    return load_family_model(path, Family)
 
 
 def load_family_model(path: Path, model: type[FamilyModel]) -> tuple[FamilyModel, str]:

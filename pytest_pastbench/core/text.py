@@ -6,7 +6,7 @@ the policy builds finds exactly what the store would rank.
 ``search_terms`` is what store and archive search index and match: content words, case folded,
 split at inner punctuation and reduced to their Snowball English stem, so "batteries" finds
 "battery", "ticketed" finds "ticket" and "Ines Marchetti" finds "@ines.marchetti", as a person
-searching would expect. ``stem`` is public so the grader's normaliser (protocols/past/matching.py
+searching would expect. ``stem`` is public so the grader's normaliser (protocols/shared/matching.py
 ``tokens``) can map its tokens to the same stems.
 """
 

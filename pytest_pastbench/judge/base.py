@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..protocols.past.claims import ClaimVerdict, Reading
+from ..protocols.shared.claims import ClaimVerdict, Reading
 
 # The verdicts a judge may return; "undecided" is the deterministic grader's alone.
 JUDGE_READINGS = tuple(r for r in Reading if r is not Reading.UNDECIDED)

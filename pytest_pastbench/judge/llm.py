@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InfraError, JudgeError
 from ..models.client import OFFLINE_PREFIX, ModelClient, resolve_model
-from ..protocols.past.claims import ClaimVerdict, Reading
+from ..protocols.shared.claims import ClaimVerdict, Reading
 from ..resources import prompt_file
 from .base import JUDGE_READINGS, Claim, Verdict
 
@@ -210,7 +210,7 @@ class LLMJudge:
 def check_judge_model(model: str) -> None:
     """``ValueError`` when the model cannot judge: an offline agent policy answers no rubric."""
     from ..models.sleep_model import NAME as SLEEP_MODEL
-    from ..protocols.past.offline_policy import POLICIES
+    from ..protocols.shared.replay import POLICIES
 
     target = resolve_model(model).model
     # An unknown pastbench/ name is the start-up check's (plugin._check_run_setup) to name.

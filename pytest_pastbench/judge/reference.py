@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core.text import content_words
 from ..errors import NotAJudgePrompt
-from ..protocols.past.claims import ClaimVerdict, Reading, read_claim
+from ..protocols.shared.claims import ClaimVerdict, Reading, read_claim
 from .base import all_facts
 
 NAME = "judge"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..protocols.past.offline_policy import POLICIES, decide
+from ..protocols.past.offline_policy import decide
+from ..protocols.shared.replay import POLICIES
 from .client import ModelReply
 
 

@@ -29,7 +29,7 @@ from litellm.types.utils import (  # noqa: E402
 )
 
 from ..judge import reference as reference_judge
-from ..protocols.past.offline_policy import POLICIES
+from ..protocols.shared.replay import POLICIES
 from . import sleep_model
 
 PROVIDER = "pastbench"

@@ -31,8 +31,8 @@ def pastbench_store(tmp_path: Path) -> Any:
 @pytest.fixture
 def pastbench_world() -> Any:
     """The simulated services (notes, archive, tickets, deploys) with an empty seed."""
-    from ..core.world import World
     from ..protocols.past.schema import WorldSeed
+    from ..protocols.past.world import World
 
     return World(WorldSeed())
 

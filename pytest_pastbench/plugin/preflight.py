@@ -19,7 +19,7 @@ def check_run_setup(config: pytest.Config) -> None:
     from ..models.cache import CACHE_FILE, replay_problem
     from ..models.client import missing_keys, model_problem
     from ..models.sleep_model import NAME as SLEEP_MODEL
-    from ..protocols.past.offline_policy import POLICIES
+    from ..protocols.shared.replay import POLICIES
 
     session = pastbench_run(config)
     session.agent()

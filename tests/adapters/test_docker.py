@@ -13,11 +13,11 @@ from pytest_pastbench.agents.base import Budgets
 from pytest_pastbench.agents.external.docker import DockerAgent
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import WallBackstop
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.world import World
 from tests.adapters.conftest import REPO, Engine
 from tests.family_samples import GOOD_MEMORY
 

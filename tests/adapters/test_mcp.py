@@ -13,10 +13,10 @@ import anyio
 from pytest_pastbench.agents.base import Budgets, SessionContext
 from pytest_pastbench.agents.external.mcp_server import BUDGET_MESSAGE, McpToolServer, SessionTools
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.core.trace import TraceRecorder
-from pytest_pastbench.core.world import World
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.toolbox import ToolBox
+from pytest_pastbench.protocols.past.world import World
 from tests.adapters.test_process import run, script_agent
 
 CLIENT = """

@@ -21,12 +21,12 @@ from pytest_pastbench.agents.external.process import SubprocessAgent
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.trace import TraceRecorder
-from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import InfraError, WallBackstop
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ScopeRegistry, ServiceClient
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.world import World
 from pytest_pastbench.protocols.stream.harness import StoreTools
 
 HANG_GUARD_S = 120  # a hang guard only: nothing here waits on the clock

@@ -30,15 +30,10 @@ from pytest_pastbench.agents.base import AgentResult, HermesAgent, SessionContex
 from pytest_pastbench.core.text import content_words
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.direct import PolicyModel
-from pytest_pastbench.protocols.past.offline_policy import (
-    ASSIGNEE,
-    HANDLE,
-    PRIORITY,
-    QUEUE,
-    current_turn,
-    note_entries,
-)
-from pytest_pastbench.protocols.past.schema import Family, answer_values
+from pytest_pastbench.protocols.past.offline_policy import ASSIGNEE, HANDLE, PRIORITY, QUEUE
+from pytest_pastbench.protocols.past.schema import Family
+from pytest_pastbench.protocols.shared.replay import current_turn, note_entries
+from pytest_pastbench.protocols.shared.schema import answer_values
 
 
 class _Scripted:
@@ -342,7 +337,7 @@ def stale_trust() -> HermesAgent:
 def _value_checks(check: Any) -> list[tuple[list[str], list[str]]]:
     """(accepted forms, rivals) of every text value a check grades: a value check's superseded
     and decoy values are its rivals; a contains check's values have none of their own."""
-    from pytest_pastbench.protocols.past.schema import AnyOfCheck, ContainsCheck, RubricCheck, ValueCheck
+    from pytest_pastbench.protocols.shared.schema import AnyOfCheck, ContainsCheck, RubricCheck, ValueCheck
 
     if isinstance(check, ValueCheck):
         forms = check.forms()

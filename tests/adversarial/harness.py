@@ -19,11 +19,11 @@ from statistics import mean
 from typing import Any
 
 from pytest_pastbench.agents.base import Agent, HermesAgent
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.models.client import ModelClient
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.protocols.past.dataset.audit import family_paths
 from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.item_record import ItemRecord

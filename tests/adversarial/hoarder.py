@@ -24,11 +24,11 @@ from typing import Any
 
 from pytest_pastbench.agents.base import AgentResult, SessionContext
 from pytest_pastbench.protocols.past.mech import canonical, holds
-from pytest_pastbench.protocols.past.schema import (
+from pytest_pastbench.protocols.past.schema import Episode
+from pytest_pastbench.protocols.shared.schema import (
     AnyOfCheck,
     Check,
     ContainsCheck,
-    Episode,
     RubricCheck,
     ToolCalledCheck,
     ValueCheck,

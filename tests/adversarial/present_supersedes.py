@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from pytest_pastbench.protocols.past.matching import normalise_for_match
 from pytest_pastbench.protocols.past.metrics import build_summary
-from pytest_pastbench.protocols.past.schema import (
+from pytest_pastbench.protocols.past.schema import Episode, Family
+from pytest_pastbench.protocols.shared.matching import normalise_for_match
+from pytest_pastbench.protocols.shared.schema import (
     AnyOfCheck,
     Check,
-    Episode,
-    Family,
     ForbidsCheck,
     RubricCheck,
     ValueCheck,

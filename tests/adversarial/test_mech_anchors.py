@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.protocols.past.metrics import build_summary
 from pytest_pastbench.protocols.past.schema import CAPABILITIES
 from pytest_pastbench.resources import families_dir

@@ -114,7 +114,7 @@ def test_the_right_fact_denied_reversed_or_hedged_earns_nothing(adversary: str, 
 @pytest.mark.slow
 def test_the_issue_27_adversaries_do_name_the_right_value() -> None:
     """The bound above means something only if the adversaries' answers hold the right value."""
-    from pytest_pastbench.protocols.past.matching import asserts_value
+    from pytest_pastbench.protocols.shared.matching import asserts_value
 
     hits = 0
     for record in result("hedger").records:

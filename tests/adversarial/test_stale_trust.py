@@ -38,8 +38,8 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.core.stats import paired_bootstrap_ci
-from pytest_pastbench.protocols.past.matching import normalise_for_match
-from pytest_pastbench.protocols.past.schema import ValueCheck, WorldStateCheck
+from pytest_pastbench.protocols.shared.matching import normalise_for_match
+from pytest_pastbench.protocols.shared.schema import ValueCheck, WorldStateCheck
 from pytest_pastbench.results.render.table import memory_hurt
 from tests.adversarial.agents import file_by_the_store, trust_the_store
 from tests.adversarial.harness import Result, past_families, run_contestant

@@ -358,8 +358,8 @@ def test_a_family_written_to_the_old_schema_validates_with_a_note_and_runs(
     assert "NOTE [present_share] (dataset): no eval session has a present credit check" in out
     assert "audit passed: 1 families" in out
     assert "FAIL" not in out
-    from pytest_pastbench.core.family_files import load_family
     from pytest_pastbench.protocols.past.dataset.audit import policy_score
+    from pytest_pastbench.protocols.past.family_files import load_family
 
     family, _ = load_family(tmp_path / "memory" / "tiny.yaml")
     on, off = (

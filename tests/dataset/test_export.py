@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.core.family_files import dataset_hash, load_family
+from pytest_pastbench.core.family_files import dataset_hash
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.dataset.audit import EXPECTED_SHAPE
 from pytest_pastbench.protocols.past.dataset.export import DEFAULT_EXPORT
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.protocols.past.schema import Family
 from pytest_pastbench.resources import families_dir
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_pastbench.protocols.past.offline_policy import POLICIES
 from pytest_pastbench.protocols.plasticity.offline_policy import (
     CHESS_TOOL,
     chess_learned,
@@ -15,6 +14,7 @@ from pytest_pastbench.protocols.plasticity.offline_policy import (
     decide,
     handles,
 )
+from pytest_pastbench.protocols.shared.replay import POLICIES
 
 ACTING = {"memory_search", "memory_read", "skill_search", "skill_read", "tool_list", "tool_read", "tool_run"}
 REFLECTION = ACTING | {"propose_note", "propose_skill", "propose_tool"}

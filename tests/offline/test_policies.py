@@ -9,11 +9,12 @@ import pytest
 
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.world import World
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.protocols.past.engine import run_agent_session
-from pytest_pastbench.protocols.past.offline_policy import POLICIES, _has_credential, decide
+from pytest_pastbench.protocols.past.offline_policy import _has_credential, decide
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.world import World
+from pytest_pastbench.protocols.shared.replay import POLICIES
 
 # The direct (no litellm) client; other tests import it from here under this name.
 PolicyClient = PolicyModel

@@ -2,10 +2,10 @@
 
 import pytest
 
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.errors import InfraError
 from pytest_pastbench.models.client import LiteLLMClient
 from pytest_pastbench.models.offline_provider import parse_model
+from pytest_pastbench.protocols.past.toolbox import ToolBox
 
 MESSAGES = [
     {"role": "system", "content": "s"},

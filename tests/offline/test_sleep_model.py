@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.judge.llm import check_judge_model
 from pytest_pastbench.models.client import LiteLLMClient, model_problem
 from pytest_pastbench.models.sleep_model import ANSWER, reply
+from pytest_pastbench.protocols.past.toolbox import ToolBox
 from tests.family_samples import run_tiny_benchmark
 
 QUESTION = {"role": "user", "content": "Who approves the Halvorsen refunds this quarter?"}

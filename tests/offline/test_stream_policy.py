@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.protocols.past.offline_policy import POLICIES
+from pytest_pastbench.protocols.shared.replay import POLICIES
 from pytest_pastbench.protocols.stream.domains import RETAIL
 from pytest_pastbench.protocols.stream.generator import Task
 from pytest_pastbench.protocols.stream.offline_policy import (

@@ -25,10 +25,11 @@ from pytest_pastbench.core.store import (
     MAX_TAGS,
     Store,
 )
-from pytest_pastbench.core.tools import STORE_TOOLS, ToolBox
-from pytest_pastbench.core.world import World
+from pytest_pastbench.core.tools import STORE_TOOLS
 from pytest_pastbench.errors import StoreError
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.toolbox import ToolBox
+from pytest_pastbench.protocols.past.world import World
 
 pytestmark = pytest.mark.reliability
 

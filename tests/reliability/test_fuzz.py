@@ -20,13 +20,14 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.core.records import ToolCall
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import ALL_TOOLS, ToolBox, result_text
-from pytest_pastbench.core.world import World
+from pytest_pastbench.core.tools import result_text
 from pytest_pastbench.errors import FamilyFileError
+from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.protocols.past.schema import Family, WorldSeed
+from pytest_pastbench.protocols.past.toolbox import ALL_TOOLS, ToolBox
+from pytest_pastbench.protocols.past.world import World
 from tests.family_samples import GOOD_MEMORY
 
 pytestmark = pytest.mark.reliability
@@ -143,7 +144,8 @@ def test_deeply_nested_yaml_is_refused_not_a_crash(tmp_path: Path, depth: int) -
     code = textwrap.dedent(
         f"""
         from pathlib import Path
-        from pytest_pastbench.core.family_files import FamilyFileError, load_family
+        from pytest_pastbench.core.family_files import FamilyFileError
+        from pytest_pastbench.protocols.past.family_files import load_family
         try:
             load_family(Path({str(path)!r}))
             print("LOADED")

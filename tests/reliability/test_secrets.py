@@ -18,8 +18,8 @@ from pytest_pastbench.core.trace import (
     redact_text,
     secret_values,
 )
-from pytest_pastbench.protocols.past.schema import Safety
-from pytest_pastbench.protocols.past.scoring import safety_violations
+from pytest_pastbench.protocols.shared.safety import safety_violations
+from pytest_pastbench.protocols.shared.schema import Safety
 from tests.family_samples import GOOD_MEMORY
 
 pytestmark = pytest.mark.reliability

@@ -23,8 +23,8 @@ from typing import Any
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.judge.base import Judge
 
-from ..past.checks import evaluate_check
-from ..past.schema import RubricCheck
+from ..shared.checks import evaluate_check
+from ..shared.schema import RubricCheck
 from .schema import GAMMA_FIELDS, Fallback
 
 DEFAULT_ACKNOWLEDGES = (

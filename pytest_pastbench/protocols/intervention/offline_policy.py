@@ -28,7 +28,8 @@ from typing import Any
 from pytest_pastbench.core.text import content_words
 from pytest_pastbench.core.tools import STORE_TOOLS
 
-from ..past.offline_policy import (
+from ..past.offline_policy import store_statements
+from ..shared.replay import (
     Emit,
     OfferedTools,
     Policy,
@@ -37,7 +38,6 @@ from ..past.offline_policy import (
     is_held,
     note_entries,
     runtime_reply,
-    store_statements,
 )
 from .domain import SERVICE_INFO_TOOL
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from ..past.schema import IDENT, Check, RegexCheck, Safety
+from ..shared.schema import IDENT, Check, RegexCheck, Safety
 
 EVENT_KINDS = ("schema_change", "policy_change", "deprecation")
 VERSION_TAG = re.compile(r"^v\d+(?:\.\d+)*$")

@@ -8,8 +8,8 @@ from typing import Any
 from pytest_pastbench.core.records import CheckResult, SessionRecord
 from pytest_pastbench.judge.base import Judge
 
-from ..past.checks import evaluate_check
-from ..past.scoring import safety_violations
+from ..shared.checks import evaluate_check
+from ..shared.safety import safety_violations
 from .schema import PolicyCompliantCheck, Query, ToolOkCheck, ToolVersion
 
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.plugin.collection import model_trials
 from pytest_pastbench.plugin.run_handle import pastbench_run
+from pytest_pastbench.protocols.past.family_files import load_family
 
 from ...errors import BelowThreshold, ItemInfraError
 from ..base import ProtocolFile, ProtocolItem

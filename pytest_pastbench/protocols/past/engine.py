@@ -19,12 +19,12 @@ from pytest_pastbench.agents.base import Agent, Budgets
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.records import SessionRecord, SessionScore
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import ToolBox
 from pytest_pastbench.core.trace import TraceRecorder, redact, secret_values
-from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import InfraError
 from pytest_pastbench.judge.base import Judge
 from pytest_pastbench.models.client import ModelClient
+from pytest_pastbench.protocols.past.toolbox import ToolBox
+from pytest_pastbench.protocols.past.world import World
 from pytest_pastbench.results.item_record import ItemRecord
 
 from . import schema

@@ -73,15 +73,10 @@ from pytest_pastbench.core.records import (
 from pytest_pastbench.core.stats import mean
 from pytest_pastbench.core.text import normalise, sentences
 from pytest_pastbench.core.trace import mentions_secret
-from pytest_pastbench.protocols.past.claims import mentions
-from pytest_pastbench.protocols.past.matching import normalise_for_match
-from pytest_pastbench.protocols.past.schema import (
-    EVAL_STAGES,
-    Check,
-    Episode,
-    Fact,
-    is_guard,
-)
+from pytest_pastbench.protocols.past.schema import EVAL_STAGES, Episode, Fact
+from pytest_pastbench.protocols.shared.claims import mentions
+from pytest_pastbench.protocols.shared.matching import normalise_for_match
+from pytest_pastbench.protocols.shared.schema import Check, is_guard
 
 _READ_OPS = ("read", "search")
 

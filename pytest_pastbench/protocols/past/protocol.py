@@ -67,7 +67,7 @@ class PastProtocol(ProtocolBase):
     title = "PAST: persistence on/off (Δ, Mech)"
 
     def family_identity(self, path: Path) -> tuple[str, str]:
-        from pytest_pastbench.core.family_files import load_family
+        from pytest_pastbench.protocols.past.family_files import load_family
 
         family, file_hash = load_family(path)
         return family.qualified_id, file_hash
@@ -163,7 +163,7 @@ class PastProtocol(ProtocolBase):
         return past_summary_properties(summary)
 
     def describe(self, path: Path) -> str:
-        from pytest_pastbench.core.family_files import load_family
+        from pytest_pastbench.protocols.past.family_files import load_family
 
         family, _ = load_family(path)
         return f"{family.qualified_id}, {len(family.episodes)} episodes"

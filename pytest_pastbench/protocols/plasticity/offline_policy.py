@@ -23,7 +23,7 @@ from typing import Any
 
 from pytest_pastbench.core.text import content_words
 
-from ..past.offline_policy import Emit, Policy, Replay, current_turn, runtime_reply
+from ..shared.replay import Emit, Policy, Replay, current_turn, runtime_reply
 
 # What each offline reference model does with feedback, as a run says it beside a flat curve: the
 # default model (recall) is built not to learn rules here, and a person seeing 0 0 0 0 should learn

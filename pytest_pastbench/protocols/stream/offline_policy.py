@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from ..past.offline_policy import Emit, Policy, Replay, current_turn, note_entries, runtime_reply
+from ..shared.replay import Emit, Policy, Replay, current_turn, note_entries, runtime_reply
 from .rules import Clause, Facts, Rule, decide, parse_rule
 from .tickets import (
     DOCUMENTED_HEADER,

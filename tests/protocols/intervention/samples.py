@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.intervention.offline_policy import decide_intervention
-from pytest_pastbench.protocols.past.offline_policy import POLICIES
+from pytest_pastbench.protocols.shared.replay import POLICIES
 
 TINY = r"""
 format: pastbench/intervention-v1

@@ -10,9 +10,9 @@ from typing import Any
 import yaml
 
 from pytest_pastbench.models.client import ModelReply
-from pytest_pastbench.protocols.past.offline_policy import POLICIES
 from pytest_pastbench.protocols.plasticity import offline_policy as plasticity_policy
 from pytest_pastbench.protocols.plasticity.schema import PlasticityFamily
+from pytest_pastbench.protocols.shared.replay import POLICIES
 
 SMALL_TEXT_FAMILY: dict[str, Any] = {
     "format": "pastbench/plasticity-v1",

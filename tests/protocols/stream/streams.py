@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.models.client import ModelReply
-from pytest_pastbench.protocols.past.offline_policy import POLICIES
+from pytest_pastbench.protocols.shared.replay import POLICIES
 from pytest_pastbench.protocols.stream.engine import run_stream
 from pytest_pastbench.protocols.stream.generator import Window, generate
 from pytest_pastbench.protocols.stream.metrics import stream_metrics

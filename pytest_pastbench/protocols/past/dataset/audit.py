@@ -40,29 +40,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.core.text import normalise
 from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.models.direct import PolicyModel
+from pytest_pastbench.protocols.past.family_files import load_family
 
-from ..matching import asserts_all
-from ..schema import (
-    CAPABILITIES,
-    EVAL_STAGES,
+from ...shared.matching import asserts_all
+from ...shared.schema import (
     AnyOfCheck,
     Check,
     ContainsCheck,
-    Episode,
-    Fact,
-    Family,
     RubricCheck,
-    Session,
     ToolCalledCheck,
     ValueCheck,
     WorldStateCheck,
     answer_values,
     is_guard,
 )
+from ..schema import CAPABILITIES, EVAL_STAGES, Episode, Fact, Family, Session
 
 # capability -> (families, episodes) of the PAST-Bench dataset
 EXPECTED_SHAPE = {"memory": (5, 41), "procedural": (9, 72), "gathering": (6, 48), "update": (8, 59)}
@@ -478,7 +473,7 @@ def oracle_scores(episode: Episode, root: Path) -> list[tuple[int, float, list[t
     checks it failed as (evidence, "check n (type): detail"); a safety violation counts as store."""
     from pytest_pastbench.agents.base import HermesAgent
     from pytest_pastbench.core.store import Store
-    from pytest_pastbench.core.world import World
+    from pytest_pastbench.protocols.past.world import World
 
     from ..engine import run_agent_session
     from ..scoring import score_session, session_safety

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.core.family_files import dataset_hash, load_family
+from pytest_pastbench.core.family_files import dataset_hash
+from pytest_pastbench.protocols.past.family_files import load_family
 
 from .audit import describe_protocol_family, family_paths
 

@@ -33,17 +33,8 @@ from typing import Any
 from pytest_pastbench.core.records import SessionRecord
 from pytest_pastbench.core.text import normalise
 
-from ..schema import (
-    EVAL_STAGES,
-    Check,
-    Episode,
-    Family,
-    Session,
-    ToolCalledCheck,
-    WorldStateCheck,
-    answer_values,
-    is_guard,
-)
+from ...shared.schema import Check, ToolCalledCheck, WorldStateCheck, answer_values, is_guard
+from ..schema import EVAL_STAGES, Episode, Family, Session
 
 # The most the other episodes' values may add to an answer that already holds the session's own
 # present values (issue 29: leave-one-out still earns nothing beyond the episode's own evidence).
@@ -144,7 +135,7 @@ def answer_scores(
     """s_e (or with ``part="c"`` the check credit c_e) of every eval session when it answers
     ``answer`` (a text, or one per session) and does nothing else (the session's world unchanged,
     no tool call, no store): what a check gives an agent that did no work."""
-    from pytest_pastbench.core.world import World
+    from pytest_pastbench.protocols.past.world import World
 
     from ..scoring import score_session, session_safety
 

@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pytest_pastbench.core.text import ABBREVIATION_PERIOD, stem
-from pytest_pastbench.protocols.past import quantities
+from pytest_pastbench.protocols.shared import quantities
 
 BREAK = "|"  # sentence break token: a marker never reaches across sentences
 ARROW = "→"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import WorldError
-from ..protocols.past import schema
-from .text import idf_overlap_score, search_terms, term_counts
+from pytest_pastbench.core.text import idf_overlap_score, search_terms, term_counts
+from pytest_pastbench.errors import WorldError
+from pytest_pastbench.protocols.past import schema
 
 ARCHIVE_SEARCH_LIMIT = 5
 

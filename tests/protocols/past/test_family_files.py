@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.errors import FamilyFileError
+from pytest_pastbench.protocols.past.family_files import load_family
 
 
 def test_a_yaml_error_names_the_file_not_a_byte_string(tmp_path: Path) -> None:

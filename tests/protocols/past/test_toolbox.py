@@ -2,9 +2,10 @@ import json
 from pathlib import Path
 
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.core.tools import ALL_TOOLS, ToolBox, result_text
-from pytest_pastbench.core.world import World
+from pytest_pastbench.core.tools import result_text
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.toolbox import ALL_TOOLS, ToolBox
+from pytest_pastbench.protocols.past.world import World
 
 
 def make_box(tmp_path: Path) -> ToolBox:

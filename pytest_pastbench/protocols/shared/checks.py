@@ -28,9 +28,9 @@ from pytest_pastbench.judge.base import (
     all_facts,
     reads_claims,
 )
-from pytest_pastbench.protocols.past.claims import ClaimVerdict, Reading, read_claim
-from pytest_pastbench.protocols.past.matching import asserts_value
-from pytest_pastbench.protocols.past.schema import (
+from pytest_pastbench.protocols.shared.claims import ClaimVerdict, Reading, read_claim
+from pytest_pastbench.protocols.shared.matching import asserts_value
+from pytest_pastbench.protocols.shared.schema import (
     AnyOfCheck,
     Check,
     ContainsCheck,

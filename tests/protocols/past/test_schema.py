@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pastbench.core.family_files import load_family
 from pytest_pastbench.errors import FamilyFileError
-from pytest_pastbench.protocols.past.schema import AnyOfCheck, RubricCheck, ValueCheck, family_json_schema
+from pytest_pastbench.protocols.past.family_files import load_family
+from pytest_pastbench.protocols.past.schema import family_json_schema
+from pytest_pastbench.protocols.shared.schema import AnyOfCheck, RubricCheck, ValueCheck
 
 V3_FAMILY = """\
 format: pastbench/v1

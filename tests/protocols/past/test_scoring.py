@@ -10,14 +10,15 @@ from hypothesis import strategies as st
 
 from pytest_pastbench.core.records import SessionRecord, SessionScore, StoreEntry, ToolCall
 from pytest_pastbench.errors import JudgeError
-from pytest_pastbench.protocols.past.schema import Episode, Safety, Session
+from pytest_pastbench.protocols.past.schema import Episode, Session
 from pytest_pastbench.protocols.past.scoring import (
     episode_score,
     recovery_rate,
-    safety_violations,
     score_session,
     session_safety,
 )
+from pytest_pastbench.protocols.shared.safety import safety_violations
+from pytest_pastbench.protocols.shared.schema import Safety
 
 NOW = "2026-03-02T10:00:00"
 CONTAINS_FRIDAY = {"type": "contains", "values": ["friday"]}

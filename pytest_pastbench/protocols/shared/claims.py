@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from pytest_pastbench.core.text import STOPWORDS, sentences, stem
-from pytest_pastbench.protocols.past.matching import (
+from pytest_pastbench.protocols.shared.matching import (
     ARROW,
     BREAK,
     GLUE,

@@ -1,8 +1,8 @@
 import pytest
 
-from pytest_pastbench.core.world import World
 from pytest_pastbench.errors import WorldError
 from pytest_pastbench.protocols.past.schema import WorldSeed
+from pytest_pastbench.protocols.past.world import World
 
 SEED = WorldSeed.model_validate(
     {

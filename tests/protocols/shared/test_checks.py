@@ -10,8 +10,8 @@ from pydantic import TypeAdapter
 from pytest_pastbench.core.records import CheckResult, SessionRecord, ToolCall
 from pytest_pastbench.errors import JudgeError
 from pytest_pastbench.judge.base import Judge, Verdict
-from pytest_pastbench.protocols.past.checks import evaluate_check, first_json_object
-from pytest_pastbench.protocols.past.schema import Check
+from pytest_pastbench.protocols.shared.checks import evaluate_check, first_json_object
+from pytest_pastbench.protocols.shared.schema import Check
 
 _CHECK = TypeAdapter(Check)
 

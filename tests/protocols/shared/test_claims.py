@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.protocols.past.claims import ClaimVerdict, Reading, read_claim
-from pytest_pastbench.protocols.past.matching import DATE_ORDER
+from pytest_pastbench.protocols.shared.claims import ClaimVerdict, Reading, read_claim
+from pytest_pastbench.protocols.shared.matching import DATE_ORDER
 
 BERTH = {"expected": ["Berth 7C"], "stale": ["Berth 2A"]}
 PERMIT = {"expected": ["GX-5531"], "decoys": ["GX-5513", "GX-5351"]}
@@ -404,7 +404,7 @@ def test_names_and_identifiers_are_matched_as_spelled() -> None:
 
 
 def _episode(pattern: str, episode_id: str):
-    from pytest_pastbench.core.family_files import load_family
+    from pytest_pastbench.protocols.past.family_files import load_family
     from pytest_pastbench.resources import families_dir
 
     path = next(families_dir().glob(f"*/{pattern}*.yaml"))
@@ -447,7 +447,7 @@ def test_a_replacement_noun_reaches_only_its_own_clause() -> None:
 
 
 def test_mentions_read_one_value_on_its_own() -> None:
-    from pytest_pastbench.protocols.past.claims import mentions
+    from pytest_pastbench.protocols.shared.claims import mentions
 
     assert [m.marked_old for m in mentions("Normally Berth 7C.", "Berth 7C")] == [False]
     assert [m.marked_old for m in mentions("Berth 7C was retired.", "Berth 7C")] == [True]
@@ -640,7 +640,7 @@ def test_the_same_sentences_with_the_roles_swapped_fail(answer: str, spec: dict)
     ],
 )
 def test_a_clause_final_adverb_of_the_past_marks_a_governed_value_old(text: str, old: bool) -> None:
-    from pytest_pastbench.protocols.past.claims import mentions
+    from pytest_pastbench.protocols.shared.claims import mentions
 
     assert [m.marked_old for m in mentions(text, "Thursday")] == [old]
 
@@ -712,7 +712,7 @@ def test_a_note_in_brackets_is_said_of_the_value_before_it(answer: str, expected
     ],
 )
 def test_a_sentence_opened_by_an_adverb_of_the_past_dates_its_clause(text: str, old: bool) -> None:
-    from pytest_pastbench.protocols.past.claims import mentions
+    from pytest_pastbench.protocols.shared.claims import mentions
 
     assert [m.marked_old for m in mentions(text, "Tuesday")] == [old]
 

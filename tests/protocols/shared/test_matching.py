@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.protocols.past.claims import mentions
-from pytest_pastbench.protocols.past.matching import asserts_value, normalise_for_match
+from pytest_pastbench.protocols.shared.claims import mentions
+from pytest_pastbench.protocols.shared.matching import asserts_value, normalise_for_match
 
 SAME = [
     ("€21,000", "21,000 EUR"),
@@ -139,7 +139,7 @@ def test_a_colon_does_not_end_the_sentence_a_full_stop_does() -> None:
 
 
 def test_durations_and_clock_times_in_words_are_the_value() -> None:
-    from pytest_pastbench.protocols.past.matching import asserts_value as asserts
+    from pytest_pastbench.protocols.shared.matching import asserts_value as asserts
 
     # a compound duration is summed; a clock time said in words is the time
     assert asserts("Allow two hours and ten minutes for the climb.", "130 minutes")

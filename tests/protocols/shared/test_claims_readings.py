@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pastbench.protocols.past.claims import Reading, read_claim
+from pytest_pastbench.protocols.shared.claims import Reading, read_claim
 
 CABINET = {"expected": ["Rack 12"], "stale": ["Annex Hall", "rear hatch"]}
 QUOTA = {"expected": ["3,000 GB"], "stale": ["2,000 GB"]}
