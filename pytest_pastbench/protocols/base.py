@@ -26,6 +26,7 @@ from ..plugin.run_handle import pastbench_run
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
+    from ..judge.base import ClaimReader
     from ..results.ablation import AblationSpec
     from ..results.render.figure_kit import FigureSpec
 
@@ -195,6 +196,23 @@ class BenchProtocol(Protocol):
         """The named metrics of this protocol in a summary, for baselines, gates and compare."""
         ...
 
+    # -- what the shared layers (models, judge, results, cli) ask of it (issue 32 item 1) ----------
+    def offline_models(self) -> Mapping[str, Any]:
+        """The ``pastbench/<name>`` offline models it names: name -> the policy object that every
+        registered protocol's ``OfflinePolicy.decide`` receives for that model."""
+        ...
+
+    def claim_reader(self) -> ClaimReader | None:
+        """Its deterministic reading of what an answer claims, which the offline reference judge
+        (``pastbench/judge``) answers claim prompts with; None: it has none."""
+        ...
+
+    def baseline_data(self, records: list[Any]) -> dict[str, Any]:
+        """What a saved baseline keeps of it beside the summary and its gate metrics, drawn from
+        its records: top-level fields of the baseline file, plain JSON (read back by
+        ``baseline_units`` as ``Baseline.data``)."""
+        ...
+
 
 class ProtocolBase:
     """Defaults for a protocol whose records are plain JSON; subclasses set the class attributes
@@ -354,6 +372,16 @@ class ProtocolBase:
         """Why a config holds no ``scope`` for a gate, given the scopes it holds (as gates name them)."""
         metric = gate_name.rpartition(".")[2]
         return f"no {gate_name} (scopes with {metric}: {', '.join(scopes) or 'none'})"
+
+    # -- what the shared layers ask of it (issue 32 item 1): none of these by default ------------
+    def offline_models(self) -> Mapping[str, Any]:
+        return {}
+
+    def claim_reader(self) -> ClaimReader | None:
+        return None
+
+    def baseline_data(self, records: list[Any]) -> dict[str, Any]:
+        return {}
 
 
 class ProtocolFile(pytest.File):

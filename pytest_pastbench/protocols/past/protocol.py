@@ -19,6 +19,7 @@ from ..detect import FORMAT_TAG
 from .components import GATE_METRICS
 
 if TYPE_CHECKING:
+    from ...judge.base import ClaimReader
     from ...results.render.figure_kit import FigureSpec
 
 __all__ = ["PROTOCOL", "PastProtocol"]
@@ -188,6 +189,24 @@ class PastProtocol(ProtocolBase):
         from .gates import scope_problem
 
         return scope_problem(scope, scopes)
+
+    # -- what the shared layers ask of it (models, judge, results: issue 32 item 1) ----------------
+    def offline_models(self) -> Mapping[str, Any]:
+        """blind, recall and curator: the reference policies every protocol's offline policy runs."""
+        from .offline_policy import POLICIES
+
+        return POLICIES
+
+    def claim_reader(self) -> ClaimReader:
+        from .claims import read_claim
+
+        return read_claim
+
+    def baseline_data(self, records: list[Any]) -> dict[str, Any]:
+        """``episodes``: the per-episode scores Δ's gates pair (``baseline_units``)."""
+        from .metrics import episode_scores
+
+        return {"episodes": episode_scores(records)}
 
     # -- against a baseline (results/compare.py, plugin/regression.py) -----------------------------
     def render_comparison(self, current: dict[str, Any], baseline: dict[str, Any]) -> str:
