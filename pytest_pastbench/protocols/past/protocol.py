@@ -183,7 +183,7 @@ class PastProtocol(ProtocolBase):
         """Δ's, S_on's and S_off's paired units: the baseline's per-episode scores."""
         from .gates import episode_units
 
-        return episode_units(baseline.summary, baseline.episodes)
+        return episode_units(baseline.summary, baseline.data.get("episodes") or {})
 
     def gate_scope_problem(self, gate_name: str, scope: str, scopes: Sequence[str]) -> str:
         from .gates import scope_problem
