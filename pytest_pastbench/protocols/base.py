@@ -213,6 +213,24 @@ class BenchProtocol(Protocol):
         ``baseline_units`` as ``Baseline.data``)."""
         ...
 
+    def family_schema(self) -> dict[str, Any] | None:
+        """``pastbench schema``: the JSON Schema of its family files; None: it publishes none."""
+        ...
+
+    def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+        """``pastbench export``: write its families under ``families_root`` (None: its built-in
+        ones) to ``out`` as one JSON file and say what was written; None: it exports none. Raises
+        ``FamilyFileError``."""
+        ...
+
+    def validate(
+        self, paths: list[Path], *, run_policies: bool, check_counts: bool
+    ) -> tuple[str, bool] | None:
+        """``pastbench validate``: check family files or folders (``run_policies``: also run the
+        offline policies over them; ``check_counts``: the built-in set's count rule); (the report,
+        passed), or None when it audits none."""
+        ...
+
 
 class ProtocolBase:
     """Defaults for a protocol whose records are plain JSON; subclasses set the class attributes
@@ -382,6 +400,17 @@ class ProtocolBase:
 
     def baseline_data(self, records: list[Any]) -> dict[str, Any]:
         return {}
+
+    def family_schema(self) -> dict[str, Any] | None:
+        return None
+
+    def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+        return None
+
+    def validate(
+        self, paths: list[Path], *, run_policies: bool, check_counts: bool
+    ) -> tuple[str, bool] | None:
+        return None
 
 
 class ProtocolFile(pytest.File):

@@ -208,6 +208,23 @@ class PastProtocol(ProtocolBase):
 
         return {"episodes": episode_scores(records)}
 
+    def family_schema(self) -> dict[str, Any]:
+        from .schema import family_json_schema
+
+        return family_json_schema()
+
+    def export_dataset(self, families_root: Path | None, out: Path) -> str:
+        from pytest_pastbench.resources import families_dir
+
+        from .dataset.commands import export_line
+
+        return export_line(families_root or families_dir(), out)
+
+    def validate(self, paths: list[Path], *, run_policies: bool, check_counts: bool) -> tuple[str, bool]:
+        from .dataset.commands import validate_text
+
+        return validate_text(paths, run_policies=run_policies, check_counts=check_counts)
+
     # -- against a baseline (results/compare.py, plugin/regression.py) -----------------------------
     def render_comparison(self, current: dict[str, Any], baseline: dict[str, Any]) -> str:
         from .compare import render_comparison
