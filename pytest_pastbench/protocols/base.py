@@ -69,6 +69,28 @@ class HtmlSection:
     context: Mapping[str, Any]
 
 
+@dataclass(frozen=True)
+class GradedAnswer:
+    """What a protocol's grader made of one answer labelled by meaning (``pastbench
+    grader-agreement``): predicted correct (None: the judge gave no verdict), whether the
+    deterministic grader left it undecided, and why it failed."""
+
+    predicted: bool | None
+    undecided: bool = False
+    detail: str = ""
+
+
+class AnswerGrader(Protocol):
+    """``BenchProtocol.answer_grader``: grades labelled answers against its families' sessions."""
+
+    problems: list[str]  # family files it could not read, one line each
+
+    def grade(self, label: Any, judge: Any) -> GradedAnswer | str:
+        """``label`` (family, episode, session, answer) graded by the session's text checks (with
+        ``judge`` when given); a string saying why when the row names no usable session."""
+        ...
+
+
 def known_units(units: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]] | None:
     """``GateMetric.units`` without its empty strata; None when no stratum holds a unit."""
     kept = {stratum: dict(values) for stratum, values in sorted(units.items()) if values}
@@ -221,6 +243,11 @@ class BenchProtocol(Protocol):
         """``pastbench export``: write its families under ``families_root`` (None: its built-in
         ones) to ``out`` as one JSON file and say what was written; None: it exports none. Raises
         ``FamilyFileError``."""
+        ...
+
+    def answer_grader(self, roots: list[Path]) -> AnswerGrader | None:
+        """``pastbench grader-agreement``: its grader over the families under ``roots``, for
+        answers labelled by meaning; None: it grades none."""
         ...
 
     def validate(
@@ -405,6 +432,9 @@ class ProtocolBase:
         return None
 
     def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+        return None
+
+    def answer_grader(self, roots: list[Path]) -> AnswerGrader | None:
         return None
 
     def validate(

@@ -21,6 +21,7 @@ from .components import GATE_METRICS
 if TYPE_CHECKING:
     from ...judge.base import ClaimReader
     from ...results.render.figure_kit import FigureSpec
+    from ..base import AnswerGrader
 
 __all__ = ["PROTOCOL", "PastProtocol"]
 
@@ -219,6 +220,11 @@ class PastProtocol(ProtocolBase):
         from .dataset.commands import export_line
 
         return export_line(families_root or families_dir(), out)
+
+    def answer_grader(self, roots: list[Path]) -> AnswerGrader:
+        from .labelled_answers import PastAnswerGrader
+
+        return PastAnswerGrader(roots)
 
     def validate(self, paths: list[Path], *, run_policies: bool, check_counts: bool) -> tuple[str, bool]:
         from .dataset.commands import validate_text
