@@ -245,6 +245,11 @@ class BenchProtocol(Protocol):
         ``FamilyFileError``."""
         ...
 
+    def empty_world(self) -> Any | None:
+        """The ``pastbench_world`` fixture: a fresh simulated world its sessions run against, with
+        an empty seed; None: it has none."""
+        ...
+
     def answer_grader(self, roots: list[Path]) -> AnswerGrader | None:
         """``pastbench grader-agreement``: its grader over the families under ``roots``, for
         answers labelled by meaning; None: it grades none."""
@@ -432,6 +437,9 @@ class ProtocolBase:
         return None
 
     def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+        return None
+
+    def empty_world(self) -> Any | None:
         return None
 
     def answer_grader(self, roots: list[Path]) -> AnswerGrader | None:

@@ -221,6 +221,11 @@ class PastProtocol(ProtocolBase):
 
         return export_line(families_root or families_dir(), out)
 
+    def empty_world(self) -> Any:
+        from .engine import empty_world
+
+        return empty_world()
+
     def answer_grader(self, roots: list[Path]) -> AnswerGrader:
         from .labelled_answers import PastAnswerGrader
 
