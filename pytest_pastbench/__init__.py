@@ -3,6 +3,11 @@
 The public API is re-exported here from small private modules and loaded lazily, so that
 ``import pytest_pastbench`` stays cheap (litellm is only imported when a model is called).
 Modules are named in full, so the map reads the same wherever a module lives.
+
+This map is the one place outside ``protocols/past/`` that names PAST's modules, and on purpose:
+the family types and ``run_agent_session`` are public API that users' own tests import from the
+package (docs/extending.md). It imports nothing until a name is asked for, so no shared layer
+depends on PAST through it.
 """
 
 from __future__ import annotations

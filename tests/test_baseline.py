@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.errors import BaselineError
-from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary, episode_scores
+from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results import baseline as baseline_module
 from pytest_pastbench.results.baseline import (
     check_name,
@@ -51,7 +52,7 @@ def fake_git(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def saved(storage: Path, name: str = "main") -> tuple[Path, dict[str, Any]]:
     summary = build_summary(records(), RUN, seed=0)
-    return save_baseline(storage, name, summary, records()), summary
+    return save_baseline(storage, name, summary, PAST.baseline_data(records())), summary
 
 
 def test_save_writes_the_documented_file(tmp_path: Path, fake_git: None) -> None:
@@ -75,13 +76,13 @@ def test_save_writes_the_documented_file(tmp_path: Path, fake_git: None) -> None
     assert platform.node() not in json.dumps(machine)  # no host name in a file that may be shared
 
 
-def test_load_by_name_gives_back_summary_and_episode_tuples(tmp_path: Path, fake_git: None) -> None:
+def test_load_by_name_gives_back_summary_and_the_protocols_data(tmp_path: Path, fake_git: None) -> None:
     _, summary = saved(tmp_path)
     loaded = load_baseline("main", tmp_path)
     assert loaded.name == "main"
     assert loaded.summary == summary and loaded.run["dataset_hash"] == "d1"
-    assert loaded.episodes == episode_scores(records())
-    assert loaded.episodes["hermes@m"]["update.fix"]["ep2"] == (0.7, None)
+    assert set(loaded.data) == {"episodes"}
+    assert loaded.data["episodes"]["hermes@m"]["update.fix"]["ep2"] == [0.7, None]
     assert loaded.meta["git_commit"] == COMMIT and loaded.meta["kind"] == "baseline"
     assert "summary" not in loaded.meta and "episodes" not in loaded.meta
     assert load_baseline("main.json", tmp_path).summary == summary
@@ -89,11 +90,11 @@ def test_load_by_name_gives_back_summary_and_episode_tuples(tmp_path: Path, fake
 
 def test_saving_again_replaces_and_a_failed_save_keeps_the_old_file(tmp_path: Path, fake_git: None) -> None:
     path, summary = saved(tmp_path)
-    save_baseline(tmp_path, "main", {**summary, "configs": []}, [])
+    save_baseline(tmp_path, "main", {**summary, "configs": []}, {})
     assert json.loads(path.read_text())["summary"]["configs"] == []
     before = path.read_text()
     with pytest.raises(BaselineError, match="cannot save baseline 'main'"):
-        save_baseline(tmp_path, "main", {"configs": [object()]}, [])  # not JSON: fails mid-write
+        save_baseline(tmp_path, "main", {"configs": [object()]}, {})  # not JSON: fails mid-write
     assert path.read_text() == before
     assert list_baselines(tmp_path) == ["main"]
     assert [p.name for p in tmp_path.iterdir()] == ["main.json"]  # no temporary left behind
@@ -105,7 +106,7 @@ def test_saving_again_replaces_and_a_failed_save_keeps_the_old_file(tmp_path: Pa
 def test_unsafe_names_are_refused(tmp_path: Path, name: str, fake_git: None) -> None:
     storage = tmp_path / "store"
     with pytest.raises(BaselineError, match="not a safe file name"):
-        save_baseline(storage, name, {"configs": []}, [])
+        save_baseline(storage, name, {"configs": []}, {})
     assert list(tmp_path.rglob("*")) == []  # nothing written, least of all outside the storage
 
 
@@ -134,7 +135,7 @@ def test_git_commit_is_never_fatal(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(subprocess, "run", slow)
     assert git_commit(tmp_path) is None
-    path = save_baseline(tmp_path, "nogit", {"configs": []}, [])
+    path = save_baseline(tmp_path, "nogit", {"configs": []}, {})
     assert json.loads(path.read_text())["git_commit"] is None
 
 
@@ -144,7 +145,10 @@ def test_a_run_folder_or_a_file_in_it_is_a_baseline(tmp_path: Path) -> None:
     for ref in (str(run_dir), str(run_dir / "sequence_summary.json")):
         loaded = load_baseline(ref, tmp_path / "store")
         assert loaded.name == "r1" and loaded.meta["kind"] == "run"
-        assert loaded.summary == summary and loaded.episodes == episode_scores(records())
+        # What a saved baseline keeps of the same records (JSON: the score pairs as lists).
+        assert loaded.summary == summary and loaded.data == json.loads(
+            json.dumps(PAST.baseline_data(records()))
+        )
 
 
 def test_a_baseline_file_path_is_a_baseline(tmp_path: Path, fake_git: None) -> None:

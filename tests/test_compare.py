@@ -11,6 +11,7 @@ import pytest
 from pytest_pastbench import cli
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results import baseline as baseline_module
 from pytest_pastbench.results.baseline import save_baseline
 from pytest_pastbench.results.compare import render_comparison, render_side_by_side
@@ -126,7 +127,7 @@ def storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(baseline_module, "git_commit", lambda cwd=None: None)
     gap = {k: v for k, v in BASE.items() if k != "memory.prefs"}
     for name, spec in (("ref", BASE), ("same", BASE), ("worse", CURRENT), ("gap", gap)):
-        save_baseline(tmp_path, name, summary_of(spec), records_from(spec))
+        save_baseline(tmp_path, name, summary_of(spec), PAST.baseline_data(records_from(spec)))
     return tmp_path
 
 

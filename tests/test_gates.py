@@ -10,7 +10,8 @@ import pytest
 from pytest_pastbench import cli
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import GateSyntaxError
-from pytest_pastbench.protocols.past.metrics import build_summary, episode_scores
+from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results.baseline import Baseline, save_baseline
 from pytest_pastbench.results.gates import (
     Gate,
@@ -51,19 +52,19 @@ def records_from(spec: Spec, label: str = "hermes@m", model: str = "m", **mech: 
 
 def side(spec: Spec, label: str = "hermes@m", **mech: float) -> tuple[dict[str, Any], Any]:
     records = records_from(spec, label=label, **mech)
-    return build_summary(records, RUN, seed=0), episode_scores(records)
+    return build_summary(records, RUN, seed=0), PAST.baseline_data(records)
 
 
 def baseline_of(
     spec: Spec, label: str = "hermes@m", run: dict[str, Any] | None = None, **mech: float
 ) -> Baseline:
     records = records_from(spec, label=label, **mech)
-    return Baseline("base", build_summary(records, run or RUN, seed=0), episode_scores(records), {})
+    return Baseline("base", build_summary(records, run or RUN, seed=0), PAST.baseline_data(records), {})
 
 
 def check(exprs: list[str], current: Spec, base: Spec, **kwargs: Any) -> list[Any]:
-    summary, episodes = side(current)
-    return evaluate_gates(parse_gates(exprs), summary, episodes, baseline_of(base), seed=0, **kwargs)
+    summary, data = side(current)
+    return evaluate_gates(parse_gates(exprs), summary, data, baseline_of(base), seed=0, **kwargs)
 
 
 BASE: Spec = {"update.fact_correction": {"ep1": (0.9, 0.5), "ep2": (0.8, 0.4)}}  # Δ 0.4
@@ -133,16 +134,16 @@ def test_a_change_of_exactly_the_limit_passes_and_zero_limit_catches_any_drop() 
 
 
 def test_pr_is_lower_is_better() -> None:
-    summary, episodes = side(BASE, pr=0.4, wp=0.5)
+    summary, data = side(BASE, pr=0.4, wp=0.5)
     base = baseline_of(BASE, pr=0.1, wp=0.9)
-    rose, wp = evaluate_gates(parse_gates(["pr:0.1", "wp:0.1"]), summary, episodes, base, seed=0)
+    rose, wp = evaluate_gates(parse_gates(["pr:0.1", "wp:0.1"]), summary, data, base, seed=0)
     assert rose.failed and rose.change == pytest.approx(0.3)
     assert "overall.pr rose by 0.300" in rose.message and "lower is better" in rose.message
     assert rose.ci is None and rose.exceeds_noise is None  # Mech components have no per-episode pairs
     assert wp.failed and "dropped by 0.400" in wp.message
     # The same pr change the other way is an improvement: it passes.
-    summary, episodes = side(BASE, pr=0.1, wp=0.9)
-    [fell] = evaluate_gates(parse_gates(["pr:0.1"]), summary, episodes, baseline_of(BASE, pr=0.4), seed=0)
+    summary, data = side(BASE, pr=0.1, wp=0.9)
+    [fell] = evaluate_gates(parse_gates(["pr:0.1"]), summary, data, baseline_of(BASE, pr=0.4), seed=0)
     assert fell.passed and "dropped by 0.300" in fell.message
 
 
@@ -177,8 +178,8 @@ def test_a_bare_family_name_suggests_the_qualified_id() -> None:
 
 
 def test_a_value_that_does_not_apply_is_an_error() -> None:
-    summary, episodes = side(BASE)  # no uc recorded anywhere
-    [result] = evaluate_gates(parse_gates(["update.uc:0.1"]), summary, episodes, baseline_of(BASE), seed=0)
+    summary, data = side(BASE)  # no uc recorded anywhere
+    [result] = evaluate_gates(parse_gates(["update.uc:0.1"]), summary, data, baseline_of(BASE), seed=0)
     assert result.error and "update.uc has no value" in result.message
 
 
@@ -207,8 +208,8 @@ def test_ci_is_the_family_stratified_bootstrap_of_paired_episode_changes() -> No
         "memory.c": {"ep1": (0.0, 1.0)},  # outside the gate's scope (a change of −1)
     }
     base["memory.c"] = {"ep1": (0.0, 0.0)}
-    summary, episodes = side(current)
-    [result] = evaluate_gates(parse_gates(["update.delta:0.5"]), summary, episodes, baseline_of(base), seed=3)
+    summary, data = side(current)
+    [result] = evaluate_gates(parse_gates(["update.delta:0.5"]), summary, data, baseline_of(base), seed=3)
     assert result.ci == pytest.approx((-0.25, -0.15))
     assert result.exceeds_noise is True and not result.failed
     assert "drop exceeds noise: 95% CI of change [-0.25, -0.15]" in result.message
@@ -243,10 +244,8 @@ def test_one_paired_episode_per_family_is_no_noise_estimate() -> None:
 
 
 def test_single_configs_pair_even_when_labels_differ_and_say_so() -> None:
-    summary, episodes = side(WEAKER, label="hermes@weak")
-    [result] = evaluate_gates(
-        parse_gates(["update.delta:0.05"]), summary, episodes, baseline_of(BASE), seed=0
-    )
+    summary, data = side(WEAKER, label="hermes@weak")
+    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, baseline_of(BASE), seed=0)
     assert result.failed and result.label == "hermes@weak" and result.baseline_label == "hermes@m"
     assert result.message.endswith("[hermes@weak vs baseline hermes@m]")
     assert result.ci == pytest.approx((-0.3, -0.3))  # episodes are looked up under each side's label
@@ -254,13 +253,11 @@ def test_single_configs_pair_even_when_labels_differ_and_say_so() -> None:
 
 def test_configs_pair_by_label_and_no_common_label_is_an_error() -> None:
     records = records_from(WEAKER, label="a@x") + records_from(BASE, label="b@y", model="y")
-    summary, episodes = build_summary(records, RUN, seed=0), episode_scores(records)
+    summary, data = build_summary(records, RUN, seed=0), PAST.baseline_data(records)
     base = baseline_of(BASE, label="a@x")
-    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, episodes, base, seed=0)
+    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, base, seed=0)
     assert result.label == "a@x" and result.failed
-    [orphan] = evaluate_gates(
-        parse_gates(["delta:0.05"]), summary, episodes, baseline_of(BASE, "c@z"), seed=0
-    )
+    [orphan] = evaluate_gates(parse_gates(["delta:0.05"]), summary, data, baseline_of(BASE, "c@z"), seed=0)
     assert orphan.error and "no configuration in common" in orphan.message and "c@z" in orphan.message
 
 
@@ -292,7 +289,7 @@ def test_compatibility_warnings_name_what_differs() -> None:
 
 def test_cli_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     summary, _ = side(BASE)
-    save_baseline(tmp_path, "main", summary, records_from(BASE))
+    save_baseline(tmp_path, "main", summary, PAST.baseline_data(records_from(BASE)))
     assert (
         cli.main(["gate", "main", "--baseline", "main", "--fail", "delta:x", "--storage", str(tmp_path)]) == 2
     )
@@ -351,7 +348,7 @@ def test_end_to_end_a_weakened_agent_fails_the_update_gate(
     from pytest_pastbench.results.read import load_run
 
     run = load_run(good)
-    save_baseline(pytester.path / "store", "main", run.summary, run.records)
+    save_baseline(pytester.path / "store", "main", run.summary, PAST.baseline_data(run.records))
     storage = str(pytester.path / "store")
     assert (
         cli.main(["gate", weak, "--baseline", "main", "--storage", storage, "--fail", "update.delta:0.05"])
@@ -370,14 +367,14 @@ def test_gates_compare_only_the_families_both_runs_measured() -> None:
 
     # The baseline measured two update families; this run only one of them, unchanged.
     two = {**BASE, "update.rule_migration": {"ep1": (0.5, 0.5), "ep2": (0.4, 0.4)}}
-    summary, episodes = side(BASE)
-    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, episodes, baseline_of(two), seed=0)
+    summary, data = side(BASE)
+    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, baseline_of(two), seed=0)
     # Not "rose by 0.200" (0.4 against the mean of 0.4 and 0.0): the paired family did not move.
     assert result.passed and result.change == pytest.approx(0.0)
     assert result.message.startswith("update.delta unchanged (0.400 → 0.400;")
     assert "95% CI of change [+0.00, +0.00]" in result.message
     out, err = io.StringIO(), io.StringIO()
-    current = Baseline("current run", summary, episodes, RUN)
+    current = Baseline("current run", summary, data, RUN)
     assert check_against(parse_gates(["delta:0.05"]), current, baseline_of(two), 0, out=out, err=err) == 0
     assert (
         "note: comparing the 1 family in both runs; left out only in the baseline: update.rule_migration "
@@ -385,7 +382,7 @@ def test_gates_compare_only_the_families_both_runs_measured() -> None:
     ) in err.getvalue().splitlines()
     # A family the current run did not measure is still an error, not a pass.
     [orphan] = evaluate_gates(
-        parse_gates(["update.rule_migration.delta:0.05"]), summary, episodes, baseline_of(two), seed=0
+        parse_gates(["update.rule_migration.delta:0.05"]), summary, data, baseline_of(two), seed=0
     )
     assert orphan.error is not None and "current run: no family 'update.rule_migration'" in orphan.error
 

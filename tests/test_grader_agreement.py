@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.cli.grader_agreement import Families, measure, read_rows, shipped_agreement
+from pytest_pastbench.cli.grader_agreement import measure, read_rows, shipped_agreement
+from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.resources import families_dir, labels_file
 
 # A family of this file's own, so the rows do not depend on the built-in data.
@@ -163,7 +164,7 @@ def test_a_row_the_judge_gives_no_verdict_on_is_left_out_of_n_not_counted_wrong(
     tmp_path: Path, families: Path
 ) -> None:
     rows = read_rows([write(tmp_path / "labels.jsonl", *GOOD_ROWS)])
-    result = measure(rows, Families([families]), NoVerdict())
+    result = measure(rows, PAST.answer_grader([families]), NoVerdict())
     assert result.overall.n == 0 and len(result.no_verdict) == len(GOOD_ROWS)
     assert result.no_verdict[0].detail.startswith("no verdict: judge returned no verdict")
 

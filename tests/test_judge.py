@@ -15,6 +15,7 @@ from pytest_pastbench.judge import reference
 from pytest_pastbench.judge.base import disagreement_line, judge_lines
 from pytest_pastbench.judge.llm import JUDGE_ATTEMPTS, LLMJudge
 from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.models.offline_models import claim_reader
 from pytest_pastbench.protocols.past.engine import _check_judged
 from pytest_pastbench.protocols.past.metrics import judge_disagreement
 from pytest_pastbench.protocols.past.schema import Session
@@ -71,7 +72,7 @@ class ScriptedClient:
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
         self.sent.append(messages)
         if self.replies is None:
-            return ModelReply(content=reference.reply(messages))
+            return ModelReply(content=reference.reply(messages, claim_reader()))
         return ModelReply(content=self.replies[min(len(self.sent), len(self.replies)) - 1])
 
 

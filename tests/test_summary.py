@@ -9,14 +9,10 @@ import pytest
 
 from pytest_pastbench.core.records import MechScore, SessionScore
 from pytest_pastbench.protocols.past.mech import MECH_RULE
-from pytest_pastbench.protocols.past.metrics import (
-    agent_error_line,
-    build_comparison,
-    build_summary,
-    pass_hat_k,
-)
+from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary, pass_hat_k
 from pytest_pastbench.protocols.past.scoring import SCORING_RULE
 from pytest_pastbench.results.item_record import ItemRecord
+from pytest_pastbench.results.render.table import agent_error_line
 
 LABEL = "hermes[E1,E5]@glm-5.1"
 RUN = {"id": "r1", "dataset_hash": "abc", "plugin_version": "0.1", "judge": None}

@@ -1,4 +1,4 @@
-"""``pastbench export``: the whole PAST dataset as one JSON file."""
+"""``pastbench export``: a protocol's whole dataset as one JSON file (PAST's by default)."""
 
 from __future__ import annotations
 
@@ -7,28 +7,35 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .protocol_choice import DEFAULT_PROTOCOL, Unanswered, add_protocol_arguments, protocol_answer
+
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import FamilyFileError
-    from ..protocols.past.dataset.export import export_dataset
-    from ..resources import families_dir
 
+    out = Path(args.out or f"{args.protocol}_dataset.json")
+    families = Path(args.families) if args.families else None
     try:
-        document = export_dataset(Path(args.families) if args.families else families_dir(), Path(args.out))
+        written = protocol_answer(
+            args, "export", lambda p: p.export_dataset(families, out), "exports no dataset"
+        )
+    except Unanswered as exc:
+        print(exc, file=sys.stderr)
+        return 2
     except FamilyFileError as exc:
         print(f"FAIL {exc}", file=sys.stderr)
         return 1
-    print(
-        f"wrote {args.out}: {document['n_families']} families, {document['n_episodes']} episodes, "
-        f"dataset hash {document['dataset_hash']}"
-    )
+    print(written)
     return 0
 
 
 def register_cli(commands: Any) -> None:
-    from ..protocols.past.dataset.export import DEFAULT_EXPORT
-
     export = commands.add_parser("export", help="write the whole dataset as one JSON file")
-    export.add_argument("--out", default=DEFAULT_EXPORT, help=f"output file (default: {DEFAULT_EXPORT})")
+    export.add_argument(
+        "--out",
+        default=None,
+        help=f"output file (default: <protocol>_dataset.json, {DEFAULT_PROTOCOL}_dataset.json)",
+    )
     export.add_argument("--families", help="family folder (default: the built-in families)")
+    add_protocol_arguments(export)
     export.set_defaults(func=run)

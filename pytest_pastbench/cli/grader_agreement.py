@@ -6,8 +6,9 @@ one labelled answer a line:
 "label": "correct" | "wrong", "class": "...", "reason": "..."}``. ``session`` is the 0-based
 index in the episode's sessions; it must be an eval session with a text check.
 
-Each answer is graded by that session's text checks alone (value, contains, any_of of them,
-rubrics through their fallbacks; tool and world checks are not about the text): it is predicted
+Each answer is graded by the protocol's grader (``--protocol``, default past:
+protocols/past/labelled_answers.py): by that session's text checks alone (value, contains, any_of
+of them, rubrics through their fallbacks; tool and world checks are not about the text), predicted
 correct when every one of them passes. Deterministically by default; with ``--judge-model`` by
 that judge, as a run's ``--pastbench-judge-model`` grades. Printed: agreement with the labels
 per class and overall, with n and how many rows the deterministic grader left undecided.
@@ -26,15 +27,18 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 from tabulate import tabulate
 
-from ..errors import FamilyFileError, InfraError, LabelError
+from ..errors import InfraError, LabelError
 from ..judge.agreement import Row, make_judge, read_json_lines, share_text
-from ..protocols.past.schema import EVAL_STAGES, Family, Session
 from ..resources import labels_file
+from .protocol_choice import DEFAULT_PROTOCOL, Unanswered, add_protocol_arguments, protocol_answer
+
+if TYPE_CHECKING:
+    from ..protocols.base import AnswerGrader
 
 ROW_SHAPE = (
     '{"family": "<capability>.<id>", "episode": str, "session": int, "answer": str, '
@@ -100,115 +104,18 @@ class Measured:
     graded: list[Graded] = field(default_factory=list)
 
 
-# -- the families -----------------------------------------------------------------------------------
-
-
-class Families:
-    """The PAST families of some roots, by qualified id, loaded only when a row names them.
-
-    A family file ``<root>/<capability>/<id>.yaml`` is found by its name first (the layout of the
-    built-in families); any other layout is found by loading the remaining files once.
-    """
-
-    def __init__(self, roots: list[Path]) -> None:
-        files = sorted({p for root in roots for p in ([root] if root.is_file() else root.rglob("*.yaml"))})
-        self._by_name = {f"{p.parent.name}.{p.stem}": p for p in files}
-        self._unread = list(files)
-        self._loaded: dict[str, Family] = {}
-        self.problems: list[str] = []
-
-    def _load(self, path: Path) -> Family | None:
-        from ..core.family_files import read_family_mapping, validate_family
-
-        if path in self._unread:
-            self._unread.remove(path)
-        try:
-            data, _ = read_family_mapping(path)
-            if data.get("format") != "pastbench/v1":  # another protocol's family
-                return None
-            family = validate_family(path, data, Family)
-        except FamilyFileError as exc:
-            self.problems.append(str(exc))
-            return None
-        self._loaded[family.qualified_id] = family
-        return family
-
-    def get(self, qualified_id: str) -> Family | None:
-        if qualified_id in self._loaded:
-            return self._loaded[qualified_id]
-        path = self._by_name.get(qualified_id)
-        if path is not None and path in self._unread:
-            family = self._load(path)
-            if family is not None and family.qualified_id == qualified_id:
-                return family
-        while qualified_id not in self._loaded and self._unread:
-            self._load(self._unread[0])
-        return self._loaded.get(qualified_id)
-
-
-def text_checks(session: Session) -> list[Any]:
-    """The session's credit checks that grade the answer's text (``checks.is_text_check``)."""
-    from ..protocols.shared.checks import is_text_check
-    from ..protocols.shared.schema import is_guard
-
-    return [c for c in session.checks if is_text_check(c) and not is_guard(c)]
-
-
-def find_session(families: Families, label: LabelledAnswer) -> tuple[Family, Any, Session] | str:
-    """The row's family, episode and session, or why the row names none usable."""
-    family = families.get(label.family)
-    if family is None:
-        return f"unknown family {label.family!r}"
-    episode = next((e for e in family.episodes if e.id == label.episode), None)
-    if episode is None:
-        known = ", ".join(e.id for e in family.episodes)
-        return f"{label.family} has no episode {label.episode!r} (episodes: {known})"
-    where = f"{label.family} {label.episode}"
-    if label.session >= len(episode.sessions):
-        return f"{where} has no session {label.session} (sessions 0..{len(episode.sessions) - 1})"
-    session = episode.sessions[label.session]
-    if session.stage not in EVAL_STAGES:
-        return f"{where} session {label.session} is a {session.stage} session, not an eval session"
-    if not text_checks(session):
-        return f"{where} session {label.session} has no text check to grade the answer by"
-    return family, episode, session
-
-
-def grade_row(row: Row[LabelledAnswer], episode: Any, session: Session, judge: Any) -> Graded:
-    """Predicted correct when every text check of the session passes on the answer alone."""
-    from ..core.records import SessionRecord
-    from ..protocols.shared.checks import evaluate_check
-
-    label = row.value
-    assert label is not None
-    run = SessionRecord(
-        index=label.session, stage=session.stage, now=session.now or episode.world.now, answer=label.answer
-    )
-    question = session.user[-1]
-    results = [evaluate_check(c, run, judge, question=question) for c in text_checks(session)]
-    failed = [f"{r.type}: {r.detail}" for r in results if r.passed is False]
-    # Undecided by the deterministic grader: its own flag, or its verdict beside a judge's.
-    undecided = any(r.undecided or r.deterministic_verdict == "undecided" for r in results)
-    if failed:
-        return Graded(row, False, undecided, "; ".join(failed))
-    errors = [r.judge_error for r in results if r.passed is None]
-    if errors:
-        return Graded(row, None, undecided, f"no verdict: {errors[0]}")
-    return Graded(row, True, undecided)
-
-
-def measure(rows: list[Row[LabelledAnswer]], families: Families, judge: Any = None) -> Measured:
+def measure(rows: list[Row[LabelledAnswer]], grader: AnswerGrader, judge: Any = None) -> Measured:
+    """Each usable row graded by the protocol's ``grader`` (``BenchProtocol.answer_grader``)."""
     result = Measured()
     for row in rows:
         if row.value is None:
             result.errors.append(f"{row.where}: {row.error}")
             continue
-        found = find_session(families, row.value)
-        if isinstance(found, str):
-            result.errors.append(f"{row.where}: {found}")
+        answer = grader.grade(row.value, judge)
+        if isinstance(answer, str):  # the row names no usable session
+            result.errors.append(f"{row.where}: {answer}")
             continue
-        _, episode, session = found
-        graded = grade_row(row, episode, session, judge)
+        graded = Graded(row, answer.predicted, answer.undecided, answer.detail)
         if graded.predicted is None:
             result.no_verdict.append(graded)
             continue
@@ -217,7 +124,7 @@ def measure(rows: list[Row[LabelledAnswer]], families: Families, judge: Any = No
             tally.n += 1
             tally.agree += graded.agrees
             tally.undecided += graded.undecided
-    result.errors.extend(families.problems)
+    result.errors.extend(grader.problems)
     return result
 
 
@@ -238,7 +145,10 @@ def shipped_agreement() -> Measured | None:
         rows = read_rows([path])
     except LabelError:
         return None
-    return measure(rows, Families([families_dir()]))
+    from ..protocols.registry import standalone_registry
+
+    grader = standalone_registry()[DEFAULT_PROTOCOL].answer_grader([families_dir()])
+    return measure(rows, grader) if grader is not None else None
 
 
 # -- output -----------------------------------------------------------------------------------------
@@ -303,7 +213,14 @@ def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         print(f"pastbench grader-agreement: --families: no such path {', '.join(missing)}", file=err)
         return 2
     try:
-        result = measure(rows, Families(roots), judge)
+        grader = protocol_answer(
+            args, "grader-agreement", lambda p: p.answer_grader(roots), "grades no answers"
+        )
+    except Unanswered as exc:
+        print(exc, file=err)
+        return 2
+    try:
+        result = measure(rows, grader, judge)
     except InfraError as exc:  # the judge's provider down after its retries: nothing measured
         print(f"pastbench grader-agreement: infra_blocked: {exc}", file=err)
         return 1
@@ -365,6 +282,7 @@ def register_cli(subparsers: argparse._SubParsersAction) -> None:
     )
     command.add_argument("--model-aliases", default=None, help="alias file, as --pastbench-model-aliases")
     command.add_argument("--retries", type=int, default=4, help="attempts per judge request (default 4)")
+    add_protocol_arguments(command)
     command.set_defaults(func=_command)
 
 

@@ -1,4 +1,4 @@
-"""``pastbench schema``: the JSON Schema of PAST family files."""
+"""``pastbench schema``: the JSON Schema of a protocol's family files (PAST's by default)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .protocol_choice import Unanswered, add_protocol_arguments, protocol_answer
+
 
 def run(args: argparse.Namespace) -> int:
-    from ..protocols.past.schema import family_json_schema
-
-    text = json.dumps(family_json_schema(), indent=2) + "\n"
+    try:
+        schema = protocol_answer(args, "schema", lambda p: p.family_schema(), "publishes no JSON Schema")
+    except Unanswered as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    text = json.dumps(schema, indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text)
     else:
@@ -23,4 +28,5 @@ def run(args: argparse.Namespace) -> int:
 def register_cli(commands: Any) -> None:
     schema = commands.add_parser("schema", help="print the JSON Schema of family files")
     schema.add_argument("-o", "--output", help="write to this file instead of stdout")
+    add_protocol_arguments(schema)
     schema.set_defaults(func=run)

@@ -1,5 +1,5 @@
-"""``pastbench validate``: schema of every family file, then the dataset audit (or the ServeLearnBench
-replay audit of a download)."""
+"""``pastbench validate``: schema of every family file, then the protocol's dataset audit (PAST's by
+default; or the ServeLearnBench replay audit of a download)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .protocol_choice import Unanswered, add_protocol_arguments, protocol_answer
+
 
 def run(args: argparse.Namespace) -> int:
-    """Schema of every file, then the dataset audit (counts table and every failure)."""
-    from ..protocols.past.dataset.audit import audit, counts_table, shortcuts_table
+    """Schema of every file, then the protocol's audit (PAST's: counts table and every failure)."""
     from ..protocols.stream.servelearn.schema import is_servelearn
 
     paths = [Path(raw) for raw in args.paths]
@@ -27,29 +28,19 @@ def run(args: argparse.Namespace) -> int:
             print("validate ServeLearnBench downloads and family files in separate runs", file=sys.stderr)
             return 2
         return validate_downloads(downloads)
-    report = audit(paths, run_policies=not args.no_runs, check_counts=not args.any_shape)
-    for path, family in report.families.items():
-        print(f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)")
-    for path, described in report.protocol_families.items():
-        print(f"ok   {path} ({described})")
-    print()
-    print(counts_table(report, with_expected=not args.any_shape))
-    print()
-    if report.shortcuts:
-        print(shortcuts_table(report))
-        print()
-    for note in report.notes:
-        print(note)
-    for finding in report.findings:
-        print(finding)
-    if report.ok:
-        oracle = "" if report.oracle_min is None else f"; oracle min s_e {report.oracle_min:.2f}"
-        if report.empty_max is not None:
-            oracle += f"; empty-answer max s_e {report.empty_max:.2f}"
-        print(f"audit passed: {len(report.families)} families{oracle}")
-        return 0
-    print(f"audit failed: {len(report.findings)} problem(s)")
-    return 1
+    try:
+        validated = protocol_answer(
+            args,
+            "validate",
+            lambda p: p.validate(paths, run_policies=not args.no_runs, check_counts=not args.any_shape),
+            "audits no family files",
+        )
+    except Unanswered as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    text, passed = validated
+    print(text)
+    return 0 if passed else 1
 
 
 def register_cli(commands: Any) -> None:
@@ -65,4 +56,5 @@ def register_cli(commands: Any) -> None:
     validate.add_argument(
         "--any-shape", action="store_true", help="your own family set: skip the built-in set's count rule"
     )
+    add_protocol_arguments(validate)
     validate.set_defaults(func=run)

@@ -5,7 +5,7 @@ Two methods:
 
 - ``grade(rubric, answer)``: a rubric's score (``pastbench judge-agreement`` and judges that have
   only this method);
-- ``read(claim)``: what the answer claims, one ``claims.Reading`` of five (asserts_expected,
+- ``read(claim)``: what the answer claims, one ``Reading`` of five (asserts_expected,
   asserts_other, hedges, denies, no_answer) with a one-line reason. A judge with ``read`` grades
   every text check (value, contains, any_of of them, rubric) of a run; the deterministic verdict
   is recorded beside its own.
@@ -15,14 +15,49 @@ Keeping the protocol tiny lets tests (and users) pass any object with ``name`` a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
-from ..protocols.shared.claims import ClaimVerdict, Reading
+
+class Reading(StrEnum):
+    """What an answer claims about one fact: the deterministic grader's reading (any protocol's
+    claim reader) or a judge's; "undecided" is the deterministic grader's alone."""
+
+    ASSERTS_EXPECTED = "asserts_expected"
+    ASSERTS_OTHER = "asserts_other"
+    HEDGES = "hedges"
+    DENIES = "denies"
+    NO_ANSWER = "no_answer"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """One reading with its one-line reason (and the value the answer asserted, when it named one)."""
+
+    reading: Reading
+    detail: str
+    value: str | None = None
+
 
 # The verdicts a judge may return; "undecided" is the deterministic grader's alone.
 JUDGE_READINGS = tuple(r for r in Reading if r is not Reading.UNDECIDED)
+
+
+class ClaimReader(Protocol):
+    """A deterministic claim reader: what ``answer`` claims about a gold value (``expected``: its
+    accepted forms, ``stale``: superseded values, ``decoys``: wrong ones; ``question`` optional)."""
+
+    def __call__(
+        self,
+        answer: str,
+        expected: Sequence[str],
+        stale: Sequence[str] = (),
+        decoys: Sequence[str] = (),
+        question: str = "",
+    ) -> ClaimVerdict: ...
 
 
 @dataclass(frozen=True)

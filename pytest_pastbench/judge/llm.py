@@ -33,9 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InfraError, JudgeError
 from ..models.client import OFFLINE_PREFIX, ModelClient, resolve_model
-from ..protocols.shared.claims import ClaimVerdict, Reading
 from ..resources import prompt_file
-from .base import JUDGE_READINGS, Claim, Verdict
+from .base import JUDGE_READINGS, Claim, ClaimVerdict, Reading, Verdict
 
 PROMPT_FILE = prompt_file("judge_rubric.md")
 CLAIM_PROMPT_FILE = prompt_file("judge_claim.md")
@@ -209,12 +208,14 @@ class LLMJudge:
 
 def check_judge_model(model: str) -> None:
     """``ValueError`` when the model cannot judge: an offline agent policy answers no rubric."""
+    from ..models.offline_models import agent_policies
     from ..models.sleep_model import NAME as SLEEP_MODEL
-    from ..protocols.shared.replay import POLICIES
 
     target = resolve_model(model).model
-    # An unknown pastbench/ name is the start-up check's (plugin._check_run_setup) to name.
-    if target.split("?", 1)[0].removeprefix(OFFLINE_PREFIX) in {*POLICIES, SLEEP_MODEL}:
+    if not target.startswith(OFFLINE_PREFIX):
+        return  # a real model: the protocols' policy names need not load
+    # An unknown pastbench/ name is the start-up check's (preflight.check_run_setup) to name.
+    if target.split("?", 1)[0].removeprefix(OFFLINE_PREFIX) in {*agent_policies(), SLEEP_MODEL}:
         raise ValueError(
             f"{target} is an offline agent policy, not a judge; "
             f"use {REFERENCE_JUDGE} (offline) or a real model"

@@ -8,9 +8,10 @@ the answer. A term is found when an answer word shares its first ``STEM`` letter
 scored without keys; it cannot tell a right answer from one that merely uses the right words.
 
 A claim prompt (``prompts/judge_claim.md``: question, rubric, facts, answer) it answers with the
-deterministic claims reading (``claims.read_claim``) of each fact the prompt gives, so offline
-the judge path grades text as the deterministic grader does; a rubric without facts gets the
-lexical score above (met: asserts_expected, else no_answer).
+deterministic claim reading of each fact the prompt gives (the ``ClaimReader`` it is handed: a
+protocol's, ``BenchProtocol.claim_reader``), so offline the judge path grades text as the
+deterministic grader does; a rubric without facts gets the lexical score above (met:
+asserts_expected, else no_answer).
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from typing import Any
 
 from ..core.text import content_words
 from ..errors import NotAJudgePrompt
-from ..protocols.shared.claims import ClaimVerdict, Reading, read_claim
-from .base import all_facts
+from .base import ClaimReader, ClaimVerdict, Reading, all_facts
 
 NAME = "judge"
 STEM = 5
@@ -69,11 +69,15 @@ def _facts(block: str) -> list[dict[str, Any]]:
     return facts
 
 
-def read(question: str, rubric: str, facts: list[dict[str, Any]], answer: str) -> ClaimVerdict:
-    """The claim verdict from what a claim prompt gives: the deterministic reading of each fact."""
+def read(
+    question: str, rubric: str, facts: list[dict[str, Any]], answer: str, read_claim: ClaimReader | None
+) -> ClaimVerdict:
+    """The claim verdict from what a claim prompt gives: ``read_claim``'s reading of each fact."""
     if not facts:
         score, reason = grade(rubric, answer) if rubric != "none" else (0.0, "no fact and no rubric")
         return ClaimVerdict(Reading.ASSERTS_EXPECTED if score >= PASS_AT else Reading.NO_ANSWER, reason)
+    if read_claim is None:
+        raise NotAJudgePrompt("pastbench/judge: no registered protocol reads claims, so it reads no facts")
     verdicts = [
         read_claim(
             answer,
@@ -93,8 +97,9 @@ def read(question: str, rubric: str, facts: list[dict[str, Any]], answer: str) -
     return verdict
 
 
-def reply(messages: list[dict[str, Any]]) -> str:
-    """The JSON verdict for the first user message of a judge conversation."""
+def reply(messages: list[dict[str, Any]], read_claim: ClaimReader | None = None) -> str:
+    """The JSON verdict for the first user message of a judge conversation; a claim prompt's
+    facts are read with ``read_claim``."""
     first_user = next((m for m in messages if m.get("role") == "user"), None)
     content = str((first_user or {}).get("content") or "")
     claim = _CLAIM.search(content)
@@ -103,7 +108,7 @@ def reply(messages: list[dict[str, Any]]) -> str:
             facts = _facts(claim["facts"])
         except json.JSONDecodeError as exc:
             raise NotAJudgePrompt(f"pastbench/judge: a fact line is not JSON ({exc.msg})") from None
-        verdict = read(claim["question"], claim["rubric"], facts, claim["answer"])
+        verdict = read(claim["question"], claim["rubric"], facts, claim["answer"], read_claim)
         reason = verdict.detail or f"{verdict.reading.value.replace('_', ' ')}"
         return json.dumps({"verdict": verdict.reading.value, "reason": reason})
     match = _BLOCK.search(content)

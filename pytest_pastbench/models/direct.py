@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..protocols.past.offline_policy import decide
-from ..protocols.shared.replay import POLICIES
 from .client import ModelReply
+from .offline_models import agent_policies, decide
 
 
 class PolicyModel:
     def __init__(self, name: str) -> None:
         self.model = f"pastbench/{name}"
-        self.policy = POLICIES[name]
+        self.policy = agent_policies()[name]
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
+        # The protocol whose conversation this is answers, as through the provider.
         decision = decide(self.policy, messages, tools or [])
         if "tool_calls" in decision:
             calls = [

@@ -29,11 +29,9 @@ from litellm.types.utils import (  # noqa: E402
 )
 
 from ..judge import reference as reference_judge
-from ..protocols.shared.replay import POLICIES
-from . import sleep_model
+from . import offline_models, sleep_model
 
 PROVIDER = "pastbench"
-_MODEL_NAMES = sorted([*POLICIES, sleep_model.NAME, reference_judge.NAME])
 _CHARS_PER_TOKEN = 4  # a documented approximation; offline usage is for relative comparisons
 
 
@@ -52,10 +50,10 @@ class ReferencePolicyLLM(litellm.CustomLLM):
 
     def _respond(self, model: str, messages: list, kwargs: dict[str, Any]) -> ModelResponse:
         name, params = parse_model(model)
-        policy = POLICIES.get(name)
+        policy = offline_models.agent_policies().get(name)
         if policy is None and name not in (reference_judge.NAME, sleep_model.NAME):
             raise litellm.BadRequestError(
-                message=f"unknown offline model pastbench/{name}; choose one of {_MODEL_NAMES}",
+                message=f"unknown offline model pastbench/{name}; choose one of {model_names()}",
                 model=model,
                 llm_provider=PROVIDER,
             )
@@ -66,11 +64,14 @@ class ReferencePolicyLLM(litellm.CustomLLM):
             decision = sleep_model.reply(messages, tools)
         elif policy is None:  # the reference judge
             try:
-                decision = {"content": reference_judge.reply(messages)}
+                decision = {"content": reference_judge.reply(messages, offline_models.claim_reader())}
             except reference_judge.NotAJudgePrompt as exc:
                 raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
         else:
-            decision = _protocol_policy(messages, tools).decide(policy, messages, tools)
+            try:
+                decision = offline_models.decide(policy, messages, tools)
+            except offline_models.NoOfflinePolicy as exc:
+                raise litellm.BadRequestError(message=str(exc), model=model, llm_provider=PROVIDER) from None
         if "tool_calls" in decision:
             calls = [
                 ChatCompletionMessageToolCall(
@@ -101,20 +102,10 @@ class ReferencePolicyLLM(litellm.CustomLLM):
         )
 
 
-def _protocol_policy(messages: list, tools: list) -> Any:
-    """The offline policy of the protocol whose session this is: the registered protocols' in
-    order, a catch-all one (PAST's) only when no other recognises the conversation."""
-    from ..protocols.registry import standalone_registry
-
-    policies = [p for p in (protocol.offline_policy() for protocol in standalone_registry()) if p is not None]
-    for policy in sorted(policies, key=lambda p: p.catch_all):  # stable: registration order within
-        if policy.handles(messages, tools):
-            return policy
-    raise litellm.BadRequestError(
-        message="no registered protocol's offline policy answers this conversation",
-        model=PROVIDER,
-        llm_provider=PROVIDER,
-    )
+def model_names() -> list[str]:
+    """Every ``pastbench/`` model name the provider serves: the protocols' policies, the sleep
+    model and the reference judge."""
+    return sorted([*offline_models.agent_policies(), sleep_model.NAME, reference_judge.NAME])
 
 
 def _call_id(messages: list, index: int) -> str:
@@ -144,7 +135,7 @@ def register() -> None:
                 "litellm_provider": PROVIDER,
                 "mode": "chat",
             }
-            for name in _MODEL_NAMES
+            for name in model_names()
         }
     )
     _registered = True

@@ -29,12 +29,14 @@ def pastbench_store(tmp_path: Path) -> Any:
 
 
 @pytest.fixture
-def pastbench_world() -> Any:
-    """The simulated services (notes, archive, tickets, deploys) with an empty seed."""
-    from ..protocols.past.schema import WorldSeed
-    from ..protocols.past.world import World
-
-    return World(WorldSeed())
+def pastbench_world(request: pytest.FixtureRequest) -> Any:
+    """The simulated services (notes, archive, tickets, deploys) with an empty seed: the first
+    registered protocol's ``empty_world`` (of the built-in four, PAST's)."""
+    registry = pastbench_run(request.config).registry
+    world = next((w for w in (protocol.empty_world() for protocol in registry) if w is not None), None)
+    if world is None:
+        raise pytest.UsageError("pastbench_world: no registered protocol has a simulated world")
+    return world
 
 
 @pytest.fixture

@@ -18,13 +18,14 @@ def check_run_setup(config: pytest.Config) -> None:
     from ..judge import reference as reference_judge
     from ..models.cache import CACHE_FILE, replay_problem
     from ..models.client import missing_keys, model_problem
+    from ..models.offline_models import agent_policies
     from ..models.sleep_model import NAME as SLEEP_MODEL
-    from ..protocols.shared.replay import POLICIES
 
     session = pastbench_run(config)
     session.agent()
     options = session.options
-    roles = [("model", model, sorted([*POLICIES, SLEEP_MODEL])) for model in options.models]
+    agent_models = sorted([*agent_policies(), SLEEP_MODEL])  # the registered protocols' policies
+    roles = [("model", model, agent_models) for model in options.models]
     if options.judge_model:
         roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))
     unusable = []

@@ -14,8 +14,14 @@ from typing import Any
 import pytest
 
 from ..errors import BaselineError, GateSyntaxError
-from ..protocols.past.metrics import episode_scores
-from ..results.baseline import Baseline, check_name, load_baseline, protocol_gate_metrics, save_baseline
+from ..results.baseline import (
+    Baseline,
+    check_name,
+    load_baseline,
+    protocol_baseline_data,
+    protocol_gate_metrics,
+    save_baseline,
+)
 from ..results.compare import render_comparison
 from ..results.gates import Gate, GateResult, ProtocolMetrics, gate_and_report, gate_exit_code, parse_gates
 
@@ -60,10 +66,8 @@ class RegressionCheck:
     def run(self, summary: dict[str, Any], records: dict[str, list[Any]], registry: Any, seed: int) -> None:
         """Compare and gate this run (against the baseline as loaded at start), then save it.
         Every protocol's gates are read from its gate metrics (``BenchProtocol.gate_metrics``),
-        their units from its plain records (PAST's: from the per-episode scores)."""
-        from ..protocols.registry import PAST
-
-        episodes = episode_scores(records.get(PAST, []))
+        their units from its plain records or its ``baseline_data`` (PAST's per-episode scores)."""
+        data = protocol_baseline_data(registry, records)
         plain = {name: [r for r in rs if isinstance(r, dict)] for name, rs in records.items()}
         gate_metrics = protocol_gate_metrics(registry, summary, plain)
         if self.baseline is not None:
@@ -76,7 +80,7 @@ class RegressionCheck:
             }
             if self.gates:
                 out, err = io.StringIO(), io.StringIO()
-                current = Baseline("current run", summary, episodes, gate_metrics=gate_metrics)
+                current = Baseline("current run", summary, data, gate_metrics=gate_metrics)
                 self.results = gate_and_report(self.gates, current, self.baseline, registry, seed, out, err)
                 self.comparison["gates"] = [line for line in out.getvalue().splitlines() if line]
                 printed = (err.getvalue() + out.getvalue()).splitlines()
@@ -92,7 +96,7 @@ class RegressionCheck:
                 f"{partial['expected']} items); resume it to the end, then save"
             )
         elif self.save_name:
-            path = save_baseline(self.storage, self.save_name, summary, records.get(PAST, []), gate_metrics)
+            path = save_baseline(self.storage, self.save_name, summary, data, gate_metrics)
             self.lines.append(f"saved baseline {self.save_name!r}: {path}")
 
 

@@ -26,6 +26,7 @@ from ..plugin.run_handle import pastbench_run
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
+    from ..judge.base import ClaimReader
     from ..results.ablation import AblationSpec
     from ..results.render.figure_kit import FigureSpec
 
@@ -66,6 +67,28 @@ class HtmlSection:
 
     template: Path
     context: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class GradedAnswer:
+    """What a protocol's grader made of one answer labelled by meaning (``pastbench
+    grader-agreement``): predicted correct (None: the judge gave no verdict), whether the
+    deterministic grader left it undecided, and why it failed."""
+
+    predicted: bool | None
+    undecided: bool = False
+    detail: str = ""
+
+
+class AnswerGrader(Protocol):
+    """``BenchProtocol.answer_grader``: grades labelled answers against its families' sessions."""
+
+    problems: list[str]  # family files it could not read, one line each
+
+    def grade(self, label: Any, judge: Any) -> GradedAnswer | str:
+        """``label`` (family, episode, session, answer) graded by the session's text checks (with
+        ``judge`` when given); a string saying why when the row names no usable session."""
+        ...
 
 
 def known_units(units: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]] | None:
@@ -193,6 +216,51 @@ class BenchProtocol(Protocol):
 
     def gate_metrics(self, summary: Mapping[str, Any]) -> list[GateMetric]:
         """The named metrics of this protocol in a summary, for baselines, gates and compare."""
+        ...
+
+    # -- what the shared layers (models, judge, results, cli) ask of it (issue 32 item 1) ----------
+    def offline_models(self) -> Mapping[str, Any]:
+        """The ``pastbench/<name>`` offline models it names: name -> the policy object that every
+        registered protocol's ``OfflinePolicy.decide`` receives for that model."""
+        ...
+
+    def claim_reader(self) -> ClaimReader | None:
+        """Its deterministic reading of what an answer claims, which the offline reference judge
+        (``pastbench/judge``) answers claim prompts with; None: it has none."""
+        ...
+
+    def baseline_data(self, records: list[Any]) -> dict[str, Any]:
+        """What a saved baseline keeps of it beside the summary and its gate metrics, drawn from
+        its records: top-level fields of the baseline file, plain JSON (read back by
+        ``baseline_units`` as ``Baseline.data``)."""
+        ...
+
+    def family_schema(self) -> dict[str, Any] | None:
+        """``pastbench schema``: the JSON Schema of its family files; None: it publishes none."""
+        ...
+
+    def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+        """``pastbench export``: write its families under ``families_root`` (None: its built-in
+        ones) to ``out`` as one JSON file and say what was written; None: it exports none. Raises
+        ``FamilyFileError``."""
+        ...
+
+    def empty_world(self) -> Any | None:
+        """The ``pastbench_world`` fixture: a fresh simulated world its sessions run against, with
+        an empty seed; None: it has none."""
+        ...
+
+    def answer_grader(self, roots: list[Path]) -> AnswerGrader | None:
+        """``pastbench grader-agreement``: its grader over the families under ``roots``, for
+        answers labelled by meaning; None: it grades none."""
+        ...
+
+    def validate(
+        self, paths: list[Path], *, run_policies: bool, check_counts: bool
+    ) -> tuple[str, bool] | None:
+        """``pastbench validate``: check family files or folders (``run_policies``: also run the
+        offline policies over them; ``check_counts``: the built-in set's count rule); (the report,
+        passed), or None when it audits none."""
         ...
 
 
@@ -354,6 +422,33 @@ class ProtocolBase:
         """Why a config holds no ``scope`` for a gate, given the scopes it holds (as gates name them)."""
         metric = gate_name.rpartition(".")[2]
         return f"no {gate_name} (scopes with {metric}: {', '.join(scopes) or 'none'})"
+
+    # -- what the shared layers ask of it (issue 32 item 1): none of these by default ------------
+    def offline_models(self) -> Mapping[str, Any]:
+        return {}
+
+    def claim_reader(self) -> ClaimReader | None:
+        return None
+
+    def baseline_data(self, records: list[Any]) -> dict[str, Any]:
+        return {}
+
+    def family_schema(self) -> dict[str, Any] | None:
+        return None
+
+    def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+        return None
+
+    def empty_world(self) -> Any | None:
+        return None
+
+    def answer_grader(self, roots: list[Path]) -> AnswerGrader | None:
+        return None
+
+    def validate(
+        self, paths: list[Path], *, run_policies: bool, check_counts: bool
+    ) -> tuple[str, bool] | None:
+        return None
 
 
 class ProtocolFile(pytest.File):

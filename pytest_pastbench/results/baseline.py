@@ -1,9 +1,10 @@
-"""Saved baselines: a run's summary and per-episode scores under a name, for later comparison.
+"""Saved baselines: a run's summary and what its protocols keep of their records, under a name.
 
 The pytest-benchmark convention (save / compare / compare-fail): ``save_baseline`` writes
 ``<storage>/<name>.json``; ``load_baseline`` reads a name from the storage, a baseline file, or a
-finished run folder, so a gate can compare against any of them. The per-episode scores travel with
-the summary because a noise-aware comparison bootstraps over episodes, not over summary means.
+finished run folder, so a gate can compare against any of them. Beside the summary travel each
+protocol's ``baseline_data`` (PAST's: its per-episode scores, because a noise-aware comparison
+bootstraps over episodes, not over summary means) and the protocols' gate metrics with their units.
 """
 
 from __future__ import annotations
@@ -20,9 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BaselineError, RunLoadError
-from ..protocols.past.metrics import episode_scores
 from ..version import plugin_version
-from .item_record import ItemRecord
 from .read import load_run
 from .run_folder import write_json_atomic
 
@@ -34,18 +33,31 @@ BASELINE_SCHEMA_VERSION = 1
 DEFAULT_STORAGE = Path(".pastbench") / "baselines"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
-# label -> family -> episode -> (s_on, s_off); a score is None where that arm has no score.
-Episodes = dict[str, dict[str, dict[str, tuple[float | None, float | None]]]]
+# The baseline file's own fields; any other top-level field is a protocol's ``baseline_data``.
+OWN_FIELDS = frozenset(
+    {
+        "schema_version",
+        "name",
+        "saved_at",
+        "machine",
+        "git_commit",
+        "plugin_version",
+        "summary",
+        "gate_metrics",
+    }
+)
 
 
 @dataclass
 class Baseline:
     name: str
     summary: dict[str, Any]
-    episodes: Episodes
+    # The protocols' ``baseline_data`` (PAST's ``episodes``), as plain JSON: their
+    # ``baseline_units`` read it.
+    data: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
     # The protocols' gate metrics with their units (drawn from records, which a baseline file
-    # does not keep); None: read them from the summary (PAST's units: from ``episodes``).
+    # does not keep); None: read them from the summary (and the protocols' ``baseline_units``).
     gate_metrics: list[GateMetric] | None = None
 
     @property
@@ -104,15 +116,30 @@ def git_commit(cwd: Path | None = None) -> str | None:
     return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else None
 
 
+def protocol_baseline_data(registry: Any, records: Mapping[str, list[Any]]) -> dict[str, Any]:
+    """Every registered protocol's ``baseline_data`` of its records (protocol -> loaded records),
+    as the baseline file keeps them (plain JSON); two protocols may not claim one field."""
+    data: dict[str, Any] = {}
+    for protocol in registry:
+        fields = protocol.baseline_data(list(records.get(protocol.name, [])))
+        taken = sorted(set(fields) & (set(data) | OWN_FIELDS))
+        if taken:
+            raise BaselineError(
+                f"protocol {protocol.name}: baseline field(s) {', '.join(taken)} already taken"
+            )
+        data.update(fields)
+    return json.loads(json.dumps(data))  # as a baseline file gives them back (tuples as lists)
+
+
 def save_baseline(
     storage: Path,
     name: str,
     summary: dict[str, Any],
-    records: list[ItemRecord],
+    data: Mapping[str, Any],
     gate_metrics: list[GateMetric] | None = None,
 ) -> Path:
     """Write ``<storage>/<name>.json`` atomically and return its path (an existing one is replaced).
-    ``gate_metrics``: the protocols' (with their units), kept beside the PAST episodes."""
+    ``data``: the protocols' (``protocol_baseline_data``); ``gate_metrics``: theirs with units."""
     stem = check_name(name)
     path = Path(storage) / f"{stem}.json"
     document = {
@@ -123,7 +150,7 @@ def save_baseline(
         "git_commit": git_commit(Path.cwd()),
         "plugin_version": plugin_version(),
         "summary": summary,
-        "episodes": episode_scores(records),
+        **data,
     }
     if gate_metrics is not None:
         document["gate_metrics"] = [asdict(m) for m in gate_metrics]
@@ -137,24 +164,9 @@ def save_baseline(
     return path
 
 
-def _episodes_from_json(raw: Any, source: Path) -> Episodes:
-    # JSON turned the (s_on, s_off) tuples into lists; give callers the tuples back.
-    try:
-        return {
-            label: {
-                family: {episode: (pair[0], pair[1]) for episode, pair in episodes.items()}
-                for family, episodes in families.items()
-            }
-            for label, families in raw.items()
-        }
-    except (AttributeError, TypeError, IndexError, KeyError):
-        raise BaselineError(
-            f"{source}: 'episodes' is not label -> family -> episode -> [s_on, s_off]"
-        ) from None
-
-
 def _is_baseline_document(data: Any) -> bool:
-    return isinstance(data, dict) and "summary" in data and "episodes" in data
+    # A run folder's files hold no "summary" field beside "saved_at".
+    return isinstance(data, dict) and "summary" in data and "saved_at" in data
 
 
 def _from_file(path: Path) -> Baseline:
@@ -163,18 +175,18 @@ def _from_file(path: Path) -> Baseline:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BaselineError(f"{path}: unreadable baseline: {exc}") from None
     if not _is_baseline_document(data):
-        raise BaselineError(f"{path}: not a pastbench baseline (no 'summary' and 'episodes')")
+        raise BaselineError(f"{path}: not a pastbench baseline (no 'summary' and 'saved_at')")
     version = data.get("schema_version")
     if version != BASELINE_SCHEMA_VERSION:
         raise BaselineError(f"{path}: baseline schema_version {version!r}, this plugin reads 1")
     summary = data["summary"]
     if not isinstance(summary, dict) or not isinstance(summary.get("configs"), list):
         raise BaselineError(f"{path}: 'summary' is not a sequence_summary document")
-    meta = {k: v for k, v in data.items() if k not in ("summary", "episodes", "gate_metrics")}
+    meta = {k: v for k, v in data.items() if k in OWN_FIELDS - {"summary", "gate_metrics"}}
     return Baseline(
         name=str(data.get("name") or path.stem),
         summary=summary,
-        episodes=_episodes_from_json(data["episodes"], path),
+        data={k: v for k, v in data.items() if k not in OWN_FIELDS},
         meta={**meta, "source": str(path), "kind": "baseline"},
         gate_metrics=_gate_metrics_from_json(data.get("gate_metrics"), path),
     )
@@ -196,22 +208,18 @@ def _from_run(path: Path) -> Baseline:
         run = load_run(path)
     except RunLoadError as exc:
         raise BaselineError(str(exc)) from None
-    return Baseline(
-        name=run.path.name,
-        summary=run.summary,
-        episodes=episode_scores(run.records),
-        meta={"source": str(run.path), "kind": "run", "run": run.run},
-        gate_metrics=run_folder_gate_metrics(run.path, run.summary),
-    )
-
-
-def run_folder_gate_metrics(run_dir: Path, summary: dict[str, Any]) -> list[GateMetric]:
-    """The protocols' gate metrics of a run folder, their units drawn from its records."""
     from ..protocols.registry import standalone_registry
 
     registry = standalone_registry()
-    records = {protocol.name: protocol.read_records(run_dir) for protocol in registry}
-    return protocol_gate_metrics(registry, summary, records)
+    records = {protocol.name: protocol.read_records(run.path) for protocol in registry}
+    loaded = {name: [registry[name].load_record(r) for r in plain] for name, plain in records.items()}
+    return Baseline(
+        name=run.path.name,
+        summary=run.summary,
+        data=protocol_baseline_data(registry, loaded),
+        meta={"source": str(run.path), "kind": "run", "run": run.run},
+        gate_metrics=protocol_gate_metrics(registry, run.summary, records),
+    )
 
 
 def load_baseline(ref: str, storage: Path) -> Baseline:

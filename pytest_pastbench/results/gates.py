@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..core.stats import mean, paired_bootstrap_ci, stratified_mean
 from ..errors import BaselineError, GateSyntaxError
 from ..judge.base import describe_judge
-from .baseline import DEFAULT_STORAGE, Baseline, Episodes, load_baseline, protocol_gate_metrics
+from .baseline import DEFAULT_STORAGE, Baseline, load_baseline, protocol_gate_metrics
 
 if TYPE_CHECKING:
     from ..protocols.base import GateMetric
@@ -489,14 +489,15 @@ def _find(registry: Any, name: str) -> Any:
 def evaluate_gates(
     gates: list[Gate],
     current_summary: dict[str, Any],
-    current_episodes: Episodes,
+    current_data: dict[str, Any],
     baseline: Baseline,
     seed: int,
     registry: Any = None,
 ) -> list[GateResult]:
-    """``evaluate_metric_gates`` of a run's summary and per-episode scores against a baseline."""
+    """``evaluate_metric_gates`` of a run's summary and its protocols' ``baseline_data`` (PAST's
+    per-episode scores) against a baseline."""
     registry = registry if registry is not None else _builtin_registry()
-    current = Baseline("current run", current_summary, current_episodes)
+    current = Baseline("current run", current_summary, current_data)
     return evaluate_metric_gates(
         gates,
         run_gate_metrics(registry, current),

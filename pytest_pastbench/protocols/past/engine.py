@@ -227,6 +227,12 @@ def run_agent_session(
     )
 
 
+def empty_world() -> World:
+    """The simulated services (notes, archive, tickets, deploys) with an empty seed: the
+    ``pastbench_world`` fixture's, for ``run_agent_session``."""
+    return World(schema.WorldSeed())
+
+
 def _sum_costs(runs: list[SessionRecord]) -> float | None:
     known = [r.cost_usd for r in runs if r.cost_usd is not None]
     return round(sum(known), 6) if known else None

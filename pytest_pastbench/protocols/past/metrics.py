@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
 from typing import Any
 
 from pytest_pastbench.core.stats import (
@@ -430,15 +429,6 @@ def agent_errors(records: list[ItemRecord]) -> dict[str, Any]:
                 if reason not in first and len(first) < QUOTED_AGENT_ERRORS:
                     first.append(reason)
     return {"sessions": sessions, "first": first}
-
-
-def agent_error_line(summary: Mapping[str, Any]) -> str | None:
-    """``18 sessions agent_error (first: …; …)``, or None when there was none."""
-    errors = (summary.get("run") or {}).get("agent_errors") or {}
-    if not errors.get("sessions"):
-        return None
-    noun = "session" if errors["sessions"] == 1 else "sessions"
-    return f"{errors['sessions']} {noun} agent_error (first: {'; '.join(errors['first'])})"
 
 
 def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:

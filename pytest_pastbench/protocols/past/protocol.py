@@ -19,7 +19,9 @@ from ..detect import FORMAT_TAG
 from .components import GATE_METRICS
 
 if TYPE_CHECKING:
+    from ...judge.base import ClaimReader
     from ...results.render.figure_kit import FigureSpec
+    from ..base import AnswerGrader
 
 __all__ = ["PROTOCOL", "PastProtocol"]
 
@@ -182,12 +184,57 @@ class PastProtocol(ProtocolBase):
         """Δ's, S_on's and S_off's paired units: the baseline's per-episode scores."""
         from .gates import episode_units
 
-        return episode_units(baseline.summary, baseline.episodes)
+        return episode_units(baseline.summary, baseline.data.get("episodes") or {})
 
     def gate_scope_problem(self, gate_name: str, scope: str, scopes: Sequence[str]) -> str:
         from .gates import scope_problem
 
         return scope_problem(scope, scopes)
+
+    # -- what the shared layers ask of it (models, judge, results: issue 32 item 1) ----------------
+    def offline_models(self) -> Mapping[str, Any]:
+        """blind, recall and curator: the reference policies every protocol's offline policy runs."""
+        from ..shared.replay import POLICIES
+
+        return POLICIES
+
+    def claim_reader(self) -> ClaimReader:
+        from ..shared.claims import read_claim
+
+        return read_claim
+
+    def baseline_data(self, records: list[Any]) -> dict[str, Any]:
+        """``episodes``: the per-episode scores Δ's gates pair (``baseline_units``)."""
+        from .metrics import episode_scores
+
+        return {"episodes": episode_scores(records)}
+
+    def family_schema(self) -> dict[str, Any]:
+        from .schema import family_json_schema
+
+        return family_json_schema()
+
+    def export_dataset(self, families_root: Path | None, out: Path) -> str:
+        from pytest_pastbench.resources import families_dir
+
+        from .dataset.commands import export_line
+
+        return export_line(families_root or families_dir(), out)
+
+    def empty_world(self) -> Any:
+        from .engine import empty_world
+
+        return empty_world()
+
+    def answer_grader(self, roots: list[Path]) -> AnswerGrader:
+        from .labelled_answers import PastAnswerGrader
+
+        return PastAnswerGrader(roots)
+
+    def validate(self, paths: list[Path], *, run_policies: bool, check_counts: bool) -> tuple[str, bool]:
+        from .dataset.commands import validate_text
+
+        return validate_text(paths, run_policies=run_policies, check_counts=check_counts)
 
     # -- against a baseline (results/compare.py, plugin/regression.py) -----------------------------
     def render_comparison(self, current: dict[str, Any], baseline: dict[str, Any]) -> str:

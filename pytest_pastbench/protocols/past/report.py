@@ -11,9 +11,7 @@ from .metrics import COMPONENTS
 def render_past(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
     if summary.get("configs"):
         from pytest_pastbench.judge.base import judge_lines
-        from pytest_pastbench.results.render.table import render_delta_table
-
-        from .metrics import agent_error_line
+        from pytest_pastbench.results.render.table import agent_error_line, render_delta_table
 
         # A file's progress line leaves a newline pending that the first line writes as a blank
         # line; under xdist no progress line names a file, so write that blank line here.

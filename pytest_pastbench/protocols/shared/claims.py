@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from pytest_pastbench.core.text import STOPWORDS, sentences, stem
+from pytest_pastbench.judge.base import ClaimVerdict, Reading
 from pytest_pastbench.protocols.shared.matching import (
     ARROW,
     BREAK,
@@ -61,22 +62,6 @@ from pytest_pastbench.protocols.shared.matching import (
     same,
     spans,
 )
-
-
-class Reading(StrEnum):
-    ASSERTS_EXPECTED = "asserts_expected"
-    ASSERTS_OTHER = "asserts_other"
-    HEDGES = "hedges"
-    DENIES = "denies"
-    NO_ANSWER = "no_answer"
-    UNDECIDED = "undecided"
-
-
-@dataclass(frozen=True)
-class ClaimVerdict:
-    reading: Reading
-    detail: str
-    value: str | None = None
 
 
 class Status(StrEnum):

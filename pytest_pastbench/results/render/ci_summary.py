@@ -11,11 +11,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_pastbench.protocols.past.metrics import agent_error_line
-
 from ..baseline import protocol_gate_metrics
 from ..gates import GateResult, verdict_parts
-from .table import config_notes, delta_cells, delta_headers, delta_rows, has_ablated
+from .table import agent_error_line, config_notes, delta_cells, delta_headers, delta_rows, has_ablated
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 

@@ -192,6 +192,16 @@ def config_notes(config: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+def agent_error_line(summary: Mapping[str, Any]) -> str | None:
+    """The summary run block's ``agent_errors`` in words: ``18 sessions agent_error (first: …;
+    …)``, or None when there was none."""
+    errors = (summary.get("run") or {}).get("agent_errors") or {}
+    if not errors.get("sessions"):
+        return None
+    noun = "session" if errors["sessions"] == 1 else "sessions"
+    return f"{errors['sessions']} {noun} agent_error (first: {'; '.join(errors['first'])})"
+
+
 def render_delta_table(summary: Mapping[str, Any]) -> str:
     blocks = []
     for config in summary.get("configs", []):

@@ -18,6 +18,7 @@ from pytest_pastbench.judge import reference
 from pytest_pastbench.judge.llm import LLMJudge
 from pytest_pastbench.judge.llm import prompt_hash as recorded_prompt_hash
 from pytest_pastbench.models.client import ModelReply
+from pytest_pastbench.models.offline_models import claim_reader
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
 from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
 from pytest_pastbench.protocols.intervention.fallback import score_fallback
@@ -43,7 +44,7 @@ class ReferenceClient:
     model = "pastbench/judge"
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
-        return ModelReply(content=reference.reply(messages), tool_calls=[])
+        return ModelReply(content=reference.reply(messages, claim_reader()), tool_calls=[])
 
 
 class FailingJudge:
