@@ -24,6 +24,7 @@ import pytest
 
 from ..protocols.detect import is_family_file
 from ..results.run_folder import ITEMS_DIR, RUN_FILE, TMP_SUFFIX
+from .options import resume_options
 
 if TYPE_CHECKING:
     from ..protocols.registry import ProtocolRegistry
@@ -38,7 +39,8 @@ RUN_FILE_SCHEMA = 1
 
 # What run.json records and a resume must match, with the option that sets it: each changes which
 # items exist or what an item measures, so mixing them would make a summary of two experiments.
-# Each protocol adds its own (``ProtocolBase.resume_fields``: a stream's scale, ...).
+# Each protocol adds its own: its options marked ``resume`` (a stream's scale, ...) and its
+# ``resume_fields`` (settings that are no option).
 RESUME_FIELDS: dict[str, str] = {
     "models": "--pastbench-model",
     "agent": "--pastbench-agent",
@@ -59,6 +61,7 @@ def resume_fields(registry: Any = None) -> dict[str, str]:
     fields = dict(RESUME_FIELDS)
     for protocol in _protocols(registry):
         fields.update(getattr(protocol, "resume_fields", {}))
+        fields.update(resume_options(getattr(protocol, "options", None)))
     return fields
 
 

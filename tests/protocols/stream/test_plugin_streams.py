@@ -78,7 +78,7 @@ def test_a_resume_must_keep_the_stream_scale() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
 
-    recorded = run_file(RunOptions(stream_scale="sample"), "r", "")
+    recorded = run_file(RunOptions(protocol_options={"stream_scale": "sample"}), "r", "")
     with pytest.raises(pytest.UsageError, match="--pastbench-stream-scale"):
-        check_options("r", recorded, run_file(RunOptions(stream_scale="full"), "r", ""))
+        check_options("r", recorded, run_file(RunOptions(protocol_options={"stream_scale": "full"}), "r", ""))
     check_options("r", recorded, run_file(RunOptions(), "r", ""))  # the default is the sample
