@@ -378,9 +378,7 @@ class ProtocolFile(pytest.File):
         pastbench_run(self.config).note_family(family_id, file_hash)
 
     def collect(self) -> Iterator[pytest.Item]:
-        from .registry import registry_of
-
-        protocol = getattr(self, "protocol", None) or registry_of(self.config).owner(self.path)
+        protocol = getattr(self, "protocol", None) or pastbench_run(self.config).registry.owner(self.path)
         assert protocol is not None, "collected only when a registered protocol owns the file"
         self.protocol = protocol
         try:
@@ -395,9 +393,8 @@ def protocol_file(file_path: Path, parent: pytest.Collector) -> ProtocolFile | N
     """The collector of a file a registered protocol reads (its format tag, or the protocol
     claims it), None for any other file."""
     from ..resources import packaged_nodeid
-    from .registry import registry_of
 
-    protocol = registry_of(parent.config).owner(file_path)
+    protocol = pastbench_run(parent.config).registry.owner(file_path)  # the run's, handed down
     if protocol is None:
         return None  # a format no registered protocol reads
     nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)

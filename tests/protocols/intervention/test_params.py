@@ -159,11 +159,19 @@ def test_a_bad_ini_value_stops_the_run(project: pytest.Pytester) -> None:
 def test_a_resume_refuses_a_different_m_or_tau() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
+    from pytest_pastbench.protocols.registry import standalone_registry
 
-    recorded = run_file(RunOptions(protocol_options={"intervention_tau": 0.25}), "r", "")
-    check_options("r", recorded, run_file(RunOptions(protocol_options={"intervention_tau": 0.25}), "r", ""))
+    builtin = standalone_registry()
+
+    recorded = run_file(RunOptions(protocol_options={"intervention_tau": 0.25}), "r", "", builtin)
+    check_options(
+        "r",
+        recorded,
+        run_file(RunOptions(protocol_options={"intervention_tau": 0.25}), "r", "", builtin),
+        builtin,
+    )
     with pytest.raises(pytest.UsageError, match=r"--pastbench-intervention-tau \(the run: 0.25, now: None\)"):
-        check_options("r", recorded, run_file(RunOptions(), "r", ""))
+        check_options("r", recorded, run_file(RunOptions(), "r", "", builtin), builtin)
     with pytest.raises(pytest.UsageError, match=r"--pastbench-intervention-m \(the run: None, now: 3\)"):
         both = {"intervention_m": 3, "intervention_tau": 0.25}
-        check_options("r", recorded, run_file(RunOptions(protocol_options=both), "r", ""))
+        check_options("r", recorded, run_file(RunOptions(protocol_options=both), "r", "", builtin), builtin)
