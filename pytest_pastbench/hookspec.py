@@ -39,3 +39,17 @@ def pytest_pastbench_register_protocols(register: Callable[[Any], None]) -> None
     Its family files (``format: <its format_tag>``) are then collected, run, summarised, merged,
     resumed and gated like the built-in protocols'.
     """
+
+
+@hookspec(historic=True)
+def pytest_pastbench_register_options(register: Callable[[Any], None]) -> None:
+    """Register a protocol's options: ``register(OPTIONS)``, a
+    ``pytest_pastbench.plugin.option_spec.OptionGroup`` (a section title and its ``OptionSpec``s).
+
+    Each becomes ``--pastbench-NAME`` and the ini key ``pastbench_NAME`` in a ``pytest --help``
+    section of its own, validated with the shared ones; its value is ``options.<name>`` of the
+    run's ``RunOptions`` (``OptionSpec(resume=True)``: a resume must match it). Called when the
+    options are added, as ``pytest_addoption`` is (historic: a conftest registered later is called
+    too), so keep the group in a module that imports nothing heavy, and give the same object as
+    the protocol's ``options``.
+    """

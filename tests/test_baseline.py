@@ -23,8 +23,8 @@ from pytest_pastbench.results.baseline import (
     save_baseline,
 )
 from pytest_pastbench.results.item_record import ItemRecord
-from pytest_pastbench.results.run_folder import write_run
 from tests.family_samples import scored_record
+from tests.written_runs import write_run
 
 RUN = {"id": "r1", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

@@ -17,9 +17,10 @@ from pytest_pastbench.protocols.past.metrics import build_comparison, build_summ
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import load_run
 from pytest_pastbench.results.render.html import render_html, write_html
-from pytest_pastbench.results.run_folder import trace_path, write_run
+from pytest_pastbench.results.run_folder import trace_path
 from tests.family_samples import run_tiny_benchmark
 from tests.report_samples import LONG, sample_summary
+from tests.written_runs import write_run
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 CHROMIUM = Path("/usr/bin/chromium")

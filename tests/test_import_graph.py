@@ -34,12 +34,6 @@ DEFERRED_BACK_EDGES: dict[tuple[str, str], str] = {
         "outside pytest (merge, validate, the offline provider) the registry fills itself from the "
         "built-in plugin, which loads the four protocols; to go, callers would pass a registry"
     ),
-    ("pytest_pastbench.protocols.base", "pytest_pastbench.protocols.registry"): (
-        "a family file finds its protocol by format tag in the run's registry at collection"
-    ),
-    ("pytest_pastbench.results.run_folder", "pytest_pastbench.protocols.registry"): (
-        "reading a run folder back asks each protocol for its records file"
-    ),
 }
 
 

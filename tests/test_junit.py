@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pytest_pastbench.plugin.junit import family_testcase_properties, item_properties
+from pytest_pastbench.protocols.registry import standalone_registry
 from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
 
 MODELS = ("pastbench/blind", "pastbench/curator")
@@ -38,7 +39,7 @@ def test_item_properties_carry_score_arm_family_sessions_and_mech() -> None:
         "sessions": [{"stage": "eval_near", "index": 2, "s": 0.5}],
         "mech": {"wp": 1.0, "ra": None, "mech": 0.8},
     }
-    props = dict(item_properties(record))
+    props = dict(item_properties(record, standalone_registry()))
     assert props["pastbench.score"] == 0.5 and props["pastbench.arm"] == "on"
     assert props["pastbench.s.eval_near.2"] == 0.5
     assert props["pastbench.mech.wp"] == 1.0 and "pastbench.mech.ra" not in props
@@ -152,7 +153,7 @@ def test_property_values_are_rounded_as_in_the_summary() -> None:
         "sessions": [{"stage": "eval_far", "index": 3, "s": 2 / 3}],
         "mech": {"wp": 0.1 * 3, "mech": 0.7},
     }
-    props = dict(item_properties(record))
+    props = dict(item_properties(record, standalone_registry()))
     assert props["pastbench.score"] == 0.6 and repr(props["pastbench.score"]) == "0.6"
     assert props["pastbench.s.eval_far.3"] == 0.6667 and props["pastbench.mech.wp"] == 0.3
     family = dict(family_testcase_properties({"delta": 0.1 + 0.2, "delta_ci": [1 / 3, 0.5], "s_on": 0.7}))

@@ -32,6 +32,13 @@ START = {
     f"{PACKAGE}.protocols",
     f"{PACKAGE}.protocols.builtin",
     f"{PACKAGE}.protocols.detect",
+    # Each protocol's options: data for `pytest --help` and the ini keys, registered at start
+    # (pytest_pastbench_register_options); a protocol's package __init__ is empty.
+    *(
+        f"{PACKAGE}.protocols.{name}{part}"
+        for name in ("intervention", "plasticity", "stream")
+        for part in ("", ".options")
+    ),
 }
 # What collecting a PAST family adds: the protocol objects (each protocol's code stays out), the
 # family file's schema and loader.
@@ -111,9 +118,10 @@ def test_a_benchmark_option_without_families_calls_no_model_and_renders_nothing(
     pytester.makepyfile(test_plain="def test_one():\n    assert 1 + 1 == 2\n")
     loaded = _loaded(pytester, "--pastbench-model=pastbench/recall", "--pastbench-run-id=r")
     assert f"{PACKAGE}.plugin.preflight" in loaded  # the start-up checks ran
+    # START: a protocol's options module is data, loaded by every run
     heavy = [
         m
-        for m in loaded - PAST_COLLECTION
+        for m in loaded - PAST_COLLECTION - START
         if m == "litellm"
         or m.startswith(
             (

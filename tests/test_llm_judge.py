@@ -311,11 +311,16 @@ def test_judge_misuse_is_one_usage_error(
 def test_a_resume_refuses_a_different_judge() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
+    from pytest_pastbench.protocols.registry import standalone_registry
 
-    recorded = run_file(RunOptions(judge_model="pastbench/judge"), "r", "")
-    check_options("r", recorded, run_file(RunOptions(judge_model="pastbench/judge"), "r", ""))
+    builtin = standalone_registry()
+
+    recorded = run_file(RunOptions(judge_model="pastbench/judge"), "r", "", builtin)
+    check_options(
+        "r", recorded, run_file(RunOptions(judge_model="pastbench/judge"), "r", "", builtin), builtin
+    )
     with pytest.raises(
         pytest.UsageError,
         match=r"--pastbench-judge-model or the judge prompt \(the run: \{'model': 'pastbench/judge'",
     ):
-        check_options("r", recorded, run_file(RunOptions(), "r", ""))
+        check_options("r", recorded, run_file(RunOptions(), "r", "", builtin), builtin)

@@ -14,9 +14,9 @@ from pytest_pastbench.errors import MergeError
 from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.merge import merge_runs
-from pytest_pastbench.results.run_folder import write_run
 from tests.docs_text import command_lines
 from tests.family_samples import builtin_sample
+from tests.written_runs import write_run
 
 
 def read(run_dir: Path, name: str) -> dict:

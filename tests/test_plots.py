@@ -26,9 +26,9 @@ from pytest_pastbench.results.render.plots import (
     make_plots,
     plot_run,
 )
-from pytest_pastbench.results.run_folder import write_run
 from tests.family_samples import run_tiny_benchmark
 from tests.report_samples import LONG, sample_summary
+from tests.written_runs import write_run
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -17,7 +17,7 @@ COMMAND_MODULES = (
     "pytest_pastbench.cli.grader_agreement",
     "pytest_pastbench.protocols.stream.cli",
     "pytest_pastbench.protocols.stream.servelearn.download",
-    "pytest_pastbench.plugin.options",
+    "pytest_pastbench.cli.options",
     "pytest_pastbench.cli.schema",
     "pytest_pastbench.cli.validate",
     "pytest_pastbench.cli.export",

@@ -29,8 +29,8 @@ from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
 from .stopping import collect_then_freeze, freeze_after_interrupt, interrupt_kept, stop_the_run
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    add_options(parser)
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    add_options(parser, pluginmanager)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -21,11 +21,9 @@ def rounded(props: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return [(name, round(value, DIGITS) if isinstance(value, float) else value) for name, value in props]
 
 
-def item_properties(record: dict[str, Any]) -> list[tuple[str, Any]]:
-    """A built-in protocol's item record's properties (the run asks the item's own protocol)."""
-    from ..protocols.registry import standalone_registry
-
-    return rounded(standalone_registry().of_payload(record).junit_properties(record))
+def item_properties(record: dict[str, Any], registry: Any) -> list[tuple[str, Any]]:
+    """An item record's properties, as its protocol in ``registry`` gives them."""
+    return rounded(registry.of_payload(record).junit_properties(record))
 
 
 def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[tuple[str, Any]]:
@@ -50,17 +48,13 @@ def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[t
 
 
 def add_summary_properties(
-    config: pytest.Config, summary: dict[str, Any], run_dir: Path | None, registry: Any = None
+    config: pytest.Config, summary: dict[str, Any], run_dir: Path | None, registry: Any
 ) -> None:
     from ..compat.pytest import junit_xml
 
     xml = junit_xml(config)
     if xml is None:
         return
-    if registry is None:
-        from ..protocols.registry import standalone_registry
-
-        registry = standalone_registry()
     props = [("pastbench.run_dir", str(run_dir)), *protocol_metric_properties(summary, registry)]
     for name, value in rounded(props):
         xml.add_global_property(name, value)

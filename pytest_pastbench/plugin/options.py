@@ -2,24 +2,28 @@
 
 Every ``--pastbench-x`` option is also the ini key ``pastbench_x``; the command line wins.
 Misuse is a ``pytest.UsageError`` with a one-line fix, raised before anything runs.
+
+The shared options are declared here (``OPTIONS``); each protocol declares its own as an
+``OptionGroup`` in a data-only module of its package (``protocols/stream/options.py``) and hands it
+to ``pytest_pastbench_register_options`` (hookspec.py), so a plugin's or a conftest's protocol adds
+options, ini keys and a ``pytest --help`` section of its own.
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..models.cache import CACHE_MODES
+from .option_spec import OptionGroup, OptionSpec
 
 PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
-STREAM_SCALES = ("sample", "full")
 PROGRESS_MODES = ("auto", "tty", "plain", "off")  # the live status line (progress.py)
 ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 # Items in flight per process. A run waits on model latency, so threads, not cores, set its
@@ -33,67 +37,11 @@ DEFAULT_MODEL = "pastbench/recall"  # the embedded offline default: a first `pyt
 GROUPS: dict[str, str] = {
     "model": "model (what answers: model strings and aliases, the judge, model requests, the cache)",
     "agent": "agent (what runs the sessions: profile, external program, sandbox, mechanisms, budgets)",
-    "selection": "selection (what is measured: families, arms, trials, shards, protocol parameters)",
+    "selection": "selection (what is measured: families, arms, trials, shards)",
     "run": "run control (seed, concurrency, run-wide budgets, resume, the status line)",
     "outputs": "outputs (where the run's files go and what is written)",
     "gates": "gates (pass threshold, baselines and regression gates)",
 }
-
-
-# A further check of one option's value (after type, bounds and choices): the value so far, the
-# config, and the options resolved before it (in OPTIONS order) in; the final value out. Raises
-# ValueError (shown after "--pastbench-NAME=VALUE: ") or pytest.UsageError (shown as it is).
-Check = Callable[[Any, pytest.Config, dict[str, Any]], Any]
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One ``--pastbench-NAME`` option and its ini key ``pastbench_NAME``, declared as data."""
-
-    name: str
-    help: str
-    kind: type = str  # str, int or float; bool: a flag (no value on the command line)
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    low: float | None = None  # inclusive bounds
-    high: float | None = None
-    above_zero: str | None = None  # the value must be > 0; this says how to fix it
-    multiple: bool = False  # repeatable: a list
-    check: Check | None = None
-    field: str | None = None  # the RunOptions field it fills (default: its name); "" for none
-    default_text: str | None = None  # the default as the reference shows it, when not the value
-    group: str = "run"  # a key of GROUPS: the section of `pytest --help` and docs/options.md
-    metavar: str | None = None  # the placeholder in `pytest --help` (default: from kind and choices)
-
-    @property
-    def flag(self) -> bool:
-        return self.kind is bool
-
-    @property
-    def placeholder(self) -> str | None:
-        """``{both,on,off}`` for choices, else the declared metavar, ``N`` (int), ``X`` (float)."""
-        if self.flag:
-            return None
-        if self.choices:
-            return "{" + ",".join(self.choices) + "}"
-        return self.metavar or {int: "N", float: "X"}.get(self.kind, "VALUE")
-
-    @property
-    def ini_key(self) -> str:
-        return "pastbench_" + self.name.replace("-", "_")
-
-    @property
-    def ini_type(self) -> str:
-        """The ini key's type as pytest parses and shows it (``pytest --help``: ``(int)``)."""
-        if self.flag:
-            return "bool"
-        if self.multiple:
-            return "args"
-        return {int: "int", float: "float"}.get(self.kind, "string")
-
-    @property
-    def target(self) -> str:
-        return self.name.replace("-", "_") if self.field is None else self.field
 
 
 def _models(value: list[str] | None, config: pytest.Config, resolved: dict[str, Any]) -> list[str]:
@@ -161,35 +109,11 @@ def _alias_file(value: str | None, config: pytest.Config, resolved: dict[str, An
     return value
 
 
-def _stream_reference(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
-    if value is None:
-        return None
-    from ..protocols.stream.servelearn.leaderboard import check_leaderboard
-
-    path = Path(value).expanduser().resolve()
-    check_leaderboard(path)  # a UsageError naming the file and the line
-    return str(path)
-
-
-def _stream_sample(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> Any:
-    if value is None:
-        return None
-    from ..protocols.stream.servelearn.sample import parse_sample
-
-    return parse_sample(value)  # a ValueError is the one-line UsageError
-
-
 def _judge_model(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> str | None:
     if value is not None:
         from ..judge.llm import check_judge_model
 
         check_judge_model(value)  # after the alias file (declared before it): an alias may name the judge
-    return value
-
-
-def _below_one(value: float | None, config: pytest.Config, resolved: dict[str, Any]) -> float | None:
-    if value is not None and value >= 1.0:
-        raise ValueError("τ must be below 1 (no pass rate is above 1), e.g. --pastbench-intervention-tau=0.5")
     return value
 
 
@@ -503,94 +427,95 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="K/N",
     ),
     OptionSpec(
-        "plasticity-checkpoints",
-        "plasticity protocol: run checkpoints 0..N instead of each family file's own C",
-        kind=int,
-        low=1,
-        high=200,
-        group="selection",
-        metavar="N",
-    ),
-    OptionSpec(
-        "intervention-m",
-        "intervention protocol: α_L's sustained-success threshold m (passes in a row that count as "
-        "re-learned) for every family, instead of each family file's own",
-        kind=int,
-        low=1,
-        default_text="each family's metrics.m",
-        group="selection",
-        metavar="M",
-    ),
-    OptionSpec(
-        "intervention-tau",
-        "intervention protocol: κ's baseline threshold τ in [0, 1) (checks whose pre-event pass rate is "
-        "at or below it are left out of κ) for every family, instead of each family file's own",
-        kind=float,
-        low=0.0,
-        check=_below_one,
-        default_text="each family's metrics.tau",
-        group="selection",
-        metavar="TAU",
-    ),
-    OptionSpec(
         "resume",
         "continue an interrupted run: RUN is a run folder or a run id under the report dir; its "
         "finished items are kept and only the rest run (the options must be the run's)",
         group="run",
         metavar="RUN",
     ),
-    OptionSpec(
-        "stream-scale",
-        "stream protocol (families/streams): sample (default: the first tickets of every window) "
-        "or full (every generated ticket, 4,000+ over the built-in streams)",
-        default="sample",
-        choices=STREAM_SCALES,
-        group="selection",
-    ),
-    OptionSpec(
-        "stream-reference",
-        "a leaderboard CSV in ServeLearnBench's columns (their docs/leaderboard.csv: model, method, "
-        "retail_H_L1 ... pitch_H_L3, avg_h, avg_f): the stream tables show its row of each harness's "
-        "method (blind/oracle/rag) and model as a 'published' column beside ours",
-        check=_stream_reference,
-        group="outputs",
-        metavar="CSV",
-    ),
-    OptionSpec(
-        "stream-reference-model",
-        "the leaderboard model the published column is read for (e.g. 'GLM-5.3 Flash'), instead of "
-        "matching the run's model by the alias table of docs/protocols/streams.md",
-        group="outputs",
-        metavar="NAME",
-    ),
-    OptionSpec(
-        "stream-sample",
-        "ServeLearnBench download: run N test tasks per scenario (e.g. 20), or a fraction F of each "
-        "window's serving and test tasks (e.g. 0.1), drawn with --pastbench-seed and recorded in the "
-        "summary; default: every task",
-        check=_stream_sample,
-        default_text="every task",
-        group="selection",
-        metavar="N|F",
-    ),
 )
 
 
-def add_options(parser: pytest.Parser) -> None:
-    """One `pytest --help` section per group (GROUPS), each option with its placeholder; every ini
-    key typed as pytest parses it (bool, int, float, args; string otherwise)."""
-    for key, title in GROUPS.items():
-        group = parser.getgroup(f"pastbench-{key}", f"pastbench: {title}")
-        for spec in (s for s in OPTIONS if s.group == key):
-            if spec.flag:
-                action: dict[str, Any] = {"action": "store_const", "const": True}
-            else:
-                action = {"action": "append" if spec.multiple else "store", "metavar": spec.placeholder}
-            text = help_text(spec)
-            group.addoption(
-                f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=text, **action
-            )
-            parser.addini(spec.ini_key, text, type=spec.ini_type, default=None)  # type: ignore[arg-type]
+# The shared sections of `pytest --help` and docs/options.md; each protocol's follow them.
+SHARED_GROUPS: tuple[OptionGroup, ...] = tuple(
+    OptionGroup(key, title, tuple(spec for spec in OPTIONS if spec.group == key))
+    for key, title in GROUPS.items()
+)
+_REGISTERED = "pastbench-protocol-options"
+
+
+class _ProtocolOptions:
+    """The protocols' option groups of one pytest run: a plugin object of its config's plugin
+    manager, so in-process nested runs (pytester) never see each other's."""
+
+    def __init__(self) -> None:
+        self.groups: list[OptionGroup] = []
+
+
+def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """The shared sections, then each protocol's through ``pytest_pastbench_register_options``.
+    The hook is historic (as ``pytest_addoption`` is): a conftest or plugin registered later still
+    adds its protocol's options, before the command line is parsed."""
+    for group in SHARED_GROUPS:
+        _add_group(parser, group)
+    registered = _ProtocolOptions()
+    pluginmanager.register(registered, _REGISTERED)
+
+    def register(group: OptionGroup) -> None:
+        if group in registered.groups:
+            return  # the same plugin seen twice (-p and a conftest): one section
+        check_group(group, [*SHARED_GROUPS, *registered.groups])
+        _add_group(parser, group)
+        registered.groups.append(group)
+
+    pluginmanager.hook.pytest_pastbench_register_options.call_historic(kwargs={"register": register})
+
+
+def check_group(group: OptionGroup, before: Sequence[OptionGroup]) -> None:
+    """A protocol's group may take no section, option or RunOptions name another has taken."""
+    taken_fields = {f.name for f in fields(RunOptions)} | {s.target for g in before for s in g.specs}
+    problems = [f"the section {group.key!r}" for g in before if g.key == group.key]
+    for spec in group.specs:
+        if any(spec.name == other.name for g in before for other in g.specs):
+            problems.append(f"--pastbench-{spec.name}")
+        elif spec.target in taken_fields or not spec.target:
+            problems.append(f"the name {spec.target!r} (--pastbench-{spec.name})")
+    if problems:
+        raise pytest.UsageError(
+            f"pytest_pastbench_register_options: {group.key!r} takes {', '.join(problems)}, "
+            "taken already; rename it"
+        )
+
+
+def _add_group(parser: pytest.Parser, group: OptionGroup) -> None:
+    """One `pytest --help` section, each option with its placeholder; every ini key typed as pytest
+    parses it (bool, int, float, args; string otherwise)."""
+    section = parser.getgroup(f"pastbench-{group.key}", f"pastbench: {group.title}")
+    for spec in group.specs:
+        if spec.flag:
+            action: dict[str, Any] = {"action": "store_const", "const": True}
+        else:
+            action = {"action": "append" if spec.multiple else "store", "metavar": spec.placeholder}
+        text = help_text(spec)
+        section.addoption(
+            f"--pastbench-{spec.name}", dest=_dest(spec.name), default=None, help=text, **action
+        )
+        parser.addini(spec.ini_key, text, type=spec.ini_type, default=None)  # type: ignore[arg-type]
+
+
+def protocol_option_groups(config: pytest.Config) -> tuple[OptionGroup, ...]:
+    """The protocols' option groups this run registered, in registration order."""
+    registered = config.pluginmanager.get_plugin(_REGISTERED)
+    return tuple(registered.groups) if registered is not None else ()
+
+
+def all_specs(groups: Iterable[OptionGroup]) -> list[OptionSpec]:
+    return [spec for group in groups for spec in group.specs]
+
+
+def resume_options(group: OptionGroup | None) -> dict[str, str]:
+    """A protocol's options that a resume must match: RunOptions name -> the option."""
+    return {spec.target: f"--pastbench-{spec.name}" for spec in (group.specs if group else ()) if spec.resume}
 
 
 def help_text(spec: OptionSpec) -> str:
@@ -626,7 +551,8 @@ OUTPUT_ONLY = frozenset({"no-report"})
 
 
 def any_option_given(config: pytest.Config) -> bool:
-    return any(raw_value(config, spec.name) is not None for spec in OPTIONS if spec.name not in OUTPUT_ONLY)
+    specs = all_specs([*SHARED_GROUPS, *protocol_option_groups(config)])
+    return any(raw_value(config, spec.name) is not None for spec in specs if spec.name not in OUTPUT_ONLY)
 
 
 @dataclass(frozen=True)
@@ -666,13 +592,18 @@ class RunOptions:
     resume: str | None = None  # a run folder, or a run id under report_dir
     docker_host: str | None = None
     judge_model: str | None = None  # None: text graded deterministically, rubrics by their fallback
-    plasticity_checkpoints: int | None = None  # overrides each plasticity family's C
-    intervention_m: int | None = None  # overrides each intervention family's metrics.m
-    intervention_tau: float | None = None  # overrides each intervention family's metrics.tau
-    stream_scale: str = "sample"
-    stream_reference: str | None = None  # a published leaderboard CSV (ServeLearnBench's columns)
-    stream_reference_model: str | None = None  # its model to compare with (None: by alias)
-    stream_sample: Any = None  # servelearn.sample.Sample, or None: every task of a download
+    # The protocols' options (their OptionGroups' RunOptions names -> values), read as attributes
+    # like the shared ones (``options.stream_scale``): one name per option wherever it is read.
+    protocol_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a name that is no field: a protocol's option, or a mistake.
+        values = self.__dict__.get("protocol_options", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(
+            f"RunOptions has no {name!r}: no shared option and no registered protocol's fills it"
+        )
 
     @property
     def arms(self) -> list[str]:
@@ -680,11 +611,16 @@ class RunOptions:
 
 
 def resolve(config: pytest.Config) -> RunOptions:
-    """Every option through ``validate``, in OPTIONS order (a check may read the ones before it)."""
+    """Every option through ``validate``: the shared ones in OPTIONS order (a check may read the
+    ones before it), then each protocol's."""
     resolved: dict[str, Any] = {}
-    for spec in OPTIONS:
+    protocol_specs = all_specs(protocol_option_groups(config))
+    for spec in [*OPTIONS, *protocol_specs]:
         resolved[spec.name] = validate(spec, raw_value(config, spec.name), config, resolved)
-    return RunOptions(**{spec.target: resolved[spec.name] for spec in OPTIONS if spec.target})
+    return RunOptions(
+        **{spec.target: resolved[spec.name] for spec in OPTIONS if spec.target},
+        protocol_options={spec.target: resolved[spec.name] for spec in protocol_specs},
+    )
 
 
 def validate(spec: OptionSpec, value: Any, config: pytest.Config, resolved: dict[str, Any]) -> Any:
@@ -733,74 +669,3 @@ def _dedupe(values: list[str]) -> list[str]:
             if part.strip() and part.strip() not in out:
                 out.append(part.strip())
     return out
-
-
-# --- the options reference (docs/options.md) ---------------------------------------------------
-
-REFERENCE_FILE = "docs/options.md"
-
-
-def _value_text(spec: OptionSpec) -> str:
-    if spec.flag:
-        return "flag"
-    if spec.choices:
-        return " \\| ".join(f"`{choice}`" for choice in spec.choices)
-    noun = {int: "integer", float: "number"}.get(spec.kind, "text")
-    if spec.above_zero is not None:
-        noun += " > 0"
-    elif spec.low is not None and spec.high is not None:
-        noun += f" in [{spec.low}, {spec.high}]"
-    elif spec.low is not None:
-        noun += f" ≥ {spec.low}"
-    return noun + (", repeatable" if spec.multiple else "")
-
-
-def _default_text(spec: OptionSpec) -> str:
-    if spec.default_text is not None:
-        return spec.default_text
-    if spec.flag:
-        return "off"
-    return "none" if spec.default in (None, ()) else f"`{spec.default}`"
-
-
-def reference_markdown() -> str:
-    """docs/options.md, drawn from OPTIONS: one row per option."""
-    rows = [
-        "# Options",
-        "",
-        "<!-- Generated from the declarations in pytest_pastbench/plugin/options.py by",
-        f"     `pastbench options -o {REFERENCE_FILE}`; edit those, not this page. -->",
-        "",
-        "Every `--pastbench-NAME` option is also the ini key `pastbench_NAME` (in `pytest.ini`,",
-        "`pyproject.toml` under `[tool.pytest.ini_options]`, or `tox.ini`); the command line wins.",
-        "A value out of its type, bounds or choices stops the run before anything starts, with a",
-        "one-line fix. `pytest --help` lists them in the same sections.",
-    ]
-    header = ["| option | ini key (type) | value | default | what it does |", "|---|---|---|---|---|"]
-    for key, title in GROUPS.items():
-        rows += ["", f"## {title[0].upper()}{title[1:]}", "", *header]
-        for spec in (s for s in OPTIONS if s.group == key):
-            option = f"--pastbench-{spec.name}" + ("" if spec.flag else f"={spec.placeholder}")
-            text = help_text(spec).replace("|", "\\|")
-            rows.append(
-                f"| `{option}` | `{spec.ini_key}` ({spec.ini_type}) | "
-                f"{_value_text(spec)} | {_default_text(spec)} | {text} |"
-            )
-    return "\n".join(rows) + "\n"
-
-
-def register_cli(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("options", help="print the options reference (Markdown)")
-    parser.add_argument("--markdown", action="store_true", help="Markdown (the only format; the default)")
-    parser.add_argument("-o", "--output", metavar="FILE", help=f"write it to FILE, e.g. {REFERENCE_FILE}")
-    parser.set_defaults(func=_cli)
-
-
-def _cli(args: argparse.Namespace) -> int:
-    text = reference_markdown()
-    if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(text)
-    else:
-        print(text, end="")
-    return 0

@@ -24,6 +24,7 @@ import pytest
 
 from ..protocols.detect import is_family_file
 from ..results.run_folder import ITEMS_DIR, RUN_FILE, TMP_SUFFIX
+from .options import resume_options
 
 if TYPE_CHECKING:
     from ..protocols.registry import ProtocolRegistry
@@ -38,7 +39,8 @@ RUN_FILE_SCHEMA = 1
 
 # What run.json records and a resume must match, with the option that sets it: each changes which
 # items exist or what an item measures, so mixing them would make a summary of two experiments.
-# Each protocol adds its own (``ProtocolBase.resume_fields``: a stream's scale, ...).
+# Each protocol adds its own: its options marked ``resume`` (a stream's scale, ...) and its
+# ``resume_fields`` (settings that are no option).
 RESUME_FIELDS: dict[str, str] = {
     "models": "--pastbench-model",
     "agent": "--pastbench-agent",
@@ -54,25 +56,18 @@ RESUME_FIELDS: dict[str, str] = {
 }
 
 
-def resume_fields(registry: Any = None) -> dict[str, str]:
+def resume_fields(registry: ProtocolRegistry) -> dict[str, str]:
     """Every field a resume must match: the shared ones and each registered protocol's."""
     fields = dict(RESUME_FIELDS)
-    for protocol in _protocols(registry):
+    for protocol in registry:
         fields.update(getattr(protocol, "resume_fields", {}))
+        fields.update(resume_options(getattr(protocol, "options", None)))
     return fields
 
 
-def _protocols(registry: Any) -> Any:
-    if registry is None:
-        from ..protocols.registry import standalone_registry
-
-        return standalone_registry()
-    return registry
-
-
-def run_file(options: RunOptions, run_id: str, started: str, registry: Any = None) -> dict[str, Any]:
+def run_file(options: RunOptions, run_id: str, started: str, registry: ProtocolRegistry) -> dict[str, Any]:
     """The content of ``run.json``: written at the start of a run, checked by a resume.
-    ``registry``: whose protocols' ``resume_fields`` it records (default: the built-in ones)."""
+    ``registry``: whose protocols' resume fields it records (the run's)."""
     from ..judge.llm import judge_info
     from ..version import plugin_version
 
@@ -92,7 +87,7 @@ def run_file(options: RunOptions, run_id: str, started: str, registry: Any = Non
         "shard": list(options.shard) if options.shard is not None else None,
         "judge": judge_info(options.judge_model),  # model and prompt hash: verdicts must not mix
     }
-    for protocol in _protocols(registry):
+    for protocol in registry:
         values = getattr(protocol, "resume_values", None)
         document.update(values(options) if values else {})
     return document
@@ -129,7 +124,7 @@ def read_run_file(run_dir: Path, value: str) -> dict[str, Any]:
 
 
 def check_options(
-    value: str, recorded: dict[str, Any], current: dict[str, Any], registry: Any = None
+    value: str, recorded: dict[str, Any], current: dict[str, Any], registry: ProtocolRegistry
 ) -> None:
     """Refuse when this invocation's options are not the run's (only what the run recorded)."""
     differences = [

@@ -27,6 +27,7 @@ from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
     from ..judge.base import ClaimReader
+    from ..plugin.option_spec import OptionGroup
     from ..results.ablation import AblationSpec
     from ..results.render.figure_kit import FigureSpec
 
@@ -126,7 +127,9 @@ class BenchProtocol(Protocol):
     name: str  # "past", "stream", ...: the marker, the record's "protocol" and the summary key
     format_tag: str  # the family file's ``format:`` line, e.g. "pastbench/stream-v1"
     markers: Mapping[str, str]  # pytest markers it adds to its items -> description
-    options: Sequence[str]  # the --pastbench-* options (and pastbench_* ini keys) it reads
+    # Its own --pastbench-* options (and ini keys), None for none: the same object its plugin
+    # registers through pytest_pastbench_register_options (plugin/option_spec.py's OptionGroup).
+    options: OptionGroup | None
     gate_metric_names: frozenset[str]  # the metrics gate_metrics can return (for gate parsing)
     title: str  # the heading of its section on the HTML report page
 
@@ -271,7 +274,7 @@ class ProtocolBase:
     name: ClassVar[str] = ""
     format_tag: ClassVar[str] = ""
     markers: ClassVar[Mapping[str, str]] = {}
-    options: ClassVar[Sequence[str]] = ()
+    options: ClassVar[OptionGroup | None] = None
     gate_metric_names: ClassVar[frozenset[str]] = frozenset()
     # -- how gates name and word this protocol's metrics (results/gates.py reads them) ----------
     # The order a gate error lists the metric names in (empty: sorted).
@@ -286,8 +289,8 @@ class ProtocolBase:
     title: ClassVar[str] = ""  # the page shows the name when empty
     # The mechanism ablation's score (--pastbench-ablation); None: the protocol prints none.
     ablation: ClassVar[AblationSpec | None] = None
-    # run.json fields (RunOptions fields) that change what its items measure -> the option that sets
-    # each: a resume must match them (plugin/resume.py).
+    # run.json fields that change what its items measure -> the setting that sets each: a resume
+    # must match them (plugin/resume.py). Its options marked ``resume`` are added to them.
     resume_fields: ClassVar[Mapping[str, str]] = {}
     # Per-shard or per-machine fields of a record: two shards may differ in them.
     volatile_record_fields: ClassVar[tuple[str, ...]] = ("dataset_hash", "wall_s")
@@ -415,8 +418,13 @@ class ProtocolBase:
         return {}
 
     def resume_values(self, options: Any) -> dict[str, Any]:
-        """This invocation's values of ``resume_fields`` (default: the RunOptions fields so named)."""
-        return {key: getattr(options, key, None) for key in self.resume_fields}
+        """This invocation's values of ``resume_fields`` (default: the RunOptions fields so named)
+        and of its ``resume`` options (their declared default when the options hold none)."""
+        values = {key: getattr(options, key, None) for key in self.resume_fields}
+        for spec in self.options.specs if self.options else ():
+            if spec.resume:
+                values[spec.target] = options.protocol_options.get(spec.target, spec.default)
+        return values
 
     def gate_scope_problem(self, gate_name: str, scope: str, scopes: Sequence[str]) -> str:
         """Why a config holds no ``scope`` for a gate, given the scopes it holds (as gates name them)."""
@@ -465,9 +473,7 @@ class ProtocolFile(pytest.File):
         pastbench_run(self.config).note_family(family_id, file_hash)
 
     def collect(self) -> Iterator[pytest.Item]:
-        from .registry import registry_of
-
-        protocol = getattr(self, "protocol", None) or registry_of(self.config).owner(self.path)
+        protocol = getattr(self, "protocol", None) or pastbench_run(self.config).registry.owner(self.path)
         assert protocol is not None, "collected only when a registered protocol owns the file"
         self.protocol = protocol
         try:
@@ -482,9 +488,8 @@ def protocol_file(file_path: Path, parent: pytest.Collector) -> ProtocolFile | N
     """The collector of a file a registered protocol reads (its format tag, or the protocol
     claims it), None for any other file."""
     from ..resources import packaged_nodeid
-    from .registry import registry_of
 
-    protocol = registry_of(parent.config).owner(file_path)
+    protocol = pastbench_run(parent.config).registry.owner(file_path)  # the run's, handed down
     if protocol is None:
         return None  # a format no registered protocol reads
     nodeid = packaged_nodeid(file_path)  # None: pytest's own id (the path from the rootdir)

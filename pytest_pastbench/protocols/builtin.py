@@ -1,4 +1,4 @@
-"""The built-in protocols, registered the way a plugin registers its own."""
+"""The built-in protocols and their options, registered the way a plugin registers its own."""
 
 from __future__ import annotations
 
@@ -17,3 +17,13 @@ def pytest_pastbench_register_protocols(register: Any) -> None:
     # tryfirst: the built-in four come before a plugin's, in the terminal report's order.
     for protocol in (past, intervention, plasticity, stream):
         register(protocol)
+
+
+def pytest_pastbench_register_options(register: Any) -> None:
+    # Data-only modules: every pytest run loads them (the protocols load only when collected).
+    from .intervention.options import OPTIONS as intervention
+    from .plasticity.options import OPTIONS as plasticity
+    from .stream.options import OPTIONS as stream
+
+    for group in (intervention, plasticity, stream):
+        register(group)

@@ -9,10 +9,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # import-light: resume.py reads the names below on every xdist worker
-    from .item_record import ItemRecord
+from typing import Any
 
 RESULTS_FILE = "sequence_results.json"
 SUMMARY_FILE = "sequence_summary.json"
@@ -85,28 +82,6 @@ def trace_path(run_dir: Path, nodeid: str) -> Path:
     relative = Path(*stem.parts[-2:]).with_suffix("") if len(stem.parts) >= 2 else stem.with_suffix("")
     safe_item = re.sub(r"[^A-Za-z0-9_.\[\]@+-]", "_", item)
     return run_dir / TRACES_DIR / relative / f"{safe_item}.jsonl"
-
-
-def write_run(
-    report_dir: Path,
-    run_id: str,
-    run: dict[str, Any],
-    records: list[ItemRecord],
-    traces: dict[str, list[dict[str, Any]]],
-    summary: dict[str, Any],
-    comparison: dict[str, Any],
-    protocol_records: dict[str, list[dict[str, Any]]] | None = None,
-) -> Path:
-    """A run folder from PAST records (and other protocols' plain records) in hand; the run
-    itself writes through ``run_aggregate.write_run_folder``."""
-    from ..protocols.registry import PAST, standalone_registry
-
-    by_protocol = {PAST: records, **(protocol_records or {})}
-    documents: dict[str, dict[str, Any]] = {SUMMARY_FILE: summary}
-    for protocol in standalone_registry():
-        protocol.add_to_results(documents, run, by_protocol.get(protocol.name, []), summary)
-    documents[COMPARISON_FILE] = comparison
-    return write_documents(report_dir / run_id, traces, documents)
 
 
 def write_documents(

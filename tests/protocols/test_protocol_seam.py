@@ -2,8 +2,9 @@
 ``pytest_pastbench_register_protocols`` in a conftest (no monkeypatching): collection by format
 tag, items measured in setup, worker → controller transport, the summary section, the results
 file, the terminal section, infra errors, resume, a baseline gate and the merge of two shards.
-What the stand-in declares (its gate metrics, resume fields, JUnit properties) reaches the shared
-layers through the protocol interface alone."""
+What the stand-in declares (its option and ini key with their `pytest --help` section, the resume
+field that option is, its gate metrics, JUnit properties, HTML section and figure) reaches the
+shared layers through the protocol interface and the hooks alone: no shared code names it."""
 
 from __future__ import annotations
 
@@ -13,13 +14,22 @@ import pytest
 
 FAKE_PROTOCOL = '''
 """A stand-in protocol: one item per entry of `cases`; reward = value; `boom` is an infra failure."""
-import os
-
 from pytest_pastbench.core.family_files import FamilyFileError
 from pytest_pastbench.models.client import InfraError
+from pytest_pastbench.plugin.option_spec import OptionGroup, OptionSpec
+from pytest_pastbench.plugin.run_handle import pastbench_run
 from pytest_pastbench.protocols.base import GateMetric, HtmlSection, ProtocolBase, ProtocolItem
+from pytest_pastbench.results.render.figure_kit import FigureSpec, needs, new_figure, protocol_section
 from pathlib import Path
 import yaml
+
+# Its option, as data: --pastbench-fake-level, the ini key pastbench_fake_level, options.fake_level.
+# It changes what an item measures, so a resume must keep it.
+OPTIONS = OptionGroup(
+    "fake",
+    "fake protocol (the stand-in)",
+    (OptionSpec("fake-level", "how hard the cases are", kind=int, default=1, low=1, resume=True),),
+)
 
 
 class FakeItem(ProtocolItem):
@@ -32,7 +42,8 @@ class FakeItem(ProtocolItem):
     def measure(self):
         if self.value == "boom":
             raise InfraError("provider down after 3 retries")
-        return {"headline": f"reward {self.value:.2f}", "metrics": {"reward": self.value}}, [
+        level = pastbench_run(self.config).options.fake_level
+        return {"headline": f"reward {self.value:.2f}", "level": level, "metrics": {"reward": self.value}}, [
             {"event": "served", "value": self.value}
         ]
 
@@ -54,16 +65,27 @@ def render(section):
     return f"FAKE TABLE n={section['n']} blocked={section['blocked']}"
 
 
+def draw_rewards(summary):
+    fig, area = new_figure((4.0, 3.0))
+    rewards = protocol_section(summary, "fake")["rewards"]
+    area.subplots().bar(range(len(rewards)), rewards)
+    return fig
+
+
 class FakeProtocol(ProtocolBase):
     name = "fake"
     format_tag = "pastbench/fake-v1"
     markers = {"fake": "the stand-in protocol"}
     gate_metric_names = frozenset({"mean_reward"})
-    # A setting of its own that a resume must keep (read from the environment here).
-    resume_fields = {"fake_level": "FAKE_LEVEL (the environment)"}
+    options = OPTIONS
 
-    def resume_values(self, options):
-        return {"fake_level": os.environ.get("FAKE_LEVEL", "1")}
+    def junit_properties(self, record):
+        return [*super().junit_properties(record), ("pastbench.fake.level", record.get("level"))]
+
+    def figures(self):
+        found = needs(lambda summary: protocol_section(summary, "fake").get("rewards"), "no fake item scored")
+        caption = "Reward per case of the stand-in"
+        return [FigureSpec("fake_rewards.png", "fake", caption, found, draw_rewards)]
 
     def items(self, parent):
         return collect(parent)
@@ -96,6 +118,10 @@ class FakeProtocol(ProtocolBase):
 
 def pytest_pastbench_register_protocols(register):
     register(FakeProtocol())
+
+
+def pytest_pastbench_register_options(register):
+    register(OPTIONS)
 '''
 
 FAKE_SECTION = """{% import "macros.html.j2" as kit %}
@@ -123,7 +149,15 @@ def _summary(pytester: pytest.Pytester, run_id: str) -> dict:
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_protocol_items_run_and_report(project: pytest.Pytester, workers: str) -> None:
     result = project.runpytest_subprocess(
-        "families", "-v", "-n", workers, "--pastbench-run-id=r", "--junitxml=junit.xml", "-m", "fake"
+        "families",
+        "-v",
+        "-n",
+        workers,
+        "--pastbench-run-id=r",
+        "--junitxml=junit.xml",
+        "-m",
+        "fake",
+        "--pastbench-fake-level=3",
     )
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["*FAKE reward 0.25*", "*FAKE TABLE n=2 blocked=0*"])
@@ -135,8 +169,10 @@ def test_protocol_items_run_and_report(project: pytest.Pytester, workers: str) -
     (high, low) = results["protocols"]["fake"]
     assert (high["family"], high["episode"], high["protocol"]) == ("fake.retail", "w_high", "fake")
     assert low["metrics"] == {"reward": 0.25} and low["dataset_hash"] == summary["run"]["dataset_hash"]
+    assert (low["level"], high["level"]) == (3, 3)  # its option's value, on every worker
     junit = (project.path / "junit.xml").read_text()
     assert "pastbench.metric.reward" in junit
+    assert junit.count('<property name="pastbench.fake.level" value="3"') == 2  # its own item property
     # Its gate metric as a run property (protocol, config, scope, metric): no shared code for it.
     assert '<property name="pastbench.fake.fake@pastbench/recall.overall.mean_reward" value="0.5"' in junit
 
@@ -158,23 +194,19 @@ def test_a_malformed_protocol_file_is_a_collection_error_naming_it(project: pyte
     assert _summary(project, "r")["protocols"]["fake"]["n"] == 2  # the other file still ran
 
 
-def test_resume_skips_finished_protocol_items(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_resume_skips_finished_protocol_items(project: pytest.Pytester) -> None:
     first = project.runpytest_subprocess("families", "--pastbench-run-id=r")
     assert first.ret == 0, first.stdout.str()
     again = project.runpytest_subprocess("families", "--pastbench-resume=r")
     assert again.ret == 0, again.stdout.str()
     again.stdout.fnmatch_lines(["*2 deselected*"])
     assert _summary(project, "r")["protocols"]["fake"]["n"] == 2
-    assert json.loads((project.path / "reports" / "r" / "run.json").read_text())["fake_level"] == "1"
-    # The stand-in's own resume field: another value is another experiment, refused.
-    monkeypatch.setenv("FAKE_LEVEL", "2")
+    assert json.loads((project.path / "reports" / "r" / "run.json").read_text())["fake_level"] == 1
+    # The stand-in's option is a resume field: another level is another experiment, refused.
+    project.makeini("[pytest]\npastbench_fake_level = 2\n")
     other = project.runpytest_subprocess("families", "--pastbench-resume=r")
     assert other.ret == pytest.ExitCode.USAGE_ERROR
-    other.stderr.fnmatch_lines(
-        ["*differs from the run in FAKE_LEVEL (the environment) (the run: '1', now: '2')*"]
-    )
+    other.stderr.fnmatch_lines(["*differs from the run in --pastbench-fake-level (the run: 1, now: 2)*"])
 
 
 def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) -> None:
@@ -240,3 +272,18 @@ def test_the_report_page_shows_the_protocol_section_from_its_own_template(projec
     assert '<table id="fake-table">' in section and section.count('<td class="num">0.') == 2
     assert 'id="items-table-fake"' in section and 'id="trace-view-fake"' in section
     assert '<a href="#protocol-fake">Fake</a>' in page
+    # Its figure: drawn into plots/ and shown in its section under its caption.
+    assert (project.path / "reports" / "r" / "plots" / "fake_rewards.png").stat().st_size > 0
+    assert "<code>fake_rewards.png</code> Reward per case of the stand-in</figcaption>" in section
+
+
+def test_its_option_has_a_help_section_an_ini_key_and_the_one_validation(project: pytest.Pytester) -> None:
+    text = project.runpytest_subprocess("--help").stdout.str()
+    section = text[
+        text.index("pastbench: fake protocol (the stand-in):") : text.index("[pytest] configuration")
+    ]
+    assert "--pastbench-fake-level=N" in section and "how hard the cases are (default 1)" in section
+    assert "pastbench_fake_level (int)" in text
+    bad = project.runpytest_subprocess("families", "--pastbench-fake-level=0")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["ERROR: --pastbench-fake-level=0: must be at least 1"])

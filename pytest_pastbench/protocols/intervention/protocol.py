@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile, known_units, tool_names
+from .options import OPTIONS
 
 if TYPE_CHECKING:
     from ...results.ablation import AblationSpec
@@ -49,11 +50,7 @@ class InterventionProtocol(ProtocolBase):
     format_tag = "pastbench/intervention-v1"
     markers = {"intervention": "protocol: user-conditioned temporal interventions"}
     # Its profiles are a fixture's parameters (pastbench_profile), not an option.
-    options = ("intervention-m", "intervention-tau", "judge-model", "mechanisms", "ablation")
-    resume_fields = {
-        "intervention_m": "--pastbench-intervention-m",
-        "intervention_tau": "--pastbench-intervention-tau",
-    }
+    options = OPTIONS
     gate_metric_names = frozenset({"alpha_l", "gamma", "sigma_ratio", "kappa", "rho"})
     title = "Interventions: α_L, γ, σ, κ, ρ"
 

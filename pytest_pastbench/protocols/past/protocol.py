@@ -58,7 +58,6 @@ class PastProtocol(ProtocolBase):
     name = "past"
     format_tag = FORMAT_TAG
     markers = {**CAPABILITY_MARKERS, **ARM_MARKERS}
-    options = ("persistence", "trials", "pass-threshold", "mechanisms", "ablation", "judge-model")
     gate_metric_names = frozenset(GATE_METRICS)
     gate_metric_order = GATE_METRICS
     gate_scopes_prefixed = False  # overall, update, update.SM03_fact_correction

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile, known_units, tool_names
+from .options import OPTIONS
 
 if TYPE_CHECKING:
     from ...results.ablation import AblationSpec
@@ -51,8 +52,7 @@ class PlasticityProtocol(ProtocolBase):
     name = "plasticity"
     format_tag = "pastbench/plasticity-v1"
     markers = {"plasticity": "protocol: plasticity checkpoints"}
-    options = ("plasticity-checkpoints", "persistence", "mechanisms", "ablation")
-    resume_fields = {"plasticity_checkpoints": "--pastbench-plasticity-checkpoints"}
+    options = OPTIONS
     gate_metric_names = frozenset({"id_end", "ood_end", "p_sat"})
     title = "Plasticity: learning curves over checkpoints"
 

@@ -12,6 +12,7 @@ import pytest
 
 from ..base import GateMetric, HtmlSection, ProtocolBase, ProtocolFile, known_units, tool_names
 from ..detect import FAMILY_SUFFIXES
+from .options import OPTIONS
 
 if TYPE_CHECKING:
     from ...results.ablation import AblationSpec
@@ -58,8 +59,7 @@ class StreamProtocol(ProtocolBase):
     name = "stream"
     format_tag = "pastbench/stream-v1"
     markers = {"stream": "protocol: evolving-environment streams"}
-    options = ("stream-scale", "stream-reference", "mechanisms", "ablation")
-    resume_fields = {"stream_scale": "--pastbench-stream-scale"}
+    options = OPTIONS
     gate_metric_names = frozenset({*_REWARDS, *_DIAGNOSTICS})
     title = "Streams: reward under changing rules"
 

@@ -12,14 +12,15 @@ import pytest
 
 from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.models.client import ModelReply
-from pytest_pastbench.plugin.options import OPTIONS, validate
+from pytest_pastbench.plugin.options import validate
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
 from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
+from pytest_pastbench.protocols.intervention.options import OPTIONS
 from pytest_pastbench.protocols.intervention.report import summarize
 from pytest_pastbench.protocols.intervention.schema import InterventionFamily
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 
-SPECS = {spec.name: spec for spec in OPTIONS}
+SPECS = {spec.name: spec for spec in OPTIONS.specs}
 
 
 @pytest.mark.parametrize(
@@ -158,10 +159,19 @@ def test_a_bad_ini_value_stops_the_run(project: pytest.Pytester) -> None:
 def test_a_resume_refuses_a_different_m_or_tau() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
+    from pytest_pastbench.protocols.registry import standalone_registry
 
-    recorded = run_file(RunOptions(intervention_tau=0.25), "r", "")
-    check_options("r", recorded, run_file(RunOptions(intervention_tau=0.25), "r", ""))
+    builtin = standalone_registry()
+
+    recorded = run_file(RunOptions(protocol_options={"intervention_tau": 0.25}), "r", "", builtin)
+    check_options(
+        "r",
+        recorded,
+        run_file(RunOptions(protocol_options={"intervention_tau": 0.25}), "r", "", builtin),
+        builtin,
+    )
     with pytest.raises(pytest.UsageError, match=r"--pastbench-intervention-tau \(the run: 0.25, now: None\)"):
-        check_options("r", recorded, run_file(RunOptions(), "r", ""))
+        check_options("r", recorded, run_file(RunOptions(), "r", "", builtin), builtin)
     with pytest.raises(pytest.UsageError, match=r"--pastbench-intervention-m \(the run: None, now: 3\)"):
-        check_options("r", recorded, run_file(RunOptions(intervention_m=3, intervention_tau=0.25), "r", ""))
+        both = {"intervention_m": 3, "intervention_tau": 0.25}
+        check_options("r", recorded, run_file(RunOptions(protocol_options=both), "r", "", builtin), builtin)

@@ -77,8 +77,18 @@ def test_a_bad_stream_scale_is_a_usage_error(pytester: pytest.Pytester) -> None:
 def test_a_resume_must_keep_the_stream_scale() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
+    from pytest_pastbench.protocols.registry import standalone_registry
 
-    recorded = run_file(RunOptions(stream_scale="sample"), "r", "")
+    builtin = standalone_registry()
+
+    recorded = run_file(RunOptions(protocol_options={"stream_scale": "sample"}), "r", "", builtin)
     with pytest.raises(pytest.UsageError, match="--pastbench-stream-scale"):
-        check_options("r", recorded, run_file(RunOptions(stream_scale="full"), "r", ""))
-    check_options("r", recorded, run_file(RunOptions(), "r", ""))  # the default is the sample
+        check_options(
+            "r",
+            recorded,
+            run_file(RunOptions(protocol_options={"stream_scale": "full"}), "r", "", builtin),
+            builtin,
+        )
+    check_options(
+        "r", recorded, run_file(RunOptions(), "r", "", builtin), builtin
+    )  # the default is the sample
