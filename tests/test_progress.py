@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -110,7 +111,8 @@ def raw_stdout(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult,
 
 
 class _Report:
-    def __init__(self, blocked: bool | None = None) -> None:
+    def __init__(self, blocked: bool | None = None, nodeid: str = "a.yaml::ep01[on]") -> None:
+        self.nodeid = nodeid
         if blocked is not None:  # only the report that carries an item's payload counts it
             self.pastbench = {"record": {"infra_blocked": blocked}}
 
@@ -147,16 +149,44 @@ def test_plain_lines_count_reports_and_blocked_items_every_30_s_reading_the_ledg
 
 def test_the_eta_is_work_left_at_the_rate_of_work_done_not_items_finished() -> None:
     """16 items in flight, the first of 100 just finished after 10 s: the ledger's tokens say ten
-    items' work is done (1,000 tokens an item, by the finished one's record), so 90 s are left;
-    items finished per second said 990 s (the 40-minute ETA of a two-minute run)."""
-    assert eta_seconds(1, 100, 10.0, tokens_now=10_000, tokens_per_item=1_000) == pytest.approx(90.0)
-    assert "ETA 1m30s" in status_text(1, 100, 0, {"m": {"prompt_tokens": 10_000}}, 10.0, 1_000)
+    items' work is done (1,000 tokens an item, by the finished one's record: 100,000 in all), so
+    90 s are left; items finished per second said 990 s (the 40-minute ETA of a two-minute run)."""
+    assert eta_seconds(1, 100, 10.0, tokens_now=10_000, work_tokens=100_000) == pytest.approx(90.0)
+    assert "ETA 1m30s" in status_text(1, 100, 0, {"m": {"prompt_tokens": 10_000}}, 10.0, 100_000)
     # No measure of work (offline items that use no tokens): finished items per second.
-    assert eta_seconds(1, 100, 10.0, tokens_now=0, tokens_per_item=None) == pytest.approx(990.0)
-    # The estimate of an item's work was low (more done than it expects): items, never 0 s early.
-    assert eta_seconds(50, 100, 10.0, tokens_now=90_000, tokens_per_item=800) == pytest.approx(10.0)
-    assert eta_seconds(0, 100, 10.0, tokens_now=5_000, tokens_per_item=None) is None
-    assert eta_seconds(100, 100, 10.0, tokens_now=5_000, tokens_per_item=50) == 0.0
+    assert eta_seconds(1, 100, 10.0, tokens_now=0, work_tokens=None) == pytest.approx(990.0)
+    # The estimate of the work was low (more done than it expects): items, never 0 s early.
+    assert eta_seconds(50, 100, 10.0, tokens_now=90_000, work_tokens=80_000) == pytest.approx(10.0)
+    assert eta_seconds(0, 100, 10.0, tokens_now=5_000, work_tokens=None) is None
+    assert eta_seconds(100, 100, 10.0, tokens_now=5_000, work_tokens=5_000) == 0.0
+    # Items of a kind none of which finished: no estimate, not a guess from other kinds' items.
+    assert eta_seconds(5, 100, 10.0, tokens_now=5_000, work_tokens=None, unknown=True) is None
+
+
+def test_the_eta_weighs_each_protocols_items_by_their_own_finished_ones(tmp_path: Path) -> None:
+    """A mixed run: 10 heavy items of one protocol run first, then 90 light ones of another. The
+    heavy ones' tokens said nothing of the light ones' (the ETA said 38 minutes for a 6-minute run):
+    until a light item finishes there is no ETA, then each kind counts at its own size."""
+    heavy = tmp_path / "heavy.yaml"
+    light = tmp_path / "light.yaml"
+    heavy.write_text("format: pastbench/heavy\n")
+    light.write_text("format: pastbench/light\n")
+
+    class Config:
+        rootpath = tmp_path
+
+    ids = [f"heavy.yaml::h{i}" for i in range(10)] + [f"light.yaml::l{i}" for i in range(90)]
+    line = ProgressLine(Config(), "plain", dict)  # type: ignore[arg-type]
+    line.pytest_xdist_node_collection_finished(None, ids)
+    assert line.total == 100
+    done = _Report(False, nodeid="heavy.yaml::h0")
+    done.pastbench["record"].update(prompt_tokens=10_000)
+    line.pytest_runtest_logreport(done)  # type: ignore[arg-type]
+    assert line.expected_work() == (None, True)  # no light item finished: its size is unknown
+    light_done = _Report(False, nodeid="light.yaml::l0")
+    light_done.pastbench["record"].update(prompt_tokens=100)
+    line.pytest_runtest_logreport(light_done)  # type: ignore[arg-type]
+    assert line.expected_work() == (pytest.approx(10 * 10_000 + 90 * 100), False)
 
 
 def test_the_progress_line_learns_an_items_tokens_from_finished_records(

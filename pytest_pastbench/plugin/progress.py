@@ -9,7 +9,10 @@ The ETA is estimated from work done, not items finished: with 8 items in flight 
 (and the longest first), the first item ends when much of the work of many is done, and a count
 of finished items put the ETA at 40 minutes for a two-minute run. Work is tokens: the ledger's
 are live (they include the items in flight), and the finished items' records say how many an
-item takes, so the run expects ``mean tokens of a finished item × items`` in all.
+item takes. Items of different protocols differ by far (an intervention item takes many PAST
+items' tokens, and runs first), so the run expects, per protocol, ``mean tokens of its finished
+items × its items``; while a protocol with items left has none finished, the ETA is ``--``
+rather than a guess from another protocol's items.
 
 - ``tty``: the line is redrawn in place on the row under pytest's own current line, and erased
   (the cursor put back where pytest left it) before pytest writes anything, so the screen pytest
@@ -29,12 +32,15 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 import pytest
 
 from ..compat.pytest import set_writer_stream, writer_stream
+from ..protocols.detect import family_format
 from .run_handle import PAYLOAD_ATTR
 
 PLUGIN_NAME = "pastbench_progress"
@@ -75,8 +81,11 @@ class ProgressLine:
         self._screen: StatusScreen | None = None
         self._tap: _LineTap | None = None  # plain: where pytest's current line stands
         self._pending = False  # plain: a line waiting for pytest's newline (composed when written)
-        self.done_tokens = 0  # the tokens of the finished items that recorded theirs
-        self.done_with_tokens = 0
+        # Per kind of item (its family file's protocol): items, finished items, their tokens.
+        self.total_by: Counter[str] = Counter()
+        self.done_by: Counter[str] = Counter()
+        self.tokens_by: Counter[str] = Counter()
+        self._kinds: dict[str, str] = {}
 
     def pytest_sessionstart(self) -> None:
         # Here, not at configure: the terminal reporter is configured after this plugin.
@@ -96,12 +105,28 @@ class ProgressLine:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.total = sum(1 for item in session.items if getattr(item, "is_pastbench_item", False))
+        self._count_items(
+            [item.nodeid for item in session.items if getattr(item, "is_pastbench_item", False)]
+        )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         # Every worker collects the same items (load scheduling): one node's count is the total.
-        self.total = max(self.total, sum(1 for nodeid in ids if ".yaml::" in nodeid or ".yml::" in nodeid))
+        items = [nodeid for nodeid in ids if ".yaml::" in nodeid or ".yml::" in nodeid]
+        if len(items) > self.total:
+            self._count_items(items)
+
+    def _count_items(self, nodeids: list[str]) -> None:
+        self.total = len(nodeids)
+        self.total_by = Counter(self._kind(nodeid) for nodeid in nodeids)
+
+    def _kind(self, nodeid: str) -> str:
+        """The protocol (format tag) of an item's family file, read once per file."""
+        file = nodeid.split("::", 1)[0]
+        if file not in self._kinds:
+            root = getattr(self.config, "rootpath", None)  # node ids are relative to it
+            self._kinds[file] = family_format(Path(file) if root is None else root / file) or file
+        return self._kinds[file]
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logstart(self) -> None:
@@ -114,10 +139,9 @@ class ProgressLine:
             record = payload.get("record", {})
             self.done += 1
             self.blocked += bool(record.get("infra_blocked"))
-            tokens = _record_tokens(record)
-            if tokens:
-                self.done_tokens += tokens
-                self.done_with_tokens += 1
+            kind = self._kind(report.nodeid)
+            self.done_by[kind] += 1
+            self.tokens_by[kind] += _record_tokens(record)
         self.update()
 
     @pytest.hookimpl(tryfirst=True)
@@ -151,9 +175,22 @@ class ProgressLine:
         self._write_plain()
 
     def _text(self, now: float) -> str:
-        per_item = self.done_tokens / self.done_with_tokens if self.done_with_tokens else None
         started = self._started if self._started is not None else now
-        return status_text(self.done, self.total, self.blocked, self._ledger, now - started, per_item)
+        work, unknown = self.expected_work()
+        return status_text(self.done, self.total, self.blocked, self._ledger, now - started, work, unknown)
+
+    def expected_work(self) -> tuple[float | None, bool]:
+        """(the run's expected tokens, or None without a measure of work; whether a kind of item
+        with items left has none finished yet, so its size is unknown)."""
+        if not any(self.tokens_by.values()):
+            return None, False  # offline items that use no tokens: finished items per second
+        work = 0.0
+        for kind, items in self.total_by.items():
+            finished = self.done_by[kind]
+            if not finished:
+                return None, True
+            work += self.tokens_by[kind] / finished * items
+        return work, False
 
     def _write_plain(self) -> None:
         # Composed now, not when it was due: a line held back by pytest's progress letters said
@@ -183,16 +220,23 @@ def _record_tokens(record: dict[str, Any]) -> int:
 
 
 def eta_seconds(
-    done: int, total: int, elapsed_s: float, tokens_now: int, tokens_per_item: float | None
+    done: int,
+    total: int,
+    elapsed_s: float,
+    tokens_now: int,
+    work_tokens: float | None,
+    unknown: bool = False,
 ) -> float | None:
-    """Seconds left, from work done: ``tokens_per_item × total`` is the run's work, the ledger's
+    """Seconds left, from work done: ``work_tokens`` is the run's expected work, the ledger's
     ``tokens_now`` (items in flight included) what is done of it, at the rate so far. Without a
     measure of work (no finished item recorded tokens, offline items that use none): finished items
-    per second. None: nothing to go on yet."""
+    per second. None: nothing to go on yet, or (``unknown``) items of a kind none of which finished."""
     if done >= total:
         return 0.0
-    if tokens_per_item and tokens_now > 0:
-        left = tokens_per_item * total - tokens_now
+    if unknown:
+        return None
+    if work_tokens and tokens_now > 0:
+        left = work_tokens - tokens_now
         if left > 0:
             return elapsed_s * left / tokens_now
         # More work done than the estimate expects: it was too low; fall back to items.
@@ -207,7 +251,8 @@ def status_text(
     blocked: int,
     ledger: dict[str, Any],
     elapsed_s: float,
-    tokens_per_item: float | None = None,
+    work_tokens: float | None = None,
+    unknown: bool = False,
 ) -> str:
     """``pastbench 12/40 items · 310 calls · 1.2M tokens · $0.42 · 1 blocked · ETA 2m05s``"""
     from ..models.budget import ledger_spent
@@ -215,7 +260,7 @@ def status_text(
     calls = sum(int(entry.get("calls", 0)) for entry in ledger.values())
     tokens, cost_usd = ledger_spent(ledger)
     dollars = "unpriced" if cost_usd is None else f"${cost_usd:.2f}"
-    left = eta_seconds(done, total, elapsed_s, tokens, tokens_per_item)
+    left = eta_seconds(done, total, elapsed_s, tokens, work_tokens, unknown)
     eta = "--" if left is None else _duration(left)
     return (
         f"pastbench {done}/{total} items · {calls:,} calls · {_count(tokens)} tokens · {dollars} · "
