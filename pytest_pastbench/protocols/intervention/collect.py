@@ -36,14 +36,14 @@ class InterventionItem(ProtocolItem):
             self.extra_keyword_matches.add(keyword)
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from .engine import ItemPlan, run_intervention
+        from .engine import ItemPlan, run
 
         session = pastbench_run(self.config)
         budgets = session.budgets()
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-intervention-"))
         try:
             options = session.options
-            record, trace = run_intervention(
+            record, trace = run(
                 ItemPlan(
                     self.family, self.event, self.profile, options.intervention_m, options.intervention_tau
                 ),

@@ -149,7 +149,7 @@ class _Runner:
         return outcome["passed"]
 
 
-def run_intervention(
+def run(
     plan: ItemPlan,
     agent: Agent,
     model: ModelClient,

@@ -52,7 +52,7 @@ ONE_OF = re.compile(r"must be one of ([^.;]+)")
 _STORE_NAMES = {spec.name for spec in STORE_TOOLS}
 
 
-def decide_intervention(policy: Policy, messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
+def decide(policy: Policy, messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
     """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``."""
     turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done

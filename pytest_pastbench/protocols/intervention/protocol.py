@@ -39,9 +39,9 @@ class InterventionOfflinePolicy:
     def decide(
         self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        from .offline_policy import decide_intervention
+        from .offline_policy import decide
 
-        return decide_intervention(policy, messages, tools)
+        return decide(policy, messages, tools)
 
 
 class InterventionProtocol(ProtocolBase):

@@ -62,7 +62,7 @@ class PlasticityItem(ProtocolItem):
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         from ...errors import EngineMissing
-        from .engine import run_lineage
+        from .engine import run
         from .metrics import lineage_metrics
 
         session = pastbench_run(self.config)
@@ -70,7 +70,7 @@ class PlasticityItem(ProtocolItem):
         budgets = session.budgets()
         root = Path(tempfile.mkdtemp(prefix="pastbench-plasticity-"))
         try:
-            result = run_lineage(
+            result = run(
                 self.family,
                 self.arm,
                 self.agent(),

@@ -50,7 +50,7 @@ class StreamRun:
     sessions: int = 0
 
 
-def run_stream(
+def run(
     stream: Stream,
     windows: list[Window],
     harness: str,

@@ -37,12 +37,12 @@ class StreamOfflinePolicy:
     def decide(
         self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        from .offline_policy import decide_stream, is_stream_conversation
-        from .servelearn.offline_policy import decide_published
+        from .offline_policy import decide, is_stream_conversation
+        from .servelearn import offline_policy as published
 
         if is_stream_conversation(messages):
-            return decide_stream(policy, messages, tool_names(tools))
-        return decide_published(messages, tools)
+            return decide(policy, messages, tool_names(tools))
+        return published.decide(messages, tools)
 
 
 # Test reward per case (H, F): gated per tier and overall, each a mean over streams of the mean

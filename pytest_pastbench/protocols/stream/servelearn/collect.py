@@ -27,7 +27,7 @@ from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ...base import ProtocolFile, ProtocolItem
 from .checklist import ModelChecklist
-from .engine import run_stream
+from .engine import run
 from .episode import Outcome
 from .leaderboard import HARNESS_METHODS, missing_row, reference_row
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
@@ -147,7 +147,7 @@ class ServeLearnItem(ProtocolItem):
                     checklist,
                     store_root,
                 )
-                outcomes = run_stream(
+                outcomes = run(
                     scenario,
                     tasks.run_task,
                     learner=learner,

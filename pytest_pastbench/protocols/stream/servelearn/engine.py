@@ -307,7 +307,7 @@ def run_scenario(
     oracle: bool = False,
     checklist: Checklist | None = None,
 ) -> list[Outcome]:
-    """``run_stream`` with an ``Agent.turn`` agent: the engine holds the loop. Without a learner
+    """``run`` with an ``Agent.turn`` agent: the engine holds the loop. Without a learner
     only the test tasks run."""
     checklist = checklist or JudgeChecklist(ReferenceJudge())
 
@@ -315,10 +315,10 @@ def run_scenario(
         episode = run_episode(agent, scenario, task, extra_system)
         return episode, grade(scenario, task, episode, checklist)
 
-    return run_stream(scenario, run_task, learner=learner, oracle=oracle, serving=learner is not None)
+    return run(scenario, run_task, learner=learner, oracle=oracle, serving=learner is not None)
 
 
-def run_stream(
+def run(
     scenario: Scenario,
     run_task: TaskRunner,
     *,

@@ -41,7 +41,7 @@ def is_published_conversation(tools: list[dict[str, Any]]) -> bool:
     return any(_function(t).get("name") == FINISH for t in tools)
 
 
-def decide_published(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
     """The next assistant message (``{"content"}`` or ``{"tool_calls"}``), one call per turn."""
     if any(m.get("role") == "tool" and m.get("content") == FINISH_ACK for m in messages):
         return {"content": "OK"}  # the episode is over (a score line may follow): nothing to learn offline

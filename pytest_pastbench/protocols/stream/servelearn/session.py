@@ -206,7 +206,7 @@ def _reply_key(message: dict[str, Any]) -> str:
 
 
 class SessionTasks:
-    """Runs a scenario's tasks one session each (``TaskRunner`` of ``engine.run_stream``)."""
+    """Runs a scenario's tasks one session each (``TaskRunner`` of ``engine.run``)."""
 
     def __init__(
         self,
