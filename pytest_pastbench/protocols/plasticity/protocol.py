@@ -70,7 +70,7 @@ class PlasticityProtocol(ProtocolBase):
         return collect(parent)
 
     def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-        from .report import summarize
+        from .metrics import summarize
 
         return summarize(records, seed)
 

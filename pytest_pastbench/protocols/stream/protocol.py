@@ -72,7 +72,7 @@ class StreamProtocol(ProtocolBase):
         return ABLATION
 
     def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-        from .report import summarize
+        from .metrics import summarize
 
         return summarize(records, seed)
 
@@ -156,7 +156,7 @@ class StreamProtocol(ProtocolBase):
     def gate_units(
         self, records: list[dict[str, Any]]
     ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
-        """(config, scope, metric) -> units, grouped as ``report.summarize`` groups: H and F by
+        """(config, scope, metric) -> units, grouped as ``metrics.summarize`` groups: H and F by
         stream, each test ticket a unit (``t<trial>/<seq>``: a stream's tickets come from its
         seed, so two runs' ``t0/17`` are the same ticket); the diagnostics by item."""
         units: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}

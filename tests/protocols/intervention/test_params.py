@@ -15,7 +15,7 @@ from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.plugin.options import OPTIONS, validate
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
 from pytest_pastbench.protocols.intervention.engine import ItemPlan, run
-from pytest_pastbench.protocols.intervention.report import summarize
+from pytest_pastbench.protocols.intervention.metrics import summarize
 from pytest_pastbench.protocols.intervention.schema import InterventionFamily
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 
