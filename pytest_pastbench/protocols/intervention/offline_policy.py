@@ -39,7 +39,7 @@ from ..past.offline_policy import (
     runtime_reply,
     store_statements,
 )
-from .domain import SERVICE_INFO_TOOL
+from .service import SERVICE_INFO_TOOL
 
 INTERVENTION_MARKER_TOOL = SERVICE_INFO_TOOL
 ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)=(\"[^\"]*\"|\[[^\]]*\]|[^\s,;]+)")

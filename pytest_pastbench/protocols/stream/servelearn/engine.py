@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ....errors import UnknownTool
-from .env import FINISH, ToolBox, tool_schemas
+from .env import FINISH, tool_schemas
 from .episode import Episode, Outcome, toolbox
 from .grading import grade
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .schema import Scenario, Task
 from .scoring import feedback_line, oracle_context
+from .toolbox import ToolBox
 
 TOOL_BUDGET, TURN_BUDGET, OUTPUT_TOKEN_BUDGET = 50, 100, 256_000
 CALL_MAX_TOKENS = 65_536  # max_tokens of one model call (their protocol.py MAX_TOKENS)
