@@ -21,9 +21,9 @@ def check_run_setup(config: pytest.Config) -> None:
     from ..models.sleep_model import NAME as SLEEP_MODEL
     from ..protocols.past.offline_policy import POLICIES
 
-    session = pastbench_run(config)
-    session.agent()
-    options = session.options
+    bench = pastbench_run(config)
+    bench.agent()
+    options = bench.options
     roles = [("model", model, sorted([*POLICIES, SLEEP_MODEL])) for model in options.models]
     if options.judge_model:
         roles.append(("judge-model", options.judge_model, [reference_judge.NAME]))

@@ -28,16 +28,16 @@ class StreamItem(ProtocolItem):
         from .generator import dataset_counts, generate
         from .metrics import stream_metrics
 
-        session = pastbench_run(self.config)
-        scale = session.options.stream_scale
+        bench = pastbench_run(self.config)
+        scale = bench.options.stream_scale
         windows = generate(self.stream, scale)
-        budgets = session.budgets()
+        budgets = bench.budgets()
         stream_run = run(
             self.stream,
             windows,
             self.harness,
             self.agent(),
-            session.client(self.model, self.trial),
+            bench.client(self.model, self.trial),
             budgets,
         )
         result = stream_metrics(stream_run.tickets, self.stream.family.activation)

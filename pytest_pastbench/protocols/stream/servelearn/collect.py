@@ -125,12 +125,12 @@ class ServeLearnItem(ProtocolItem):
         self.extra_keyword_matches.update({harness, scenario.domain, "servelearn"})
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        session = pastbench_run(self.config)
-        options = session.options
+        bench = pastbench_run(self.config)
+        options = bench.options
         scenario = self.scenario
         if options.stream_sample is not None:
             scenario = sample_scenario(scenario, options.stream_sample, options.seed)
-        checklist = pitch_checklist(session)
+        checklist = pitch_checklist(bench)
         serving = self.harness in LEARNING_HARNESSES
         offline = is_offline(self.model) and scenario.domain in FREE_TEXT_RULES
         tasks: SessionTasks | None = None
@@ -142,8 +142,8 @@ class ServeLearnItem(ProtocolItem):
                 tasks = SessionTasks(
                     scenario,
                     self.agent(),
-                    session.client(self.model, self.trial),
-                    session.budgets(),
+                    bench.client(self.model, self.trial),
+                    bench.budgets(),
                     checklist,
                     store_root,
                 )
@@ -264,12 +264,12 @@ def published(
     }
 
 
-def pitch_checklist(session: Any) -> Checklist:
+def pitch_checklist(bench: Any) -> Checklist:
     """A real judge model classes facts M / C / N with invented claims; the offline one per fact."""
-    model = session.options.judge_model
+    model = bench.options.judge_model
     if model is None or model == REFERENCE_JUDGE:
         return JudgeChecklist(ReferenceJudge())
-    return ModelChecklist(session.client(model))
+    return ModelChecklist(bench.client(model))
 
 
 def _per_window(outcomes: list[Outcome]) -> list[dict[str, Any]]:
