@@ -5,7 +5,7 @@
 walk the download; one file of each scenario (``environments/<scenario>/windows.json`` when it
 exists) stands for the scenario, with one item per harness x model x trial. An item runs the
 run's agent (``--pastbench-agent``: Hermes, a factory's, an external program) one session per task
-under the published turn protocol (``session.py``) and reports its setting scores in the shape
+under the published turn rules (``session.py``) and reports its setting scores in the shape
 the stream tables read (``metrics.hidden`` / ``metrics.fully``, per-window rewards). A scenario
 that cannot be read is one error item naming the file and the line; the others still run.
 """

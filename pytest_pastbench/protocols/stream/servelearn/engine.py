@@ -1,7 +1,7 @@
-"""ServeLearnBench's turn protocol as a small engine: one episode of one task, and a scenario's
+"""ServeLearnBench's turn rules as a small engine: one episode of one task, and a scenario's
 stream (every window's serving tasks with the score line, then its test tasks, learning frozen).
 
-The protocol (their docs/protocol.md): the system prompt is the scenario's, plus whatever the
+The turn rules (their docs/protocol.md): the system prompt is the scenario's, plus whatever the
 method adds (an Oracle bulletin, a learner's context); the user message is the instruction. One
 tool call per turn: a turn with several calls executes none of them and each gets an error; a
 turn with no call gets a corrective message; ``finish`` ends the episode. Budgets: 50 tool calls
@@ -93,7 +93,7 @@ class Learner(Protocol):
 
 
 class EpisodeRules:
-    """One episode under the published turn protocol: what a turn and what a tool call does.
+    """One episode under the published turn rules: what a turn and what a tool call does.
 
     The one definition of the rules, whoever holds the loop: ``run_episode`` (an ``Agent.turn``
     agent, the replay audit) and the session path (``session.py``: any agent of the project
@@ -174,7 +174,7 @@ class EpisodeRules:
 
 
 def run_episode(agent: Agent, scenario: Scenario, task: Task, extra_system: str = "") -> Episode:
-    """Drive ``agent`` through one task under the published turn protocol and budgets."""
+    """Drive ``agent`` through one task under the published turn rules and budgets."""
     rules = EpisodeRules(scenario, task)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_text(scenario, extra_system)},

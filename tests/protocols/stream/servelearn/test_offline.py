@@ -1,4 +1,4 @@
-"""The offline ``pastbench/<policy>`` models on a published scenario: they follow the turn protocol
+"""The offline ``pastbench/<policy>`` models on a published scenario: they follow the turn rules
 (one call per turn, ``finish``), so no task spins to the turn budget, and what they submit
 follows the rules in view, so the Oracle setting scores above Blind where the rules can be read
 without a language model (Pitch's tastes)."""

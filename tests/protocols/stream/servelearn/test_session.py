@@ -1,5 +1,5 @@
 """The session path: the project's Hermes agent, driven by the session runner, serves the fixture
-scenarios under the published turn protocol; nothing of the ``evaluator`` reaches it (messages,
+scenarios under the published turn rules; nothing of the ``evaluator`` reaches it (messages,
 tool schemas, tool results, its store, the session traces)."""
 
 from __future__ import annotations
