@@ -126,9 +126,9 @@ class StreamProtocol(ProtocolBase):
             from .collect import collect
 
             return collect(parent)
-        from .servelearn.collect import scenario_items
+        from .servelearn import collect as published
 
-        return scenario_items(parent)
+        return published.collect(parent)
 
     def offline_policy(self) -> StreamOfflinePolicy:
         return StreamOfflinePolicy()

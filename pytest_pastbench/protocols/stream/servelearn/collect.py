@@ -93,7 +93,7 @@ def scenario_hash(root: Path, name: str) -> str:
     return digest.hexdigest()
 
 
-def scenario_items(parent: ProtocolFile) -> Iterator[pytest.Item]:
+def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     """One item per harness x model x trial; a scenario that cannot be read is a
     ``FamilyFileError`` naming the file and the line (one error item; the others still run)."""
     found = _scenario_of(parent.path)
