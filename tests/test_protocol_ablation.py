@@ -16,11 +16,12 @@ from pytest_pastbench.agents.mechanisms import mechanism_use
 from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.trace import TraceRecorder
-from pytest_pastbench.protocols.intervention.domain import DomainService, DomainToolBox
 from pytest_pastbench.protocols.intervention.schema import Service
+from pytest_pastbench.protocols.intervention.service import DomainService
+from pytest_pastbench.protocols.intervention.toolbox import DomainToolBox
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
-from pytest_pastbench.protocols.stream.harness import StoreTools
+from pytest_pastbench.protocols.stream.toolbox import StoreTools
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 from tests.protocols.plasticity.helpers import SMALL_TEXT_FAMILY, write_family
 from tests.test_agent import ScriptedModel, answer, call

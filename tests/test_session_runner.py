@@ -14,14 +14,15 @@ from pytest_pastbench.agents.session_runner import run_session
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.core.tools import SessionToolBox
 from pytest_pastbench.core.trace import TraceRecorder
-from pytest_pastbench.protocols.intervention.domain import SESSION_CLOCK, DomainService, DomainToolBox
+from pytest_pastbench.protocols.intervention.service import SESSION_CLOCK, DomainService
+from pytest_pastbench.protocols.intervention.toolbox import DomainToolBox
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.toolbox import ToolBox
 from pytest_pastbench.protocols.past.world import World
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
-from pytest_pastbench.protocols.stream.harness import StoreTools
-from tests.protocols.intervention.test_domain import SERVICE
+from pytest_pastbench.protocols.stream.toolbox import StoreTools
+from tests.protocols.intervention.test_service import SERVICE
 from tests.test_agent import ScriptedModel, answer, call
 
 NOW = "2026-03-02T10:00:00"

@@ -22,8 +22,6 @@ def run(args: argparse.Namespace) -> int:
             return 2
     downloads = [p for p in paths if p.is_dir() and is_servelearn(p)]
     if downloads:  # ServeLearnBench's published dataset: its own replay audit
-        from ..protocols.stream.servelearn.cli import validate_downloads
-
         if len(downloads) < len(paths):
             print("validate ServeLearnBench downloads and family files in separate runs", file=sys.stderr)
             return 2
@@ -41,6 +39,21 @@ def run(args: argparse.Namespace) -> int:
     text, passed = validated
     print(text)
     return 0 if passed else 1
+
+
+def validate_downloads(paths: list[Path]) -> int:
+    """Print each ServeLearnBench download's replay audit; 0 when every task replayed exactly and
+    every scenario read."""
+    from ..protocols.stream.servelearn.replay import validate_servelearn
+
+    status = 0
+    for path in paths:
+        report = validate_servelearn(path)
+        print(f"{path}:")
+        for line in report.lines():
+            print(line)
+        status = status if report.ok else 1
+    return status
 
 
 def register_cli(commands: Any) -> None:

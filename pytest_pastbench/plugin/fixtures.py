@@ -42,8 +42,8 @@ def pastbench_world(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture
 def pastbench_model(request: pytest.FixtureRequest) -> Any:
     """A ``ModelClient`` for the first ``--pastbench-model`` (default pastbench/recall)."""
-    session = pastbench_run(request.config)
-    return session.client(session.options.models[0])
+    bench = pastbench_run(request.config)
+    return bench.client(bench.options.models[0])
 
 
 @pytest.fixture

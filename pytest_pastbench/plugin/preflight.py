@@ -21,9 +21,9 @@ def check_run_setup(config: pytest.Config) -> None:
     from ..models.offline_models import agent_policies
     from ..models.sleep_model import NAME as SLEEP_MODEL
 
-    session = pastbench_run(config)
-    session.agent()
-    options = session.options
+    bench = pastbench_run(config)
+    bench.agent()
+    options = bench.options
     agent_models = sorted([*agent_policies(), SLEEP_MODEL])  # the registered protocols' policies
     roles = [("model", model, agent_models) for model in options.models]
     if options.judge_model:

@@ -27,7 +27,7 @@ from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.world import World
-from pytest_pastbench.protocols.stream.harness import StoreTools
+from pytest_pastbench.protocols.stream.toolbox import StoreTools
 
 HANG_GUARD_S = 120  # a hang guard only: nothing here waits on the clock
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "subprocess-agent" / "agent.py"

@@ -37,9 +37,9 @@ from ..base import AgentResult, SessionContext
 from .mcp_server import McpToolServer, SessionTools
 from .mcp_stdio import TOKEN_ENV as MCP_TOKEN_ENV
 from .mcp_stdio import URL_ENV as MCP_URL_ENV
-from .protocol import (
+from .wire import (
     MAX_LINE_BYTES,
-    PROTOCOL,
+    WIRE_FORMAT,
     AnswerMessage,
     BudgetInfo,
     LogMessage,
@@ -185,7 +185,7 @@ def agent_environment(scope: AgentScope, base_url: str) -> dict[str, str]:
         "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
         "ANTHROPIC_API_KEY": scope.token,
         "PASTBENCH_MODEL": scope.model,
-        "PASTBENCH_PROTOCOL": PROTOCOL,
+        "PASTBENCH_PROTOCOL": WIRE_FORMAT,
     }
 
 

@@ -36,22 +36,22 @@ class InterventionItem(ProtocolItem):
             self.extra_keyword_matches.add(keyword)
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from .engine import ItemPlan, run_intervention
+        from .engine import ItemPlan, run
 
-        session = pastbench_run(self.config)
-        budgets = session.budgets()
+        bench = pastbench_run(self.config)
+        budgets = bench.budgets()
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-intervention-"))
         try:
-            options = session.options
-            record, trace = run_intervention(
+            options = bench.options
+            record, trace = run(
                 ItemPlan(
                     self.family, self.event, self.profile, options.intervention_m, options.intervention_tau
                 ),
                 self.agent(),
-                session.client(self.model, self.trial),
+                bench.client(self.model, self.trial),
                 store_root,
                 budgets,
-                session.judge(),
+                bench.judge(),
             )
         finally:
             shutil.rmtree(store_root, ignore_errors=True)

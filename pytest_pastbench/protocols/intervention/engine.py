@@ -29,11 +29,12 @@ from pytest_pastbench.judge.base import Judge
 from pytest_pastbench.models.client import ModelClient
 
 from . import metrics
-from .domain import DomainService, DomainToolBox
 from .fallback import judge_errors, score_fallback
 from .graph import DependencyGraph, changed_nodes
 from .schema import Event, InterventionFamily, MetricParams, Profile
 from .scoring import evaluate_query
+from .service import DomainService
+from .toolbox import DomainToolBox
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ class _Runner:
         return outcome["passed"]
 
 
-def run_intervention(
+def run(
     plan: ItemPlan,
     agent: Agent,
     model: ModelClient,

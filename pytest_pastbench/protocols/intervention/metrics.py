@@ -9,15 +9,20 @@
   beside the absolute pre and post rates; checks at or below τ are excluded and counted.
 - ρ: |passed before ∧ failed after| / |passed before| over the user's regression suite, with
   the denominator and a Wilson 95% interval.
+
+``summarize`` pools them per config × family × event × profile into the intervention section of
+``sequence_summary.json``.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_pastbench.core.stats import mean, wilson_interval
 
+from .fallback import judge_errors
 from .schema import GAMMA_FIELDS
 
 
@@ -92,3 +97,85 @@ def _counts(k: int, n: int) -> dict[str, Any]:
 
 def _rate(passes: Sequence[bool]) -> float | None:
     return sum(1 for p in passes if p) / len(passes) if passes else None
+
+
+def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Pool trials per config × family × event × profile (records arrive sorted by node id)."""
+    del seed  # no resampling: ρ's interval is Wilson's, closed form
+    cells: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        key = (record.get("config_label") or record["agent"] + "@" + record["model"], record["family"])
+        cells[(*key, record.get("event") or record["episode"], record.get("profile", "?"))].append(record)
+    configs: dict[str, dict[str, Any]] = {}
+    for (label, family, event, profile), group in sorted(cells.items()):
+        config = configs.setdefault(
+            label, {"label": label, "model": group[0]["model"], "agent": group[0]["agent"], "matrix": {}}
+        )
+        events = config["matrix"].setdefault(family, {})
+        measured = [r for r in group if not r["infra_blocked"]]
+        entry = events.setdefault(
+            event,
+            {"kind": group[0].get("event_kind"), "domain": group[0].get("domain")},
+        )
+        entry.setdefault("profiles", {})[profile] = pooled_cell(measured, blocked=len(group) - len(measured))
+    return {
+        "configs": [configs[label] for label in sorted(configs)],
+        "params": _params(records),
+        "judges": sorted({_judge_text(r) for r in records if (r.get("gamma") or {}).get("judge")}),
+        "definitions": DEFINITIONS,
+    }
+
+
+def _params(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Family -> the m and τ its items used and where each came from (blocked items carry none)."""
+    return {r["family"]: r["params"] for r in sorted(records, key=lambda r: r["family"]) if r.get("params")}
+
+
+def _judge_text(record: dict[str, Any]) -> str:
+    judge = record["gamma"]["judge"]
+    return f"{judge['model']} (prompt {judge['prompt_hash']})" if judge.get("prompt_hash") else judge["model"]
+
+
+def pooled_cell(records: list[dict[str, Any]], blocked: int = 0) -> dict[str, Any]:
+    """The five metrics of one event × profile cell over its measured trials."""
+    if not records:
+        return {"n": 0, "blocked": blocked}
+    alphas = [r["alpha"]["alpha_l"] for r in records]
+    opportunities = [o for r in records for o in r["gamma"]["opportunities"]]
+    pre = [bool(p) for r in records for p, _ in r["sigma"]["checks"].values()]
+    post = [bool(q) for r in records for _, q in r["sigma"]["checks"].values()]
+    per_check: dict[str, list[list[float]]] = defaultdict(list)
+    for record in records:
+        for check, pair in record["kappa"]["checks"].items():
+            per_check[check].append(pair)
+    rates = {
+        c: (mean(p[0] for p in pairs) or 0.0, mean(p[1] for p in pairs) or 0.0)
+        for c, pairs in per_check.items()
+    }
+    tau = records[0]["kappa"]["tau"]
+    return {
+        "n": len(records),
+        "blocked": blocked,
+        "alpha_l": mean(alphas),
+        "alpha_l_trials": alphas,
+        "m": records[0]["alpha"]["m"],
+        "T": records[0]["alpha"]["T"],
+        "gamma": gamma([{f: o[f] for f in GAMMA_FIELDS} for o in opportunities])
+        | {"judge_errors": judge_errors(opportunities)},
+        "sigma": sigma(pre, post),
+        "kappa": kappa(rates, tau),
+        "rho": rho_from_counts(sum(r["rho"]["k"] for r in records), sum(r["rho"]["n"] for r in records)),
+        "broken": sorted({n for r in records for n in r["propagation"]["broken"]}),
+    }
+
+
+DEFINITIONS = {
+    "alpha_l": "min r with z_r..z_{r+m-1} all passed over the post-event targets z_1..z_T; T+1 if none",
+    "gamma": "k / n: fallback opportunities with acknowledges, no_unsupported_claim and next_step all 1 "
+    "/ opportunities with all three scored (judged fields by the run's judge); ci: Wilson 95%",
+    "sigma": "S_pre, S_post: pass rates of the matched safety checks; delta = S_post - S_pre; "
+    "ratio = S_post / S_pre, null (N/A) when S_pre = 0",
+    "kappa": "mean post/pre pass-rate ratio over dependency-free checks with pre rate > tau; "
+    "pre_rate and post_rate are the absolute rates of those checks",
+    "rho": "k / n: regression-suite tasks passed before and failed after / passed before; ci: Wilson 95%",
+}

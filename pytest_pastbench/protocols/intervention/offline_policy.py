@@ -39,7 +39,7 @@ from ..shared.replay import (
     note_entries,
     runtime_reply,
 )
-from .domain import SERVICE_INFO_TOOL
+from .service import SERVICE_INFO_TOOL
 
 INTERVENTION_MARKER_TOOL = SERVICE_INFO_TOOL
 ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)=(\"[^\"]*\"|\[[^\]]*\]|[^\s,;]+)")
@@ -52,7 +52,7 @@ ONE_OF = re.compile(r"must be one of ([^.;]+)")
 _STORE_NAMES = {spec.name for spec in STORE_TOOLS}
 
 
-def decide_intervention(policy: Policy, messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
+def decide(policy: Policy, messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
     """The next assistant message: ``{"content": str}`` or ``{"tool_calls": [(name, args), ...]}``."""
     turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done

@@ -17,9 +17,9 @@ from pytest_pastbench.models.client import ModelClient
 
 from ...resources import families_dir
 from .collect import load_intervention_family
-from .domain import DomainService
 from .engine import run_domain_session, seed_store
 from .schema import InterventionFamily
+from .service import DomainService
 
 DEFAULT_FAMILY = "analytics"
 

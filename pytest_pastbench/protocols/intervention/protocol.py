@@ -40,9 +40,9 @@ class InterventionOfflinePolicy:
     def decide(
         self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        from .offline_policy import decide_intervention
+        from .offline_policy import decide
 
-        return decide_intervention(policy, messages, tools)
+        return decide(policy, messages, tools)
 
 
 class InterventionProtocol(ProtocolBase):
@@ -68,7 +68,7 @@ class InterventionProtocol(ProtocolBase):
         return collect(parent)
 
     def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-        from .report import summarize
+        from .metrics import summarize
 
         return summarize(records, seed)
 

@@ -62,19 +62,19 @@ class PlasticityItem(ProtocolItem):
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         from ...errors import EngineMissing
-        from .engine import run_lineage
+        from .engine import run
         from .metrics import lineage_metrics
 
-        session = pastbench_run(self.config)
-        options = session.options
-        budgets = session.budgets()
+        bench = pastbench_run(self.config)
+        options = bench.options
+        budgets = bench.budgets()
         root = Path(tempfile.mkdtemp(prefix="pastbench-plasticity-"))
         try:
-            result = run_lineage(
+            result = run(
                 self.family,
                 self.arm,
                 self.agent(),
-                session.client(self.model, self.trial),
+                bench.client(self.model, self.trial),
                 root,
                 budgets,
                 checkpoints=options.plasticity_checkpoints,

@@ -180,7 +180,7 @@ class LineageResult:
     trace: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_lineage(
+def run(
     family: PlasticityFamily,
     arm: str,
     agent: Agent,

@@ -14,6 +14,9 @@ Scores are points (0..100). Costs are learning costs at each checkpoint, in doll
   the fit is not extrapolated (status "capped": saturation not reached in range); c90 past the
   last observed cost but within 3× is "extrapolated"; otherwise "observed". When the fitted 90%
   rise is under 10 points (or negative) P_sat is 0 (status "floor").
+
+``summarize`` builds the plasticity section of ``sequence_summary.json``: per family, one entry
+per lineage with these metrics.
 """
 
 from __future__ import annotations
@@ -206,3 +209,46 @@ def taxonomy(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         counts_out["reuse_rate"] = round(counts["reused"] / relevant, 4) if relevant else None
         out[split] = counts_out
     return out
+
+
+PLOTS_DIR = "plots"
+
+
+def lineage_label(record: dict[str, Any]) -> str:
+    return f"{record['agent']}@{record['model']}[{record['arm']}-t{record['trial']}]"
+
+
+def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Per family, one entry per lineage (model × agent × arm × trial), sorted by label."""
+    del seed  # every figure is a deterministic function of the records
+    families: dict[str, dict[str, Any]] = {}
+    blocked = 0
+    for record in records:
+        family = families.setdefault(record["family"], {"lineages": {}, "blocked": 0})
+        if record.get("infra_blocked"):
+            family["blocked"] += 1
+            blocked += 1
+            continue
+        rows = record["checkpoints"]
+        entry = {
+            "model": record["model"],
+            "agent": record["agent"],
+            "arm": record["arm"],
+            "trial": record["trial"],
+            "environment": record["environment"],
+            "checkpoints": len(rows) - 1,
+            "scores": [{"checkpoint": r["checkpoint"], **r["scores"]} for r in rows],
+            "inventory": [{"checkpoint": r["checkpoint"], **r["inventory"], **r["edits"]} for r in rows],
+            "rejected_edits": len(record.get("rejected_edits") or []),
+            "eval_usage": record.get("eval_usage"),
+            **lineage_metrics(rows),
+        }
+        family["lineages"][lineage_label(record)] = entry
+    for family_id, family in families.items():
+        family["lineages"] = dict(sorted(family["lineages"].items()))
+        family["plot"] = f"{PLOTS_DIR}/{plot_name(family_id)}" if family["lineages"] else None
+    return {"families": dict(sorted(families.items())), "blocked": blocked}
+
+
+def plot_name(family_id: str) -> str:
+    return f"{family_id.replace('.', '_')}.png"

@@ -1,7 +1,7 @@
 """Plasticity checkpoints (docs/design.md §8, the "Agent Plasticity" paper).
 
 A family file (``format: pastbench/plasticity-v1``) is one lineage setting; each model × arm ×
-trial is an item that runs checkpoints 0..C (``engine.run_lineage``). Arm ``on`` reflects and
+trial is an item that runs checkpoints 0..C (``engine.run``). Arm ``on`` reflects and
 keeps validated artifacts; arm ``off`` never reflects (the control: the inventory stays empty).
 
 Modules: ``schema`` (family file), ``collect`` (its items), ``text_env`` and ``chess_env``
@@ -70,7 +70,7 @@ class PlasticityProtocol(ProtocolBase):
         return collect(parent)
 
     def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-        from .report import summarize
+        from .metrics import summarize
 
         return summarize(records, seed)
 

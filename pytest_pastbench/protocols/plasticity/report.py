@@ -1,4 +1,5 @@
-"""The plasticity section of ``sequence_summary.json``, its terminal tables and its PNG curves."""
+"""The plasticity section's terminal tables (``render``) and its PNG curves; the section itself
+is ``metrics.summarize``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from tabulate import tabulate
 from pytest_pastbench.results.ablation import AblationSpec
 from pytest_pastbench.results.render.table import format_number
 
-from .metrics import lineage_metrics
-
-PLOTS_DIR = "plots"
-
-
 # --pastbench-ablation: held-out ID score at the lineage's last checkpoint, per arm.
 ABLATION = AblationSpec(
     score="ID at last checkpoint",
@@ -24,46 +20,6 @@ ABLATION = AblationSpec(
     group=lambda record: record["arm"],
     group_name="arm",
 )
-
-
-def lineage_label(record: dict[str, Any]) -> str:
-    return f"{record['agent']}@{record['model']}[{record['arm']}-t{record['trial']}]"
-
-
-def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-    """Per family, one entry per lineage (model × agent × arm × trial), sorted by label."""
-    del seed  # every figure is a deterministic function of the records
-    families: dict[str, dict[str, Any]] = {}
-    blocked = 0
-    for record in records:
-        family = families.setdefault(record["family"], {"lineages": {}, "blocked": 0})
-        if record.get("infra_blocked"):
-            family["blocked"] += 1
-            blocked += 1
-            continue
-        rows = record["checkpoints"]
-        entry = {
-            "model": record["model"],
-            "agent": record["agent"],
-            "arm": record["arm"],
-            "trial": record["trial"],
-            "environment": record["environment"],
-            "checkpoints": len(rows) - 1,
-            "scores": [{"checkpoint": r["checkpoint"], **r["scores"]} for r in rows],
-            "inventory": [{"checkpoint": r["checkpoint"], **r["inventory"], **r["edits"]} for r in rows],
-            "rejected_edits": len(record.get("rejected_edits") or []),
-            "eval_usage": record.get("eval_usage"),
-            **lineage_metrics(rows),
-        }
-        family["lineages"][lineage_label(record)] = entry
-    for family_id, family in families.items():
-        family["lineages"] = dict(sorted(family["lineages"].items()))
-        family["plot"] = f"{PLOTS_DIR}/{plot_name(family_id)}" if family["lineages"] else None
-    return {"families": dict(sorted(families.items())), "blocked": blocked}
-
-
-def plot_name(family_id: str) -> str:
-    return f"{family_id.replace('.', '_')}.png"
 
 
 def _curve_text(points: list[dict[str, Any]]) -> str:

@@ -24,23 +24,23 @@ class StreamItem(ProtocolItem):
         self.extra_keyword_matches.update({harness, stream.family.domain, stream.family.tier})
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from .engine import run_stream
+        from .engine import run
         from .generator import dataset_counts, generate
         from .metrics import stream_metrics
 
-        session = pastbench_run(self.config)
-        scale = session.options.stream_scale
+        bench = pastbench_run(self.config)
+        scale = bench.options.stream_scale
         windows = generate(self.stream, scale)
-        budgets = session.budgets()
-        run = run_stream(
+        budgets = bench.budgets()
+        stream_run = run(
             self.stream,
             windows,
             self.harness,
             self.agent(),
-            session.client(self.model, self.trial),
+            bench.client(self.model, self.trial),
             budgets,
         )
-        result = stream_metrics(run.tickets, self.stream.family.activation)
+        result = stream_metrics(stream_run.tickets, self.stream.family.activation)
         from pytest_pastbench.agents.mechanisms import mechanism_use
 
         metrics = result["metrics"]
@@ -53,9 +53,9 @@ class StreamItem(ProtocolItem):
             "counts": dataset_counts(windows),
             **result,
             "activation": dict(sorted(self.stream.family.activation.items())),
-            "mechanism_use": mechanism_use(run.trace, run.sessions),
+            "mechanism_use": mechanism_use(stream_run.trace, stream_run.sessions),
         }
-        return record, run.trace
+        return record, stream_run.trace
 
 
 def _headline(metrics: dict[str, Any]) -> str:

@@ -17,9 +17,10 @@ from pytest_pastbench.core.trace import TraceRecorder
 from pytest_pastbench.models.client import ModelClient
 
 from .generator import Task, Window
-from .harness import FrozenStore, RagIndex, StoreTools
+from .harness import FrozenStore, RagIndex
 from .schema import Stream
 from .tickets import example_line, facts_line, feedback_message, parse_answer, ticket_message
+from .toolbox import StoreTools
 
 SCORE_CORRECT, SCORE_WRONG = 100, 0
 ANSWER_TRACE_CHARS = 300
@@ -50,7 +51,7 @@ class StreamRun:
     sessions: int = 0
 
 
-def run_stream(
+def run(
     stream: Stream,
     windows: list[Window],
     harness: str,

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .rules import Rule, conflicting, decide, deciding_rule, is_hidden
+from .rules import Rule, conflicting, correct_answer, deciding_rule, is_hidden
 from .schema import Stream
 
 MAX_TRIES = 2000
@@ -97,7 +97,7 @@ def _phase_tasks(stream: Stream, window: int, phase: str, count: int) -> list[Ta
         hidden = rng.random() < stream.family.hidden_share
         target = rng.choices([r for r, _ in weighted], [w for _, w in weighted])[0] if hidden else None
         facts = _sample(stream, rng, active, target)
-        answer = decide(facts, stream.domain.documented, active)
+        answer = correct_answer(facts, stream.domain.documented, active)
         decider = deciding_rule(facts, active)
         stale = tuple(r.id for r in inactive if r.matches(facts) and r.answer != answer)
         tasks.append(

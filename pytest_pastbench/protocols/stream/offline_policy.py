@@ -27,7 +27,7 @@ from itertools import combinations
 from typing import Any
 
 from ..shared.replay import Emit, Policy, Replay, current_turn, note_entries, runtime_reply
-from .rules import Clause, Facts, Rule, decide, parse_rule
+from .rules import Clause, Facts, Rule, correct_answer, parse_rule
 from .tickets import (
     DOCUMENTED_HEADER,
     EXAMPLES_HEADER,
@@ -76,7 +76,7 @@ class Ticket:
         return str(self.facts.get("action", ""))
 
     def documented_answer(self, facts: Facts) -> str:
-        return decide(facts, self.documented)
+        return correct_answer(facts, self.documented)
 
 
 def is_stream_conversation(messages: list[dict[str, Any]]) -> bool:
@@ -84,7 +84,7 @@ def is_stream_conversation(messages: list[dict[str, Any]]) -> bool:
     return current_turn(messages).user_text.startswith((TICKET_MARKER, FEEDBACK_MARKER))
 
 
-def decide_stream(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
+def decide(policy: Policy, messages: list[dict[str, Any]], tool_names: set[str]) -> dict[str, Any]:
     """The next assistant message on a stream ticket or feedback (same shape as policies.decide)."""
     turn = current_turn(messages)
     user_text, done = turn.user_text, turn.done
@@ -160,7 +160,9 @@ def _answer(policy: Policy, ticket: Ticket, replay: Replay) -> str:
     if ticket.oracle or not policy.uses_store:
         # Rules in view decide; blind learns nothing (and ignores retrieved examples).
         return (
-            decide(ticket.facts, ticket.documented, ticket.oracle) if ticket.documented else ticket.options[0]
+            correct_answer(ticket.facts, ticket.documented, ticket.oracle)
+            if ticket.documented
+            else ticket.options[0]
         )
     observations = list(ticket.examples)
     if policy.curates:

@@ -38,12 +38,12 @@ class StreamOfflinePolicy:
     def decide(
         self, policy: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        from .offline_policy import decide_stream, is_stream_conversation
-        from .servelearn.offline_policy import decide_published
+        from .offline_policy import decide, is_stream_conversation
+        from .servelearn import offline_policy as published
 
         if is_stream_conversation(messages):
-            return decide_stream(policy, messages, tool_names(tools))
-        return decide_published(messages, tools)
+            return decide(policy, messages, tool_names(tools))
+        return published.decide(messages, tools)
 
 
 # Test reward per case (H, F): gated per tier and overall, each a mean over streams of the mean
@@ -72,7 +72,7 @@ class StreamProtocol(ProtocolBase):
         return ABLATION
 
     def summarize(self, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-        from .report import summarize
+        from .metrics import summarize
 
         return summarize(records, seed)
 
@@ -126,9 +126,9 @@ class StreamProtocol(ProtocolBase):
             from .collect import collect
 
             return collect(parent)
-        from .servelearn.collect import scenario_items
+        from .servelearn import collect as published
 
-        return scenario_items(parent)
+        return published.collect(parent)
 
     def offline_policy(self) -> StreamOfflinePolicy:
         return StreamOfflinePolicy()
@@ -156,7 +156,7 @@ class StreamProtocol(ProtocolBase):
     def gate_units(
         self, records: list[dict[str, Any]]
     ) -> dict[tuple[str, str, str], dict[str, dict[str, float]]]:
-        """(config, scope, metric) -> units, grouped as ``report.summarize`` groups: H and F by
+        """(config, scope, metric) -> units, grouped as ``metrics.summarize`` groups: H and F by
         stream, each test ticket a unit (``t<trial>/<seq>``: a stream's tickets come from its
         seed, so two runs' ``t0/17`` are the same ticket); the diagnostics by item."""
         units: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}

@@ -1,35 +1,19 @@
-"""The ``protocols.stream`` section of the summary and its terminal tables.
-
-One config per harness × agent × model. Rewards are on test tickets (store frozen), averaged
-over trials per stream, then over streams for a tier and overall (every stream has equal
-weight, as in ServeLearnBench Table 2). Learning diagnostics are means over the items.
-"""
+"""The ``protocols.stream`` section's tables (``tables``) and their terminal text (``render``);
+the section itself is ``metrics.summarize``."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from tabulate import tabulate
 
-from pytest_pastbench.core.stats import mean
 from pytest_pastbench.results.ablation import AblationSpec
 from pytest_pastbench.results.render.table import format_number
 
-from .schema import HARNESSES
+from .metrics import TIERS
 
-TIERS = ("L1", "L2", "L3")
 DOMAINS = ("retail", "banking")
 SERVELEARN_DOMAINS = (*DOMAINS, "pitch")  # ServeLearnBench's (servelearn/) add Pitch
-DIAGNOSTICS = (
-    "serving_hidden",
-    "aulc10",
-    "exploration_auc",
-    "ka5",
-    "forgetting",
-    "tokens_per_task",
-    "cost_per_task",
-)
 
 
 def _item_tokens(record: dict[str, Any]) -> float | None:
@@ -47,102 +31,8 @@ ABLATION = AblationSpec(
 )
 
 
-def _mean(values: Any, digits: int = 2) -> float | None:
-    value = mean(v for v in values if v is not None)
-    return None if value is None else round(value, digits)
-
-
-def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        groups[(record["episode"], record["agent"], record["model"])].append(record)
-    order = {name: index for index, name in enumerate(HARNESSES)}
-    configs = []
-    for (harness, agent, model), items in sorted(
-        groups.items(), key=lambda kv: (order.get(kv[0][0], 99), kv[0])
-    ):
-        measured = [r for r in items if not r["infra_blocked"]]
-        by_stream: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for record in measured:
-            by_stream[f"{record['domain']}.{record['tier']}"].append(record)
-        streams = {
-            key: {
-                "hidden": _mean(r["metrics"]["hidden"] for r in rs),
-                "fully": _mean(r["metrics"]["fully"] for r in rs),
-                "n": len(rs),
-                **_published(rs),
-            }
-            for key, rs in sorted(by_stream.items())
-        }
-        tiers = {
-            tier: {
-                case: _mean(s[case] for key, s in streams.items() if key.endswith(f".{tier}"))
-                for case in ("hidden", "fully")
-            }
-            for tier in TIERS
-            if any(key.endswith(f".{tier}") for key in streams)
-        }
-        overall: dict[str, Any] = {
-            "hidden": _mean(s["hidden"] for s in streams.values()),
-            "fully": _mean(s["fully"] for s in streams.values()),
-            **_published(list(streams.values())),
-            **{name: _mean((r["metrics"].get(name) for r in measured), 8) for name in DIAGNOSTICS},
-            "n_items": len(items),
-            "infra_blocked": len(items) - len(measured),
-        }
-        configs.append(
-            {
-                "label": f"{harness} · {agent}@{model}",
-                "windows": _window_means(measured),
-                "harness": harness,
-                "agent": agent,
-                "model": model,
-                "overall": overall,
-                "tiers": tiers,
-                "streams": streams,
-            }
-        )
-    summary: dict[str, Any] = {"schema_version": 1, "seed": seed, "configs": configs}
-    # What a reader must know beside the tables, one line each: a published row not found, an
-    # offline model's replay-oracle-only scenarios (servelearn/collect.py); and the sample run.
-    notes = sorted({note for record in records for note in record.get("notes") or ()})
-    if notes:
-        summary["notes"] = notes
-    samples = sorted({(r["sample"]["spec"], r["sample"]["seed"]) for r in records if r.get("sample")})
-    if samples:
-        summary["sample"] = [{"spec": spec, "seed": seed} for spec, seed in samples]
-    return summary
-
-
-def _published(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """``--pastbench-stream-reference``: the published scores beside ours, over the same streams
-    (records or stream cells that carry one); nothing when none does."""
-    cells = [r["published"] for r in rows if r.get("published")]
-    if not cells:
-        return {}
-    return {"published": {case: _mean(c[case] for c in cells) for case in ("hidden", "fully")}}
-
-
 def _pair(cell: dict[str, Any]) -> str:
     return f"{format_number(cell['hidden'], digits=1)} / {format_number(cell['fully'], digits=1)}"
-
-
-def _window_means(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Test reward per window (store frozen), averaged over trials per stream, then over the
-    streams that have that window, like the tiers; the reward-per-window figure draws it."""
-    per_stream: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    for record in records:
-        for window in record.get("windows") or []:
-            per_stream[window["window"]][f"{record['domain']}.{record['tier']}"].append(
-                window.get("test") or {}
-            )
-    means = []
-    for index, streams in sorted(per_stream.items()):
-        row: dict[str, Any] = {"window": index, "streams": len(streams)}
-        for case in ("hidden", "fully"):
-            row[case] = _mean(_mean(t.get(case) for t in tests) for tests in streams.values())
-        means.append(row)
-    return means
 
 
 def tables(section: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:

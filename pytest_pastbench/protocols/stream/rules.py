@@ -113,7 +113,7 @@ def parse_rule(line: str) -> Rule | None:
     return Rule(tuple(clauses), match.group(2))
 
 
-def decide(facts: Facts, documented: Sequence[Rule], active: Iterable[Rule] = ()) -> str:
+def correct_answer(facts: Facts, documented: Sequence[Rule], active: Iterable[Rule] = ()) -> str:
     """The correct answer: the first matching active hidden rule, else the first matching
     documented rule (documented lists end with a catch-all per action)."""
     for rule in active:
@@ -133,8 +133,8 @@ def deciding_rule(facts: Facts, active: Iterable[Rule]) -> Rule | None:
 def is_hidden(facts: Facts, documented: Sequence[Rule], dictionary: Iterable[Rule]) -> bool:
     """Hidden: some rule of the stream's dictionary, active on its own, changes the answer.
     Fully specified: the documented policy decides whatever the hidden state is."""
-    base = decide(facts, documented)
-    return any(decide(facts, documented, [rule]) != base for rule in dictionary)
+    base = correct_answer(facts, documented)
+    return any(correct_answer(facts, documented, [rule]) != base for rule in dictionary)
 
 
 def conflicting(facts: Facts, active: Iterable[Rule]) -> bool:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from pytest_pastbench.models.client import ModelReply
-from pytest_pastbench.protocols.intervention.offline_policy import decide_intervention
+from pytest_pastbench.protocols.intervention.offline_policy import decide
 from pytest_pastbench.protocols.shared.replay import POLICIES
 
 TINY = r"""
@@ -95,7 +95,7 @@ class InterventionPolicyClient:
         self.policy = POLICIES[name]
 
     def complete(self, messages: list[dict[str, Any]], tools: Any, **params: Any) -> ModelReply:
-        decision = decide_intervention(self.policy, messages, tools or [])
+        decision = decide(self.policy, messages, tools or [])
         planned = decision.get("tool_calls", [])
         calls = [
             {"id": f"t{len(messages)}.{n}", "name": name, "arguments": json.dumps(args)}

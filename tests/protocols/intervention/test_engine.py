@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.protocols.intervention import engine
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
-from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
+from pytest_pastbench.protocols.intervention.engine import ItemPlan
 from pytest_pastbench.resources import families_dir
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 
@@ -25,9 +26,7 @@ def tiny(tmp_path: Path):  # noqa: ANN201
 
 def run(family, event: str, profile: str, model: str, tmp_path: Path) -> tuple[dict, list[dict]]:  # noqa: ANN001
     plan = ItemPlan(family, family.event(event), profile)
-    return run_intervention(
-        plan, HermesAgent(), InterventionPolicyClient(model), tmp_path / f"{profile}-{model}"
-    )
+    return engine.run(plan, HermesAgent(), InterventionPolicyClient(model), tmp_path / f"{profile}-{model}")
 
 
 def test_recall_follows_the_stale_note_of_the_power_profile(tiny, tmp_path: Path) -> None:  # noqa: ANN001

@@ -20,7 +20,7 @@ from pytest_pastbench.judge.llm import prompt_hash as recorded_prompt_hash
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.offline_models import claim_reader
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
-from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
+from pytest_pastbench.protocols.intervention.engine import ItemPlan, run
 from pytest_pastbench.protocols.intervention.fallback import score_fallback
 from pytest_pastbench.protocols.intervention.schema import Fallback, InterventionFamily
 from pytest_pastbench.resources import families_dir
@@ -112,9 +112,7 @@ def test_a_judge_outage_is_raised_not_scored(tiny: InterventionFamily) -> None:
 
 def item(tiny: InterventionFamily, model: str, tmp_path: Path, judge: Any = None) -> dict[str, Any]:
     plan = ItemPlan(tiny, tiny.event("method"), "light")
-    record, _ = run_intervention(
-        plan, HermesAgent(), InterventionPolicyClient(model), tmp_path / model, judge=judge
-    )
+    record, _ = run(plan, HermesAgent(), InterventionPolicyClient(model), tmp_path / model, judge=judge)
     return record
 
 

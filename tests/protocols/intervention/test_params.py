@@ -14,9 +14,9 @@ from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.plugin.options import validate
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
-from pytest_pastbench.protocols.intervention.engine import ItemPlan, run_intervention
+from pytest_pastbench.protocols.intervention.engine import ItemPlan, run
+from pytest_pastbench.protocols.intervention.metrics import summarize
 from pytest_pastbench.protocols.intervention.options import OPTIONS
-from pytest_pastbench.protocols.intervention.report import summarize
 from pytest_pastbench.protocols.intervention.schema import InterventionFamily
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 
@@ -77,7 +77,7 @@ def tiny(tmp_path: Path) -> InterventionFamily:
 
 def item(tiny: InterventionFamily, client: Any, root: Path, **params: Any) -> dict[str, Any]:
     plan = ItemPlan(tiny, tiny.event("method"), "light", **params)
-    record, _ = run_intervention(plan, HermesAgent(), client, root)
+    record, _ = run(plan, HermesAgent(), client, root)
     return record
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.protocols.intervention.report import render, summarize
+from pytest_pastbench.protocols.intervention.metrics import summarize
+from pytest_pastbench.protocols.intervention.report import render
 
 
 def record(

@@ -23,7 +23,7 @@ from pytest_pastbench.protocols.plasticity.chess_env import (
     play_game,
     position_key,
 )
-from pytest_pastbench.protocols.plasticity.engine import run_lineage
+from pytest_pastbench.protocols.plasticity.engine import run
 from pytest_pastbench.protocols.plasticity.schema import (
     Adjudication,
     ChessEnvironment,
@@ -202,7 +202,7 @@ def test_a_short_lineage_against_stockfish_through_the_agent_loop(tmp_path: Path
             "environment": {**CHESS, "max_plies": 4},
         }
     )
-    outcome = run_lineage(family, "on", HermesAgent(), PolicyClient("curator"), tmp_path, Budgets())
+    outcome = run(family, "on", HermesAgent(), PolicyClient("curator"), tmp_path, Budgets())
     rows = outcome.record["checkpoints"]
     assert rows[0]["decisions"]["id"]["total"] == 2 and rows[0]["decisions"]["train"]["total"] == 2
     assert rows[1]["inventory"]["tools"] == 1  # the reflection's move picker passed its checks

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.agents.base import AgentResult, Budgets, HermesAgent, SessionContext
-from pytest_pastbench.protocols.plasticity.engine import run_lineage
+from pytest_pastbench.protocols.plasticity.engine import run
 
 from .helpers import PolicyClient, small_family
 
 
 def lineage(tmp_path: Path, client: Any, arm: str = "on", checkpoints: int = 2, agent: Any = None) -> dict:
     family = small_family(splits={"train": 2, "id": 2, "ood": 1})
-    return run_lineage(family, arm, agent or HermesAgent(), client, tmp_path, Budgets(), checkpoints).record
+    return run(family, arm, agent or HermesAgent(), client, tmp_path, Budgets(), checkpoints).record
 
 
 def test_the_curator_learns_tools_that_lift_held_out_scores(tmp_path: Path) -> None:

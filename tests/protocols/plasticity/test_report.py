@@ -8,16 +8,16 @@ import pytest
 
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.protocols.plasticity.collect import headline, headline_metrics
-from pytest_pastbench.protocols.plasticity.engine import run_lineage
-from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics
-from pytest_pastbench.protocols.plasticity.report import render, summarize, write_files
+from pytest_pastbench.protocols.plasticity.engine import run
+from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics, summarize
+from pytest_pastbench.protocols.plasticity.report import render, write_files
 
 from .helpers import PolicyClient, small_family
 
 
 def record(tmp_path: Path, arm: str) -> dict:
     family = small_family(splits={"train": 2, "id": 2, "ood": 1})
-    result = run_lineage(family, arm, HermesAgent(), PolicyClient("recall"), tmp_path / arm, Budgets(), 1)
+    result = run(family, arm, HermesAgent(), PolicyClient("recall"), tmp_path / arm, Budgets(), 1)
     metrics = lineage_metrics(result.record["checkpoints"])
     return {
         **result.record,

@@ -11,10 +11,10 @@ from typing import Any
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.shared.replay import POLICIES
-from pytest_pastbench.protocols.stream.engine import run_stream
+from pytest_pastbench.protocols.stream import engine
 from pytest_pastbench.protocols.stream.generator import Window, generate
 from pytest_pastbench.protocols.stream.metrics import stream_metrics
-from pytest_pastbench.protocols.stream.offline_policy import decide_stream
+from pytest_pastbench.protocols.stream.offline_policy import decide
 from pytest_pastbench.protocols.stream.schema import Stream, load_stream
 from pytest_pastbench.resources import families_dir
 
@@ -55,7 +55,7 @@ class PolicyClient:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **_: Any
     ) -> ModelReply:
         names = {t["function"]["name"] for t in tools or []}
-        decision = decide_stream(self.policy, messages, names)
+        decision = decide(self.policy, messages, names)
         if "tool_calls" in decision:
             calls = [
                 {"id": f"call_{len(messages)}_{i}", "name": name, "arguments": json.dumps(args)}
@@ -66,5 +66,7 @@ class PolicyClient:
 
 
 def measure(stream: Stream, harness: str, policy: str, scale: str = "sample") -> dict[str, Any]:
-    run = run_stream(stream, generate(stream, scale), harness, HermesAgent(), PolicyClient(policy), Budgets())
-    return stream_metrics(run.tickets, stream.family.activation)["metrics"]
+    stream_run = engine.run(
+        stream, generate(stream, scale), harness, HermesAgent(), PolicyClient(policy), Budgets()
+    )
+    return stream_metrics(stream_run.tickets, stream.family.activation)["metrics"]

@@ -7,7 +7,7 @@ import json
 
 from pytest_pastbench.protocols.stream.generator import dataset_counts, generate
 from pytest_pastbench.protocols.stream.metrics import activation_runs
-from pytest_pastbench.protocols.stream.rules import decide, deciding_rule, is_hidden
+from pytest_pastbench.protocols.stream.rules import correct_answer, deciding_rule, is_hidden
 
 from .streams import generated, packaged_streams, stream_named
 
@@ -52,7 +52,7 @@ def test_every_generated_ticket_has_exactly_one_correct_answer() -> None:
             for task in (*window.serving, *window.test):
                 matching = {r.answer for r in active if r.matches(task.facts)}
                 assert len(matching) <= 1, (task.id, matching)  # no two active rules disagree
-                assert task.answer == decide(task.facts, documented, active)
+                assert task.answer == correct_answer(task.facts, documented, active)
                 assert task.answer in task.options and len(set(task.options)) == len(task.options)
                 assert (task.case == "hidden") == is_hidden(task.facts, documented, stream.rules)
                 decider = deciding_rule(task.facts, active)

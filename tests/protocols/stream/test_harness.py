@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_pastbench.core.store import Store
-from pytest_pastbench.protocols.stream.harness import FrozenStore, RagIndex, StoreTools
+from pytest_pastbench.protocols.stream.harness import FrozenStore, RagIndex
+from pytest_pastbench.protocols.stream.toolbox import StoreTools
 
 
 def test_store_tools_offer_only_the_store(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_pastbench.protocols.stream.report import render, summarize
+from pytest_pastbench.protocols.stream.metrics import summarize
+from pytest_pastbench.protocols.stream.report import render
 
 
 def record(

@@ -10,7 +10,7 @@ from pytest_pastbench.protocols.stream.rules import (
     Rule,
     clauses_from_mapping,
     conflicting,
-    decide,
+    correct_answer,
     deciding_rule,
     is_hidden,
     parse_rule,
@@ -60,11 +60,11 @@ def test_a_line_that_is_not_a_rule_is_none() -> None:
 
 
 def test_an_active_hidden_rule_overrides_the_document_and_an_inactive_one_does_not() -> None:
-    assert decide(GIFT_CARD_CANCEL, RETAIL.documented) == "cancel"
-    assert decide(GIFT_CARD_CANCEL, RETAIL.documented, [D1]) == "refuse:payment_restricted"
+    assert correct_answer(GIFT_CARD_CANCEL, RETAIL.documented) == "cancel"
+    assert correct_answer(GIFT_CARD_CANCEL, RETAIL.documented, [D1]) == "refuse:payment_restricted"
     assert deciding_rule(GIFT_CARD_CANCEL, [D1]) is D1
     delivered = {**GIFT_CARD_CANCEL, "status": "delivered"}
-    assert decide(delivered, RETAIL.documented, [D1]) == "refuse:not_pending"  # D1 is scoped to pending
+    assert correct_answer(delivered, RETAIL.documented, [D1]) == "refuse:not_pending"  # D1: pending only
 
 
 def test_hidden_means_some_rule_of_the_dictionary_could_change_the_answer() -> None:

@@ -5,7 +5,7 @@
 walk the download; one file of each scenario (``environments/<scenario>/windows.json`` when it
 exists) stands for the scenario, with one item per harness x model x trial. An item runs the
 run's agent (``--pastbench-agent``: Hermes, a factory's, an external program) one session per task
-under the published turn protocol (``session.py``) and reports its setting scores in the shape
+under the published turn rules (``session.py``) and reports its setting scores in the shape
 the stream tables read (``metrics.hidden`` / ``metrics.fully``, per-window rewards). A scenario
 that cannot be read is one error item naming the file and the line; the others still run.
 """
@@ -27,7 +27,7 @@ from pytest_pastbench.plugin.run_handle import pastbench_run
 
 from ...base import ProtocolFile, ProtocolItem
 from .checklist import ModelChecklist
-from .engine import run_stream
+from .engine import run
 from .episode import Outcome
 from .leaderboard import HARNESS_METHODS, missing_row, reference_row
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
@@ -93,7 +93,7 @@ def scenario_hash(root: Path, name: str) -> str:
     return digest.hexdigest()
 
 
-def scenario_items(parent: ProtocolFile) -> Iterator[pytest.Item]:
+def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     """One item per harness x model x trial; a scenario that cannot be read is a
     ``FamilyFileError`` naming the file and the line (one error item; the others still run)."""
     found = _scenario_of(parent.path)
@@ -125,12 +125,12 @@ class ServeLearnItem(ProtocolItem):
         self.extra_keyword_matches.update({harness, scenario.domain, "servelearn"})
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        session = pastbench_run(self.config)
-        options = session.options
+        bench = pastbench_run(self.config)
+        options = bench.options
         scenario = self.scenario
         if options.stream_sample is not None:
             scenario = sample_scenario(scenario, options.stream_sample, options.seed)
-        checklist = pitch_checklist(session)
+        checklist = pitch_checklist(bench)
         serving = self.harness in LEARNING_HARNESSES
         offline = is_offline(self.model) and scenario.domain in FREE_TEXT_RULES
         tasks: SessionTasks | None = None
@@ -142,12 +142,12 @@ class ServeLearnItem(ProtocolItem):
                 tasks = SessionTasks(
                     scenario,
                     self.agent(),
-                    session.client(self.model, self.trial),
-                    session.budgets(),
+                    bench.client(self.model, self.trial),
+                    bench.budgets(),
                     checklist,
                     store_root,
                 )
-                outcomes = run_stream(
+                outcomes = run(
                     scenario,
                     tasks.run_task,
                     learner=learner,
@@ -264,12 +264,12 @@ def published(
     }
 
 
-def pitch_checklist(session: Any) -> Checklist:
+def pitch_checklist(bench: Any) -> Checklist:
     """A real judge model classes facts M / C / N with invented claims; the offline one per fact."""
-    model = session.options.judge_model
+    model = bench.options.judge_model
     if model is None or model == REFERENCE_JUDGE:
         return JudgeChecklist(ReferenceJudge())
-    return ModelChecklist(session.client(model))
+    return ModelChecklist(bench.client(model))
 
 
 def _per_window(outcomes: list[Outcome]) -> list[dict[str, Any]]:

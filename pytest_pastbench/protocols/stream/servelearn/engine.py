@@ -1,7 +1,7 @@
-"""ServeLearnBench's turn protocol as a small engine: one episode of one task, and a scenario's
+"""ServeLearnBench's turn rules as a small engine: one episode of one task, and a scenario's
 stream (every window's serving tasks with the score line, then its test tasks, learning frozen).
 
-The protocol (their docs/protocol.md): the system prompt is the scenario's, plus whatever the
+The turn rules (their docs/protocol.md): the system prompt is the scenario's, plus whatever the
 method adds (an Oracle bulletin, a learner's context); the user message is the instruction. One
 tool call per turn: a turn with several calls executes none of them and each gets an error; a
 turn with no call gets a corrective message; ``finish`` ends the episode. Budgets: 50 tool calls
@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ....errors import UnknownTool
-from .env import FINISH, ToolBox, tool_schemas
+from .env import FINISH, tool_schemas
 from .episode import Episode, Outcome, toolbox
 from .grading import grade
 from .pitch import Checklist, JudgeChecklist, ReferenceJudge
 from .schema import Scenario, Task
 from .scoring import feedback_line, oracle_context
+from .toolbox import ToolBox
 
 TOOL_BUDGET, TURN_BUDGET, OUTPUT_TOKEN_BUDGET = 50, 100, 256_000
 CALL_MAX_TOKENS = 65_536  # max_tokens of one model call (their protocol.py MAX_TOKENS)
@@ -92,7 +93,7 @@ class Learner(Protocol):
 
 
 class EpisodeRules:
-    """One episode under the published turn protocol: what a turn and what a tool call does.
+    """One episode under the published turn rules: what a turn and what a tool call does.
 
     The one definition of the rules, whoever holds the loop: ``run_episode`` (an ``Agent.turn``
     agent, the replay audit) and the session path (``session.py``: any agent of the project
@@ -173,7 +174,7 @@ class EpisodeRules:
 
 
 def run_episode(agent: Agent, scenario: Scenario, task: Task, extra_system: str = "") -> Episode:
-    """Drive ``agent`` through one task under the published turn protocol and budgets."""
+    """Drive ``agent`` through one task under the published turn rules and budgets."""
     rules = EpisodeRules(scenario, task)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_text(scenario, extra_system)},
@@ -307,7 +308,7 @@ def run_scenario(
     oracle: bool = False,
     checklist: Checklist | None = None,
 ) -> list[Outcome]:
-    """``run_stream`` with an ``Agent.turn`` agent: the engine holds the loop. Without a learner
+    """``run`` with an ``Agent.turn`` agent: the engine holds the loop. Without a learner
     only the test tasks run."""
     checklist = checklist or JudgeChecklist(ReferenceJudge())
 
@@ -315,10 +316,10 @@ def run_scenario(
         episode = run_episode(agent, scenario, task, extra_system)
         return episode, grade(scenario, task, episode, checklist)
 
-    return run_stream(scenario, run_task, learner=learner, oracle=oracle, serving=learner is not None)
+    return run(scenario, run_task, learner=learner, oracle=oracle, serving=learner is not None)
 
 
-def run_stream(
+def run(
     scenario: Scenario,
     run_task: TaskRunner,
     *,

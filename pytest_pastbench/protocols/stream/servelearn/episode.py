@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import banking, retail
-from .env import ToolBox, episode_world
+from .env import episode_world
 from .schema import Scenario, Task
+from .toolbox import ToolBox
 
 DOMAIN_TOOLS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "retail": retail.handlers,

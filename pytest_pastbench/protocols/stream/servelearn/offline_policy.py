@@ -1,5 +1,5 @@
 """The offline ``pastbench/<policy>`` models on a ServeLearnBench session: they follow the published
-turn protocol (one tool call per turn, ``finish`` to end) so an offline run serves every task in
+turn rules (one tool call per turn, ``finish`` to end) so an offline run serves every task in
 one or two turns instead of spinning to the turn budget.
 
 They see only the conversation and the tools. What they can act on without a language model:
@@ -37,11 +37,11 @@ def _function(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_published_conversation(tools: list[dict[str, Any]]) -> bool:
-    """A session under the published turn protocol: its tools end the episode with ``finish``."""
+    """A session under the published turn rules: its tools end the episode with ``finish``."""
     return any(_function(t).get("name") == FINISH for t in tools)
 
 
-def decide_published(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+def decide(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
     """The next assistant message (``{"content"}`` or ``{"tool_calls"}``), one call per turn."""
     if any(m.get("role") == "tool" and m.get("content") == FINISH_ACK for m in messages):
         return {"content": "OK"}  # the episode is over (a score line may follow): nothing to learn offline

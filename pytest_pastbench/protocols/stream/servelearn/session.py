@@ -3,7 +3,7 @@ external program serves them as it serves every other protocol.
 
 One task is one session (``agents/session_runner.run_session``) over ``ServeLearnTools``: the
 scenario's published tools, plus the memory and skill tools over the agent's own store under the
-``own`` harness. The turn protocol stays the engine's (``EpisodeRules``), whoever holds the loop:
+``own`` harness. The turn rules stay the engine's (``EpisodeRules``), whoever holds the loop:
 
 - ``TurnClient`` is the session's model: each reply is one turn. A reply with several calls
   executes none of them; a reply without a call gets the corrective message as the next user
@@ -135,7 +135,7 @@ _NO_REPLY = ModelReply(content="")
 
 
 class TurnClient:
-    """The session's model under the turn protocol (see the module docstring)."""
+    """The session's model under the turn rules (see the module docstring)."""
 
     def __init__(
         self,
@@ -206,7 +206,7 @@ def _reply_key(message: dict[str, Any]) -> str:
 
 
 class SessionTasks:
-    """Runs a scenario's tasks one session each (``TaskRunner`` of ``engine.run_stream``)."""
+    """Runs a scenario's tasks one session each (``TaskRunner`` of ``engine.run``)."""
 
     def __init__(
         self,

@@ -98,7 +98,7 @@ def test_contradictions_and_invented_claims_count_through_the_checklist() -> Non
 
 
 def test_a_real_judge_model_gets_the_checklist_and_the_offline_judge_the_per_fact_seam() -> None:
-    class Session:
+    class Bench:
         def __init__(self, judge_model: str | None) -> None:
             self.options = type("Options", (), {"judge_model": judge_model})()
 
@@ -107,6 +107,6 @@ def test_a_real_judge_model_gets_the_checklist_and_the_offline_judge_the_per_fac
             client.model = model
             return client
 
-    assert isinstance(pitch_checklist(Session(None)), JudgeChecklist)
-    assert pitch_checklist(Session("pastbench/judge")).name == "pastbench/judge"
-    assert pitch_checklist(Session("openai/gpt-x")).name == f"openai/gpt-x (checklist {PROMPT_HASH})"
+    assert isinstance(pitch_checklist(Bench(None)), JudgeChecklist)
+    assert pitch_checklist(Bench("pastbench/judge")).name == "pastbench/judge"
+    assert pitch_checklist(Bench("openai/gpt-x")).name == f"openai/gpt-x (checklist {PROMPT_HASH})"

@@ -1,4 +1,4 @@
-"""The published turn protocol and budgets, and how an episode is graded."""
+"""The published turn rules and budgets, and how an episode is graded."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The offline ``pastbench/<policy>`` models on a published scenario: they follow the turn protocol
+"""The offline ``pastbench/<policy>`` models on a published scenario: they follow the turn rules
 (one call per turn, ``finish``), so no task spins to the turn budget, and what they submit
 follows the rules in view, so the Oracle setting scores above Blind where the rules can be read
 without a language model (Pitch's tastes)."""
@@ -13,8 +13,8 @@ import pytest
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.protocols.stream.protocol import StreamOfflinePolicy
-from pytest_pastbench.protocols.stream.servelearn.engine import run_stream
-from pytest_pastbench.protocols.stream.servelearn.offline_policy import compose, decide_published
+from pytest_pastbench.protocols.stream.servelearn import engine
+from pytest_pastbench.protocols.stream.servelearn.offline_policy import compose, decide
 from pytest_pastbench.protocols.stream.servelearn.pitch import JudgeChecklist, ReferenceJudge
 from pytest_pastbench.protocols.stream.servelearn.rag import RagLearner
 from pytest_pastbench.protocols.stream.servelearn.scoring import Row, setting_scores
@@ -53,7 +53,7 @@ def run(name: str, harness: str) -> tuple[OfflineModel, SessionTasks, list[Any],
         tasks = SessionTasks(
             scenario, HermesAgent(), model, Budgets(), JudgeChecklist(ReferenceJudge()), root
         )
-        outcomes = run_stream(
+        outcomes = engine.run(
             scenario,
             tasks.run_task,
             learner=RagLearner() if harness == "rag" else None,
@@ -101,6 +101,6 @@ def test_a_finish_without_text_arguments_is_submitted_empty_and_after_it_the_rep
         {"role": "system", "content": "s"},
         {"role": "user", "content": "do it"},
     ]
-    assert decide_published(messages, tools) == {"tool_calls": [("finish", {})]}
+    assert decide(messages, tools) == {"tool_calls": [("finish", {})]}
     done = [*messages, {"role": "tool", "tool_call_id": "x", "content": '{"accepted": true}'}]
-    assert decide_published([*done, {"role": "user", "content": "Score: 0/100."}], tools) == {"content": "OK"}
+    assert decide([*done, {"role": "user", "content": "Score: 0/100."}], tools) == {"content": "OK"}

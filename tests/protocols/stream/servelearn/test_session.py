@@ -1,5 +1,5 @@
 """The session path: the project's Hermes agent, driven by the session runner, serves the fixture
-scenarios under the published turn protocol; nothing of the ``evaluator`` reaches it (messages,
+scenarios under the published turn rules; nothing of the ``evaluator`` reaches it (messages,
 tool schemas, tool results, its store, the session traces)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pytest
 
 from pytest_pastbench.agents.base import Budgets, HermesAgent
 from pytest_pastbench.models.client import ModelReply
-from pytest_pastbench.protocols.stream.servelearn.engine import MSG_NO_CALL, TURN_BUDGET, run_stream
+from pytest_pastbench.protocols.stream.servelearn import engine
+from pytest_pastbench.protocols.stream.servelearn.engine import MSG_NO_CALL, TURN_BUDGET
 from pytest_pastbench.protocols.stream.servelearn.pitch import JudgeChecklist, ReferenceJudge
 from pytest_pastbench.protocols.stream.servelearn.rag import RagLearner
 from pytest_pastbench.protocols.stream.servelearn.session import SessionTasks, store_folder
@@ -76,7 +77,7 @@ def run(
     checklist = JudgeChecklist(ReferenceJudge())
     with store_folder(harness == "own") as root:
         tasks = SessionTasks(scenario, HermesAgent(), model, Budgets(), checklist, root)
-        outcomes = run_stream(
+        outcomes = engine.run(
             scenario,
             tasks.run_task,
             learner=RagLearner(block=1) if harness == "rag" else None,

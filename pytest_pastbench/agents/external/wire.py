@@ -1,8 +1,8 @@
-"""The ``pastbench-agent/1`` protocol: JSON lines between the harness and an external agent.
+"""The ``pastbench-agent/1`` wire format: JSON lines between the harness and an external agent.
 
 One JSON object per line, UTF-8, on the program's stdin (harness → agent) and stdout (agent →
 harness); stderr is free for the program's own logs. Every line the agent sends is validated
-here; anything else is a protocol violation (the agent's fault, see ``driver.py``).
+here; anything else is a violation (``ProtocolViolation``) (the agent's fault, see ``driver.py``).
 
 Harness → agent: ``session_start`` once, then per user turn ``user``, answered by zero or more
 ``tool_call`` / ``tool_result`` rounds and one ``answer``; after the last answer ``session_end``,
@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from pytest_pastbench.errors import ProtocolViolation
 
-PROTOCOL = "pastbench-agent/1"
+# The version every harness message carries in its ``protocol`` field (a key external programs
+# already read, so it keeps its name on the wire).
+WIRE_FORMAT = "pastbench-agent/1"
 MAX_LINE_BYTES = 1_000_000  # one message; far above a tool call (200 kB) or an answer
 
 
@@ -57,7 +59,7 @@ class BudgetInfo(BaseModel):
 
 class SessionStart(BaseModel):
     type: Literal["session_start"] = "session_start"
-    protocol: str = PROTOCOL
+    protocol: str = WIRE_FORMAT
     session: SessionInfo
     model: ModelAccess
     tools: list[dict[str, Any]] = Field(description="OpenAI-style function specs of the session's tools")
@@ -133,7 +135,7 @@ def parse_agent_line(line: bytes, number: int) -> ToolCallMessage | AnswerMessag
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "message"
-        raise ProtocolViolation(f"line {number} breaks {PROTOCOL}: {where}: {first['msg']}") from None
+        raise ProtocolViolation(f"line {number} breaks {WIRE_FORMAT}: {where}: {first['msg']}") from None
 
 
 def _excerpt(line: bytes) -> str:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_pastbench.agents.external.protocol import (
+from pytest_pastbench.agents.external.wire import (
     AnswerMessage,
     SessionStart,
     ToolCallMessage,

@@ -9,8 +9,9 @@ import yaml
 
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.errors import ToolError
-from pytest_pastbench.protocols.intervention.domain import SERVICE_INFO_TOOL, DomainService, DomainToolBox
 from pytest_pastbench.protocols.intervention.schema import Event, Service
+from pytest_pastbench.protocols.intervention.service import SERVICE_INFO_TOOL, DomainService
+from pytest_pastbench.protocols.intervention.toolbox import DomainToolBox
 
 SERVICE = Service.model_validate(
     {

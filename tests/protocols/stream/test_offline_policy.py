@@ -11,7 +11,7 @@ from pytest_pastbench.protocols.stream.generator import Task
 from pytest_pastbench.protocols.stream.offline_policy import (
     Observation,
     choose,
-    decide_stream,
+    decide,
     is_stream_conversation,
     parse_ticket,
 )
@@ -36,7 +36,7 @@ def observation(seq: int, answer: str, score: int, **changes: str) -> Observatio
 
 
 def answer_of(policy: str, message: str, tools: set[str] | None = None) -> str:
-    decision = decide_stream(POLICIES[policy], [{"role": "user", "content": message}], tools or set())
+    decision = decide(POLICIES[policy], [{"role": "user", "content": message}], tools or set())
     return decision["content"].removeprefix("ANSWER: ")
 
 
@@ -120,9 +120,9 @@ def test_feedback_is_kept_by_recall_and_curated_by_the_curator() -> None:
     message = feedback_message(task(FACTS), RETAIL, "cancel", 0)
     tools = {"memory_search", "memory_write", "memory_update"}
     assert answer_of("blind", message, tools) == "OK"  # keeps nothing
-    recall = decide_stream(POLICIES["recall"], [{"role": "user", "content": message}], tools)
+    recall = decide(POLICIES["recall"], [{"role": "user", "content": message}], tools)
     assert recall["tool_calls"][0][0] == "memory_write" and "score=0" in recall["tool_calls"][0][1]["text"]
-    curator = decide_stream(POLICIES["curator"], [{"role": "user", "content": message}], tools)
+    curator = decide(POLICIES["curator"], [{"role": "user", "content": message}], tools)
     assert curator["tool_calls"] == [("memory_search", {"query": "stream rulebook retail cancel"})]
 
 

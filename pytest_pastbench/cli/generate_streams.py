@@ -15,15 +15,15 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ...errors import FamilyFileError
-from ...resources import families_dir
-from .generator import dataset_counts, generate
-from .schema import SCALES, load_stream
+from ..errors import FamilyFileError
+from ..protocols.stream.generator import dataset_counts, generate
+from ..protocols.stream.schema import SCALES, load_stream
+from ..resources import families_dir
 
 
 def stream_files(paths: list[str]) -> list[Path]:
     """Stream family files under the given files or folders (the packaged ones by default)."""
-    from ..detect import family_format
+    from ..protocols.detect import family_format
 
     roots = [Path(p) for p in paths] or [families_dir() / "streams"]
     found: list[Path] = []
