@@ -31,8 +31,8 @@ FAMILY_FORMATS = {
 }
 # `$ command` blocks whose output a dedicated test already compares with what the command prints.
 CHECKED_ELSEWHERE = {
-    "pastbench judge-agreement examples/judge-agreement/labels.jsonl": "tests/test_judge_agreement.py",
-    "pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl": "tests/test_judge_agreement.py",
+    "pastbench judge-agreement examples/judge-agreement/labels.jsonl": "tests/judge/test_agreement.py",
+    "pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl": "tests/judge/test_agreement.py",
 }
 
 

@@ -30,7 +30,7 @@ from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.stream.harness import StoreTools
 
 HANG_GUARD_S = 120  # a hang guard only: nothing here waits on the clock
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "subprocess-agent" / "agent.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "subprocess-agent" / "agent.py"
 
 PRELUDE = """\
 import json, os, sys, time, urllib.request

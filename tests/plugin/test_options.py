@@ -7,7 +7,7 @@ import pytest
 
 from pytest_pastbench.plugin.options import OPTIONS, REFERENCE_FILE, RunOptions, reference_markdown, validate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPECS = {spec.name: spec for spec in OPTIONS}
 
 

@@ -20,8 +20,8 @@ from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
 from pytest_pastbench.protocols.stream.harness import StoreTools
+from tests.agents.test_base import ScriptedModel, answer, call
 from tests.protocols.intervention.test_domain import SERVICE
-from tests.test_agent import ScriptedModel, answer, call
 
 NOW = "2026-03-02T10:00:00"
 
