@@ -85,7 +85,6 @@ NOT_YET = {
     "agents/external/driver.py",
     "agents/external/mcp_stdio.py",
     "agents/external/shim.py",
-    "models/direct.py",
     "plugin/collection.py",
     "plugin/finish.py",
     "plugin/fixtures.py",
@@ -95,7 +94,6 @@ NOT_YET = {
     "plugin/resume.py",
     "plugin/run.py",
     "plugin/run_handle.py",
-    "plugin/terminal.py",
     "results/aggregate.py",
     "results/render/figure_kit.py",
 }
