@@ -90,10 +90,8 @@ NOT_YET = {
     "plugin/fixtures.py",
     "plugin/hooks.py",
     "plugin/preflight.py",
-    "plugin/reports.py",
     "plugin/resume.py",
     "plugin/run.py",
-    "plugin/run_handle.py",
     "results/aggregate.py",
     "results/render/figure_kit.py",
 }
