@@ -93,7 +93,6 @@ NOT_YET = {
     "plugin/resume.py",
     "plugin/run.py",
     "results/aggregate.py",
-    "results/render/figure_kit.py",
 }
 
 
