@@ -90,7 +90,6 @@ NOT_YET = {
     "plugin/preflight.py",
     "plugin/resume.py",
     "plugin/run.py",
-    "results/aggregate.py",
 }
 
 
