@@ -69,7 +69,7 @@ def named_paths(path: Path) -> list[tuple[int, str]]:
 
 def _ours() -> tuple[list[str], set[str]]:
     """Files and folders a name may refer to: the package's (by any tail of their path) and the
-    repository's from its root (``tests/test_stats.py``, ``benchmarks/gateway_cpu.py``)."""
+    repository's from its root (``tests/core/test_stats.py``, ``benchmarks/gateway_cpu.py``)."""
     package = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*")]
     files = [path for path in package if path.endswith(".py")]
     folders = {path + "/" for path in package if (PACKAGE / path).is_dir()}
@@ -105,3 +105,28 @@ def test_the_check_finds_a_stale_name(tmp_path: Path) -> None:
     assert found == ["provider.py", "adapters/", "summary.py"]
     assert not any(exists(token, files, folders) for token in found)
     assert exists("protocols/base.py", files, folders) and exists("agents/external/", files, folders)
+
+
+# A test file named anywhere in the repository: ``tests/…/test_x.py`` or ``tests/…/`` (tests move
+# with the package they mirror; a page or docstring must follow them).
+TEST_PATH = re.compile(r"(?<![\w/.-])(tests/(?:\w+/)*(?:\w+\.py)?)(?![\w/])")
+NAMING_FILES = (
+    "README.md",
+    "docs/**/*.md",
+    "families/**/*.md",
+    "benchmarks/**/*.py",
+    "pytest_pastbench/**/*.py",
+    "tests/**/*.py",
+)
+EXAMPLE_IDS = {"tests/test_x.py"}  # a made-up node id in tests/plugin/test_shard.py
+
+
+def test_every_test_file_named_in_the_docs_and_the_code_exists() -> None:
+    missing = [
+        f"{path.relative_to(ROOT)}: {token}"
+        for pattern in NAMING_FILES
+        for path in sorted(ROOT.glob(pattern))
+        for token in TEST_PATH.findall(path.read_text(encoding="utf-8"))
+        if token not in EXAMPLE_IDS and not (ROOT / token).exists()
+    ]
+    assert not missing, "these name test files that do not exist:\n" + "\n".join(missing)

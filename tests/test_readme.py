@@ -32,8 +32,8 @@ FAMILY_FORMATS = {
 }
 # `$ command` blocks whose output a dedicated test already compares with what the command prints.
 CHECKED_ELSEWHERE = {
-    "pastbench judge-agreement examples/judge-agreement/labels.jsonl": "tests/test_judge_agreement.py",
-    "pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl": "tests/test_judge_agreement.py",
+    "pastbench judge-agreement examples/judge-agreement/labels.jsonl": "tests/judge/test_agreement.py",
+    "pastbench judge-agreement examples/judge-agreement/labels-v3-*.jsonl": "tests/judge/test_agreement.py",
 }
 
 
@@ -137,7 +137,7 @@ def test_the_quoted_output_is_what_the_command_prints(
 # Quoted one-line errors whose set-up (a container engine that is not there, a malformed
 # leaderboard file) a test of their own builds; each is compared there.
 ERRORS_CHECKED_ELSEWHERE = {
-    "ERROR: --pastbench-agent: no container engine reachable": "tests/adapters/test_profiles.py",
+    "ERROR: --pastbench-agent: no container engine reachable": "tests/agents/external/test_profiles.py",
     "ERROR: --pastbench-stream-reference=…/bad.csv": "tests/protocols/stream/servelearn/test_plugin.py",
 }
 # What a quoted start-up error says it is about: an option's value, or a model missing its key.

@@ -33,7 +33,7 @@ def _resampled_statistics(families: list[list[Cluster]], rng: random.Random, n_b
     clusters' sum over their episode count, so singleton clusters give the episode bootstrap.)
 
     Each index is drawn as ``rng.choice`` draws it (the fewest random bits that cover the
-    family's size, redrawn when out of range; tests/test_stats.py checks the equality), from the
+    family's size, redrawn when out of range; tests/core/test_stats.py checks the equality), from the
     public ``getrandbits`` and without building the resampled lists: the same numbers, several
     times faster (the bootstrap was most of a run's summary time)."""
     getrandbits = rng.getrandbits

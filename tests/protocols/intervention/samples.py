@@ -88,7 +88,7 @@ profiles:
 
 class InterventionPolicyClient:
     """``pastbench/<name>`` on an intervention tool set, in process (the provider's routing
-    without litellm; tests/offline/test_provider.py covers the litellm path)."""
+    without litellm; tests/models/test_offline_provider.py covers the litellm path)."""
 
     def __init__(self, name: str) -> None:
         self.model = f"pastbench/{name}"

@@ -18,7 +18,7 @@ from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.world import World
-from tests.adapters.conftest import REPO, Engine
+from tests.agents.external.conftest import REPO, Engine
 from tests.family_samples import GOOD_MEMORY
 
 PROFILE = REPO / "examples" / "docker-agent" / "docker-example.yaml"

@@ -18,7 +18,7 @@ from pytest_pastbench.judge.base import Verdict
 from pytest_pastbench.models.client import use_alias_file
 from tests.docs_text import docs_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "judge-agreement" / "labels.jsonl"
 RUBRIC = (
     "Routes Kestrel invoices to the OPS-BILLING queue"  # terms: routes, kestrel, invoices, ops-billing, queue
@@ -147,8 +147,8 @@ def reset_aliases() -> Iterator[None]:
 
 
 def test_samples_without_a_verdict_are_listed_and_exit_1(tmp_path: Path, reset_aliases: None) -> None:
+    from tests.judge.test_llm import ALIAS, alias_file, judge_server
     from tests.reliability.faultserver import Fault
-    from tests.test_llm_judge import ALIAS, alias_file, judge_server
 
     labels = write(tmp_path / "l.jsonl", sample("a", 1.0), sample("b", 0.0), sample("c", 0.0))
     good = Fault("ok_text", text='{"score": 0.75, "reason": "ok"}')

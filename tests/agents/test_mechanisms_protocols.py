@@ -22,9 +22,9 @@ from pytest_pastbench.protocols.intervention.toolbox import DomainToolBox
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
 from pytest_pastbench.protocols.stream.toolbox import StoreTools
+from tests.agents.test_base import ScriptedModel, answer, call
 from tests.protocols.intervention.samples import TINY, InterventionPolicyClient
 from tests.protocols.plasticity.helpers import SMALL_TEXT_FAMILY, write_family
-from tests.test_agent import ScriptedModel, answer, call
 
 SHARE_SERVICE = Service.model_validate(
     {

@@ -16,7 +16,7 @@ from pytest_pastbench.agents.external.profiles import spec_label
 from pytest_pastbench.agents.registry import make_agent
 from tests.family_samples import GOOD_MEMORY
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLE_PROFILE = REPO / "examples" / "subprocess-agent" / "stdio-example.yaml"
 REGISTERED = {"hermes": HermesAgent}
 

@@ -1,5 +1,5 @@
 """The reference policies through the real agent loop, store and world (no litellm here;
-tests/offline/test_provider.py covers the litellm path)."""
+tests/models/test_offline_provider.py covers the litellm path)."""
 
 from __future__ import annotations
 

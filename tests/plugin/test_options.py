@@ -17,7 +17,7 @@ from pytest_pastbench.plugin.options import (
     validate,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPECS = {spec.name: spec for spec in OPTIONS}
 PROTOCOL_GROUPS = builtin_option_groups()
 EVERY_SPEC = all_specs([*SHARED_GROUPS, *PROTOCOL_GROUPS])

@@ -102,7 +102,7 @@ def test_recall_pastes_notes_and_world_side_by_side_and_keeps_the_stale_value() 
 
 def test_an_override_in_the_request_wins_over_the_stored_rule_for_this_ticket(tmp_path: Path) -> None:
     from pytest_pastbench.core.store import Store
-    from tests.offline.test_policies import session
+    from tests.protocols.past.test_offline_policy import session
 
     store = Store(tmp_path)
     session(
@@ -131,7 +131,7 @@ def test_a_stored_queue_a_newer_note_replaces_is_not_acted_on_and_its_priority_s
     # against the present too.
     from pytest_pastbench.core.store import Store
     from pytest_pastbench.protocols.past.schema import WorldSeed
-    from tests.offline.test_policies import session
+    from tests.protocols.past.test_offline_policy import session
 
     store = Store(tmp_path)
     session(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.test_process import run, script_agent
+from tests.agents.external.test_process import run, script_agent
 from tests.family_samples import GOOD_MEMORY
 
 CANARY = """\

@@ -22,8 +22,8 @@ from pytest_pastbench.protocols.past.world import World
 from pytest_pastbench.protocols.plasticity.artifacts import Inventory
 from pytest_pastbench.protocols.plasticity.toolbox import ArtifactToolBox
 from pytest_pastbench.protocols.stream.toolbox import StoreTools
+from tests.agents.test_base import ScriptedModel, answer, call
 from tests.protocols.intervention.test_service import SERVICE
-from tests.test_agent import ScriptedModel, answer, call
 
 NOW = "2026-03-02T10:00:00"
 

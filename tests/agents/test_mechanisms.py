@@ -27,7 +27,7 @@ from pytest_pastbench.protocols.past.mech import pollution_rate
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.toolbox import ToolBox
 from pytest_pastbench.protocols.past.world import World
-from tests.test_agent import ScriptedModel, answer, call
+from tests.agents.test_base import ScriptedModel, answer, call
 
 NOW = "2026-03-02T10:00:00"
 

@@ -17,7 +17,7 @@ from pytest_pastbench.core.trace import TraceRecorder
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.toolbox import ToolBox
 from pytest_pastbench.protocols.past.world import World
-from tests.adapters.test_process import run, script_agent
+from tests.agents.external.test_process import run, script_agent
 
 CLIENT = """
 import asyncio, os

@@ -9,7 +9,7 @@ from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
 from pytest_pastbench.protocols.past.mech import asserts
 from pytest_pastbench.protocols.past.schema import Family
 from tests.family_samples import GOOD_UPDATE
-from tests.offline.test_policies import PolicyClient
+from tests.protocols.past.test_offline_policy import PolicyClient
 
 FAMILY = Family.model_validate(yaml.safe_load(GOOD_UPDATE))
 EPISODE = FAMILY.episodes[0]

@@ -30,7 +30,7 @@ from pytest_pastbench.protocols.past.world import World
 from pytest_pastbench.protocols.stream.toolbox import StoreTools
 
 HANG_GUARD_S = 120  # a hang guard only: nothing here waits on the clock
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "subprocess-agent" / "agent.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "subprocess-agent" / "agent.py"
 
 PRELUDE = """\
 import json, os, sys, time, urllib.request

@@ -1,0 +1,96 @@
+"""How a run stops: the Ctrl-C line, who writes it, and when the heap is frozen."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from pytest_pastbench.plugin import stopping
+
+
+class Terminal:
+    def __init__(self, open_line: int) -> None:
+        writer = SimpleNamespace(width_of_current_line=open_line)
+        self.config = SimpleNamespace(get_terminal_writer=lambda: writer)
+        self.written: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.written.append(text)
+
+    def write_line(self, text: str, **markup: Any) -> None:
+        self.written.append(text + "\n")
+
+
+class Models:
+    stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+def run(is_worker: bool, finished: int) -> SimpleNamespace:
+    return SimpleNamespace(models=Models(), is_worker=is_worker, payloads=dict.fromkeys(range(finished)))
+
+
+def test_the_line_says_what_is_kept() -> None:
+    assert (
+        stopping.interrupted_line(3) == "pastbench: interrupted: 3 finished items are kept; the rest stop now"
+    )
+    assert "nothing measured, nothing saved" in stopping.interrupted_line(0)
+
+
+def test_the_controller_stops_its_models_and_writes_the_line_below_open_progress_letters() -> None:
+    pastbench, terminal = run(is_worker=False, finished=2), Terminal(open_line=5)
+    stopping.stop_the_run(pastbench, terminal)
+    assert pastbench.models.stopped
+    assert terminal.written == ["\n", stopping.interrupted_line(2) + "\n"]
+    terminal = Terminal(open_line=0)
+    stopping.stop_the_run(run(is_worker=False, finished=2), terminal)
+    assert terminal.written == [stopping.interrupted_line(2) + "\n"]
+
+
+def test_a_worker_stops_its_models_and_says_nothing() -> None:
+    pastbench, terminal = run(is_worker=True, finished=2), Terminal(open_line=5)
+    stopping.stop_the_run(pastbench, terminal)
+    assert pastbench.models.stopped and terminal.written == []
+    stopping.stop_the_run(run(is_worker=False, finished=0), None)  # no terminal: nothing to write
+
+
+class Gc:
+    """gc as stopping.py sees it, so the test process's own collector is left alone."""
+
+    def __init__(self, freed: list[int]) -> None:
+        self.freed, self.collections, self.frozen = freed, 0, False
+
+    def collect(self) -> int:
+        self.collections += 1
+        return self.freed.pop(0) if self.freed else 0
+
+    def freeze(self) -> None:
+        self.frozen = True
+
+
+def test_the_end_of_a_run_collects_until_nothing_is_freed_then_freezes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = Gc(freed=[40, 3, 0, 7])
+    monkeypatch.setattr(stopping, "gc", fake)
+    stopping.collect_then_freeze(nested=False)
+    assert (fake.collections, fake.frozen) == (3, True)
+    fake = Gc(freed=[1] * 9)
+    monkeypatch.setattr(stopping, "gc", fake)
+    stopping.collect_then_freeze(nested=False)
+    assert (fake.collections, fake.frozen) == (5, True)  # at most pytest's own five passes
+
+
+def test_a_nested_run_and_an_uninterrupted_one_leave_the_heap_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = Gc(freed=[5])
+    monkeypatch.setattr(stopping, "gc", fake)
+    stopping.collect_then_freeze(nested=True)
+    stopping.freeze_after_interrupt(stopped=True, nested=True)
+    stopping.freeze_after_interrupt(stopped=False, nested=False)
+    assert (fake.collections, fake.frozen) == (0, False)
+    stopping.freeze_after_interrupt(stopped=True, nested=False)
+    assert fake.frozen
