@@ -77,7 +77,9 @@ def test_every_option_the_docs_name_exists_and_every_option_is_documented(
         "--" + dest.replace("_", "-") for dest in vars(pytestconfig.option) if dest.startswith("pastbench_")
     }
     named = set(re.findall(r"--pastbench-[a-z0-9]+(?:-[a-z0-9]+)*", docs_text()))
-    assert named - registered == set(), "the docs name options that do not exist"
+    # A docs example that declares its own protocol's option (docs/extending.md) may name it.
+    declared = {f"--pastbench-{name}" for name in re.findall(r'OptionSpec\(\s*"([a-z0-9-]+)"', docs_text())}
+    assert named - registered - declared == set(), "the docs name options that do not exist"
     assert registered - named == set(), "options missing from the docs (docs/options.md)"
 
 
