@@ -33,7 +33,7 @@ from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ServiceSettings
 from pytest_pastbench.models.gateway_process import GatewayProcess
 from pytest_pastbench.protocols.detect import is_past_family_file
-from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.engine import ItemSpec, run
 from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.resources import families_dir
 
@@ -61,7 +61,7 @@ def record_requests(family_count: int) -> list[Request]:
         family, file_hash = load_family(path)
         for episode in family.episodes[:2]:
             spec = ItemSpec(f"{family.id}::{episode.id}", family, episode, "on", 0, MODEL, "base", file_hash)
-            run_item(spec, HermesAgent(), recorder, Path(tempfile.mkdtemp(prefix="pastbench-gwcpu-")))
+            run(spec, HermesAgent(), recorder, Path(tempfile.mkdtemp(prefix="pastbench-gwcpu-")))
     return recorder.requests
 
 

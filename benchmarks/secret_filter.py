@@ -1,7 +1,7 @@
 """Issue 28 item 5: the curator's credential filter on the built-in data (it was written without it).
 
 For every declared secret (``safety.secrets`` of an episode or a session), is every user sentence
-that says it one the curator's filter (``offline_policy._has_credential``) refuses to store? And
+that says it one the curator's filter (``curation.has_credential``) refuses to store? And
 how many user sentences that say no secret does it refuse (false positives: knowledge lost)?
 Prints counts and, for a miss, only where it is (family, episode), never the secret.
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import first_per_capability  # noqa: E402
 
 from pytest_pastbench.core.text import sentences  # noqa: E402
-from pytest_pastbench.protocols.past.offline_policy import _has_credential  # noqa: E402
+from pytest_pastbench.protocols.shared.curation import has_credential  # noqa: E402
 from tests.adversarial.harness import past_families  # noqa: E402
 
 
@@ -37,14 +37,14 @@ def main(argv: list[str]) -> int:
             for secret in sorted(declared):
                 secrets += 1
                 holding = [x for x in said if secret in x]
-                if holding and all(_has_credential(x) for x in holding):
+                if holding and all(has_credential(x) for x in holding):
                     caught += 1
                 else:
                     missed.append(f"{family.qualified_id}::{episode.id}")
             for sentence in said:
                 if not any(secret in sentence for secret in declared):
                     clean += 1
-                    flagged += _has_credential(sentence)
+                    flagged += has_credential(sentence)
     share = f"{caught / secrets:.1%}" if secrets else "none declared"
     print(f"declared secrets caught: {caught}/{secrets} ({share})")
     print(f"sentences without a secret refused as credentials: {flagged}/{clean}")

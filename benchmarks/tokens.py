@@ -19,7 +19,7 @@ from pytest_pastbench.agents.mechanisms import ablation_sets, mechanism_set_labe
 from pytest_pastbench.models.client import ModelReply, import_litellm
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
 from pytest_pastbench.protocols.detect import is_past_family_file
-from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.engine import ItemSpec, run
 from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.resources import families_dir
 
@@ -68,7 +68,7 @@ def main() -> None:
                 spec = ItemSpec(
                     f"{family.id}::{episode.id}", family, episode, "on", 0, args.model, label, file_hash
                 )
-                run_item(spec, agent, client, Path(tempfile.mkdtemp(prefix="pastbench-tokens-")))
+                run(spec, agent, client, Path(tempfile.mkdtemp(prefix="pastbench-tokens-")))
                 prompt.append(client.prompt)
                 completion.append(client.completion)
         means = (statistics.mean(prompt), statistics.mean(completion))

@@ -241,14 +241,14 @@ class Terminal:
 
 
 def test_the_terminal_summary_carries_the_line_for_a_real_model_only(shipped: Path) -> None:
-    from pytest_pastbench.protocols.past.metrics import build_summary
-    from pytest_pastbench.protocols.past.report import render_past
+    from pytest_pastbench.protocols.past.metrics import summarize
+    from pytest_pastbench.protocols.past.report import render
     from tests.protocols.past.test_metrics import RUN, rec
 
     records = [rec("memory.recall", "ep01", "on", 0.6), rec("memory.recall", "ep01", "off", 0.1)]
     for models, expected in ((["openai/gpt-4o"], 1), (["pastbench/recall"], 0)):
         terminal = Terminal()
-        render_past(terminal, build_summary(records, {**RUN, "models": models}, 42), records)
+        render(terminal, summarize(records, {**RUN, "models": models}, 42), records)
         assert sum("free text graded deterministically" in line for line in terminal.lines) == expected
 
 

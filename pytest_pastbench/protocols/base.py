@@ -571,7 +571,7 @@ class ProtocolItem(OneLineItem):
 
     def base_record(self) -> dict[str, Any]:
         """The fields every protocol record carries (resume, merge and reports read them)."""
-        session = pastbench_run(self.config)
+        bench = pastbench_run(self.config)
         record = {
             "nodeid": self.nodeid,
             "protocol": self.protocol,
@@ -580,7 +580,7 @@ class ProtocolItem(OneLineItem):
             "model": self.model,
             # With a mechanism set picked by the run, the agent's label names it (``hermes[E1]``,
             # as PAST's config labels do), so every summary keeps the sets apart.
-            "agent": session.agent_label() + _set_suffix(self.mechanisms),
+            "agent": bench.agent_label() + _set_suffix(self.mechanisms),
             "trial": self.trial,
             "infra_blocked": False,
             "reason": None,

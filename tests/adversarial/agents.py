@@ -1,7 +1,7 @@
 """Agents that try to earn S without reusing what they stored (issue #15, item 8: the S part).
 
 Each is an ``Agent`` (``run_session(ctx) -> AgentResult``), so it plugs into the plugin the way any
-agent does (``--pastbench-agent=tests.adversarial.agents:empty``) and into ``run_item`` directly.
+agent does (``--pastbench-agent=tests.adversarial.agents:empty``) and into ``engine.run`` directly.
 
 - ``empty``: answers nothing, does nothing.
 - ``echo``: answers with the user's own words.

@@ -1,6 +1,6 @@
 """Run an agent (adversary or reference) over every PAST episode of the built-in dataset in-process.
 
-The protocol runner itself (``run_item``: the agent loop, tools, store, scoring), no pytest and
+The protocol runner itself (``engine.run``: the agent loop, tools, store, scoring), no pytest and
 no litellm, so every built-in episode on both arms takes seconds. Used by
 ``tests/adversarial/test_score_adversaries.py``, ``tests/adversarial/test_mech_anchors.py`` (the
 Mech anchors: ``MECH_ANCHORS``, ``mech_by_capability``, ``mech_difference``) and
@@ -22,7 +22,7 @@ from pytest_pastbench.agents.base import Agent, HermesAgent
 from pytest_pastbench.models.client import ModelClient
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.protocols.past.dataset.audit import family_paths
-from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.engine import ItemSpec, run
 from pytest_pastbench.protocols.past.family_files import load_family
 from pytest_pastbench.protocols.past.schema import CAPABILITIES, Episode, Family
 from pytest_pastbench.resources import families_dir
@@ -144,7 +144,7 @@ def _family_records(name: str, arm: str, family: Family) -> list[ItemRecord]:
                 config_label=name,
                 dataset_hash="adversarial",
             )
-            records.append(run_item(spec, agent, model, Path(tmp) / f"{m}-{arm}").record)
+            records.append(run(spec, agent, model, Path(tmp) / f"{m}-{arm}").record)
     return records
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.schema import Episode, Family
 from pytest_pastbench.protocols.shared.matching import normalise_for_match
 from pytest_pastbench.protocols.shared.schema import (
@@ -137,4 +137,4 @@ def family_delta(result: Result, family: str) -> float:
 
 def summary_families(result: Result) -> dict[str, dict[str, Any]]:
     """Per family: Δ and its 95% CI as the run summary computes them (what the reports mark)."""
-    return build_summary(result.records, {"trials": 1}, seed=0)["configs"][0]["families"]
+    return summarize(result.records, {"trials": 1}, seed=0)["configs"][0]["families"]

@@ -1,6 +1,6 @@
 """The Mech anchors of docs/design.md §4 over the whole built-in dataset (issue 28, item 1).
 
-Each anchor agent runs the on arm of every built-in PAST episode through the same ``run_item`` the
+Each anchor agent runs the on arm of every built-in PAST episode through the same ``engine.run`` the
 plugin runs (``harness.run_contestant``); Mech per capability is the summary's (mean over families
 of the episode means), with its bootstrap CI over episode clusters.
 """
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.protocols.detect import is_past_family_file
-from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.engine import ItemSpec, run
 from pytest_pastbench.protocols.past.family_files import load_family
-from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.schema import CAPABILITIES
 from pytest_pastbench.resources import families_dir
 from tests.adversarial.harness import (
@@ -52,8 +52,8 @@ def on_arm_summary(agent: Any, model: Any, tmp_path: Path, model_name: str = "no
                 dataset_hash="",
             )
             root = tmp_path / family.qualified_id / episode.id
-            records.append(run_item(spec, agent, model, root).record)
-    return build_summary(records, {"id": "anchors"}, seed=0)["configs"][0]
+            records.append(run(spec, agent, model, root).record)
+    return summarize(records, {"id": "anchors"}, seed=0)["configs"][0]
 
 
 def test_an_agent_that_never_writes_gets_mech_zero(tmp_path: Path) -> None:

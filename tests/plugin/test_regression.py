@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results.baseline import save_baseline
 from tests.family_samples import builtin_sample, scored_record
@@ -115,7 +115,7 @@ def test_a_bad_gate_expression_is_a_usage_error(pytester: pytest.Pytester) -> No
         for arm, score in (("on", 0.9), ("off", 0.2))
     ]
     run = {"id": "r", "seed": 0, "dataset_hash": "d", "judge": None, "models": ["m"]}
-    summary = build_summary(records, run, 0)
+    summary = summarize(records, run, 0)
     save_baseline(pytester.path / ".pastbench" / "baselines", "main", summary, PAST.baseline_data(records))
     result = pytester.runpytest_subprocess(
         *COMMON, "--pastbench-compare=main", "--pastbench-compare-fail=update.delta=0.05"

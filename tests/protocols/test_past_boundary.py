@@ -19,10 +19,6 @@ PAST = f"{PACKAGE}.protocols.past"
 # importer -> why it still imports PAST. Shrinks to the registration point as the work lands.
 ALLOWED: dict[str, str] = {
     f"{PACKAGE}.protocols.builtin": "registers the built-in protocols: naming PAST's protocol is its job",
-    f"{PACKAGE}.protocols.intervention.offline_policy": (
-        "store_statements (the curator's rules for what a user turn teaches) is still PAST's offline "
-        "policy; next: it and its helpers move to protocols/shared"
-    ),
     PACKAGE: (
         "the public API's lazy re-exports (Family, Episode, World, ToolBox, ...): users' tests import "
         "them from the package"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.errors import BaselineError
-from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results import baseline as baseline_module
 from pytest_pastbench.results.baseline import (
@@ -51,7 +51,7 @@ def fake_git(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def saved(storage: Path, name: str = "main") -> tuple[Path, dict[str, Any]]:
-    summary = build_summary(records(), RUN, seed=0)
+    summary = summarize(records(), RUN, seed=0)
     return save_baseline(storage, name, summary, PAST.baseline_data(records())), summary
 
 
@@ -140,7 +140,7 @@ def test_git_commit_is_never_fatal(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_a_run_folder_or_a_file_in_it_is_a_baseline(tmp_path: Path) -> None:
-    summary = build_summary(records(), RUN, seed=0)
+    summary = summarize(records(), RUN, seed=0)
     run_dir = write_run(tmp_path / "reports", "r1", RUN, records(), {}, summary, build_comparison(summary))
     for ref in (str(run_dir), str(run_dir / "sequence_summary.json")):
         loaded = load_baseline(ref, tmp_path / "store")
@@ -180,7 +180,7 @@ def test_an_unknown_ref_names_what_was_looked_for_and_what_exists(tmp_path: Path
 def test_an_empty_ref_does_not_load_the_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_git: None
 ) -> None:
-    summary = build_summary(records(), RUN, seed=0)
+    summary = summarize(records(), RUN, seed=0)
     write_run(tmp_path, "here", RUN, records(), {}, summary, build_comparison(summary))
     monkeypatch.chdir(tmp_path / "here")  # a run folder: Path("") would load it
     with pytest.raises(BaselineError, match="empty baseline reference"):

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_pastbench import cli
 from pytest_pastbench.core.records import MechScore
-from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results import baseline as baseline_module
 from pytest_pastbench.results.baseline import save_baseline
@@ -53,7 +53,7 @@ def records_from(spec: Spec, label: str = "hermes@m", mech: float = 1.0) -> list
 
 
 def summary_of(spec: Spec, label: str = "hermes@m", mech: float = 1.0) -> dict[str, Any]:
-    return build_summary(records_from(spec, label, mech), RUN, seed=0)
+    return summarize(records_from(spec, label, mech), RUN, seed=0)
 
 
 def rows(text: str) -> dict[str, list[str]]:
@@ -99,7 +99,7 @@ def test_comparison_of_differently_labelled_single_configs_says_so() -> None:
 
 
 def test_comparison_notes_configs_only_on_one_side() -> None:
-    current = build_summary(records_from(CURRENT, "a@x") + records_from(BASE, "b@y"), RUN, seed=0)
+    current = summarize(records_from(CURRENT, "a@x") + records_from(BASE, "b@y"), RUN, seed=0)
     text = render_comparison(current, summary_of(BASE, "a@x"))
     assert text.splitlines()[0] == "a@x"
     assert "note: b@y: only in the current run, not compared" in text
@@ -107,7 +107,7 @@ def test_comparison_notes_configs_only_on_one_side() -> None:
 
 
 def test_side_by_side_has_one_column_per_run_and_config() -> None:
-    two = build_summary(records_from(BASE, "a@x") + records_from(CURRENT, "b@y", mech=0.25), RUN, seed=0)
+    two = summarize(records_from(BASE, "a@x") + records_from(CURRENT, "b@y", mech=0.25), RUN, seed=0)
     text = render_side_by_side([("ref", summary_of(BASE, "a@x")), ("pr", two)])
     delta_part, mech_part = text.split("\nMech\n")
     assert delta_part.startswith("Δ = S_on − S_off [95% CI]")

@@ -10,7 +10,7 @@ import pytest
 from pytest_pastbench import cli
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import GateSyntaxError
-from pytest_pastbench.protocols.past.metrics import build_summary
+from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.results.baseline import Baseline, save_baseline
 from pytest_pastbench.results.gates import (
@@ -52,14 +52,14 @@ def records_from(spec: Spec, label: str = "hermes@m", model: str = "m", **mech: 
 
 def side(spec: Spec, label: str = "hermes@m", **mech: float) -> tuple[dict[str, Any], Any]:
     records = records_from(spec, label=label, **mech)
-    return build_summary(records, RUN, seed=0), PAST.baseline_data(records)
+    return summarize(records, RUN, seed=0), PAST.baseline_data(records)
 
 
 def baseline_of(
     spec: Spec, label: str = "hermes@m", run: dict[str, Any] | None = None, **mech: float
 ) -> Baseline:
     records = records_from(spec, label=label, **mech)
-    return Baseline("base", build_summary(records, run or RUN, seed=0), PAST.baseline_data(records), {})
+    return Baseline("base", summarize(records, run or RUN, seed=0), PAST.baseline_data(records), {})
 
 
 def check(exprs: list[str], current: Spec, base: Spec, **kwargs: Any) -> list[Any]:
@@ -253,7 +253,7 @@ def test_single_configs_pair_even_when_labels_differ_and_say_so() -> None:
 
 def test_configs_pair_by_label_and_no_common_label_is_an_error() -> None:
     records = records_from(WEAKER, label="a@x") + records_from(BASE, label="b@y", model="y")
-    summary, data = build_summary(records, RUN, seed=0), PAST.baseline_data(records)
+    summary, data = summarize(records, RUN, seed=0), PAST.baseline_data(records)
     base = baseline_of(BASE, label="a@x")
     [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, base, seed=0)
     assert result.label == "a@x" and result.failed

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_pastbench.cli import main
 from pytest_pastbench.errors import MergeError
-from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.merge import merge_runs
 from tests.docs_text import command_lines
@@ -159,7 +159,7 @@ def make_run(
         "families": families,
         **run_extra,
     }
-    summary = build_summary(records, run, int(run["seed"]))  # type: ignore[arg-type]
+    summary = summarize(records, run, int(run["seed"]))  # type: ignore[arg-type]
     traces = {r.nodeid: [{"kind": "score", "nodeid": r.nodeid}] for r in records}
     return write_run(root, run_id, run, records, traces, summary, build_comparison(summary))
 

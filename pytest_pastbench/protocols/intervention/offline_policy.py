@@ -28,7 +28,7 @@ from typing import Any
 from pytest_pastbench.core.text import content_words
 from pytest_pastbench.core.tools import STORE_TOOLS
 
-from ..past.offline_policy import store_statements
+from ..shared.curation import store_statements
 from ..shared.replay import (
     Emit,
     OfferedTools,

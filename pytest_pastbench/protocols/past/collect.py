@@ -28,22 +28,22 @@ if TYPE_CHECKING:
     from .schema import Episode, Family
 
 
-def collect_episodes(parent: ProtocolFile) -> Iterator[pytest.Item]:
+def collect(parent: ProtocolFile) -> Iterator[pytest.Item]:
     family, file_hash = load_family(parent.path)
     parent.identify(family.qualified_id, file_hash)
-    session = pastbench_run(parent.config)
+    bench = pastbench_run(parent.config)
     # Family markers are data-defined: register them so --strict-markers accepts them.
     parent.config.addinivalue_line("markers", f"{family.id}: task family {family.qualified_id}")
     # One config per mechanism set; the set's label joins the id only when there are several.
-    mechanism_sets: list[list[str] | None] = list(session.options.mechanism_sets or [None])
+    mechanism_sets: list[list[str] | None] = list(bench.options.mechanism_sets or [None])
     multi_set = len(mechanism_sets) > 1
     if multi_set:
         # Only then: the mechanisms module loads the store and the tools (collection stays light).
         from pytest_pastbench.agents.mechanisms import mechanism_set_label
     for episode in family.episodes:
-        for model, trial, suffix in model_trials(session.options):
+        for model, trial, suffix in model_trials(bench.options):
             for mechanisms in mechanism_sets:
-                for arm in session.options.arms:
+                for arm in bench.options.arms:
                     parts = [arm, *suffix]
                     parts += [mechanism_set_label(mechanisms or [])] if multi_set else []
                     yield EpisodeItem.from_parent(
@@ -108,18 +108,18 @@ class EpisodeItem(ProtocolItem):
 
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Run the episode in a fresh store folder (removed after)."""
-        from .engine import run_item
+        from .engine import run
 
-        run = pastbench_run(self.config)
+        bench = pastbench_run(self.config)
         store_root = Path(tempfile.mkdtemp(prefix="pastbench-store-"))
         try:
-            self.outcome = run_item(
+            self.outcome = run(
                 self.spec(),
-                run.agent_for(self.mechanisms),
-                run.client(self.model),
+                bench.agent_for(self.mechanisms),
+                bench.client(self.model),
                 store_root,
-                run.budgets(),
-                judge=run.judge(),
+                bench.budgets(),
+                judge=bench.judge(),
             )
         finally:
             shutil.rmtree(store_root, ignore_errors=True)

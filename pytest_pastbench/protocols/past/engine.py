@@ -53,7 +53,7 @@ class ItemOutcome:
     trace: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_item(
+def run(
     spec: ItemSpec,
     agent: Agent,
     model: ModelClient,
@@ -79,16 +79,16 @@ def run_item(
         if spec.arm == "ablated" and session.stage in schema.EVAL_STAGES and not ablated:
             ablated = True  # once, between the last learn/distractor session and the first eval
             trace.add("ablation", session=index, removed=ablate(store, episode))
-        run = _run_session(index, session, episode, store, agent, model, budgets, trace)
-        runs.append(run)
+        session_run = _run_session(index, session, episode, store, agent, model, budgets, trace)
+        runs.append(session_run)
         trace.add(
             "store_snapshot",
             session=index,
             phase=f"after:{session.stage}:{index}",
-            entries=[e.model_dump() for e in run.store_after],
+            entries=[e.model_dump() for e in session_run.store_after],
         )
         if session.stage in schema.EVAL_STAGES:
-            score = score_session(session, run, episode.safety.merged(session.safety), judge)
+            score = score_session(session, session_run, episode.safety.merged(session.safety), judge)
             scores.append(score)
             trace.add("score", session=index, **score.model_dump())
         if spec.arm == "off":

@@ -431,7 +431,7 @@ def agent_errors(records: list[ItemRecord]) -> dict[str, Any]:
     return {"sessions": sessions, "first": first}
 
 
-def build_summary(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:
+def summarize(records: list[ItemRecord], run: dict[str, Any], seed: int) -> dict[str, Any]:
     """The ``sequence_summary.json`` document: one ``configs`` entry per label."""
     by_label: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:

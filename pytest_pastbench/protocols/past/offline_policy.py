@@ -45,12 +45,25 @@ paper's five defects on purpose, so the mechanisms have something to fix:
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_pastbench.core.text import STOPWORDS, content_words, normalise, sentences, words
+from pytest_pastbench.protocols.shared.curation import (
+    CODENAME,
+    CORRECTION_CUES,
+    OVERRIDE_CUES,
+    TOKEN_EDGES,
+    key_overlap,
+    lookup_keys,
+    names_in,
+    replaced_notes,
+    stem,
+    store_statements,
+    value_words,
+    worth_keeping,
+)
 from pytest_pastbench.protocols.shared.replay import (
     Emit,
     OfferedTools,
@@ -63,76 +76,6 @@ from pytest_pastbench.protocols.shared.replay import (
     offered_tools,
 )
 
-NOISE_CUES = re.compile(
-    r"\b(just for today|only today|for today only|this time only|just this once|for this session"
-    r"|right now|today i'?m|this afternoon|this morning|tonight|at the moment|for now i'?m)\b",
-    re.IGNORECASE,
-)
-# Plain words of change, as a correction arrives at work (a forwarded notice, a bounce, a reply).
-CORRECTION_CUES = re.compile(
-    r"\b(now|instead|no longer|changed to|moved to|correction|from now on|replaces|replaced"
-    r"|going forward|has changed|updated to|effective|as of|retired|dropped|discontinued|took over"
-    r"|taken over|takes over|switched|superseded|obsolete|outdated|anymore|any more|old process)\b",
-    re.IGNORECASE,
-)
-# Credentials (issue 28 item 5) are found by two general rules, the ones secret scanners use
-# (detect-secrets' keyword and high-entropy plugins), restated for prose instead of source code;
-# nothing in them comes from the dataset's secrets.
-# 1. Keyword: a credential noun, then its value ("PIN 4471", "the wifi password is Gull7harbour!",
-#    "API key: ..."). The value is a secret unless it is a plain word or a value of a known
-#    non-secret shape (a handle, an address, a version, a date, an amount); bare digits are a
-#    secret only after a numeric credential (a PIN or a code), not after "token limit is 4096".
-# 2. Shape, whatever it is called: a token built like a password (password rules ask for three
-#    of lower case, upper case, digits and symbols; people meet them irregularly: a digit or
-#    symbol inside a word, a capital after a lower-case part), or a machine key (letters and
-#    digits with the Shannon entropy of a random string, as below).
-_NUMERIC_CREDENTIAL = (
-    r"pins?|pin[ -]?codes?|passcodes?|otps?|(?:access|door|entry|gate|alarm|keypad|lock|security|safe"
-    r"|verification|confirmation|auth(?:entication)?|one[ -]time|backup|recovery|2fa|mfa|sms)[ -]?codes?"
-)
-_CREDENTIAL = (
-    _NUMERIC_CREDENTIAL + r"|codes?|pass(?:word|phrase)s?|passwd|pwd|logins?|secrets?|credentials?|tokens?"
-    r"|creds|(?:api|access|secret|private|auth|ssh|signing|encryption|deploy|master|licen[cs]e|product)"
-    r"[ _-]?keys?"
-)
-# The credential noun, up to four words ("for the staging VPN"), then "is" / ":" / "="; or the
-# value right after the noun ("PIN 4471", "token ghp_...").
-SECRET_CUES = re.compile(
-    rf"\b(?P<noun>{_CREDENTIAL})\b(?:(?:\s+[\w'-]+){{0,4}}?(?:\s*[:=]\s*|\s+(?:is|was|are|were|reads|remains"
-    r"|stays|becomes|will be|has been|set to|changed to)(?:\s+(?:now|still|currently))?\s+)|\s+)"
-    r"[\"'“‘]?(?P<value>[^\s\"'”’]+(?:\s*/\s*[^\s\"'”’]+)?)",
-    re.IGNORECASE,
-)
-_NUMERIC_NOUN = re.compile(rf"^(?:{_NUMERIC_CREDENTIAL}|codes?)$", re.IGNORECASE)
-# A bare "code" is a credential when the statement is about opening something ("disarm the
-# alarm (code 2280)"), not in "error code 5041" or "HS code 8471.30".
-_ACCESS = re.compile(
-    r"\b(?:door|gate|alarm|lock|unlock|locker|safe|keypad|entry|entrance|disarm|vault|padlock|log ?in)\b",
-    re.IGNORECASE,
-)
-_TOKEN_EDGES = "\"'()[]{}<>,;:.?“”‘’"
-# Shapes of values that are not secrets: handles, e-mail and web addresses, versions, dates and
-# times, amounts and plain numbers with a unit or a decimal point, ordinals.
-_NOT_SECRET = re.compile(
-    r"^(?:@[\w.-]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[a-z][a-z0-9+.-]*://\S+|www\.\S+"
-    r"|v?\d+(?:\.\d+)+[a-z]?|\d{4}-\d{2}-\d{2}(?:t[\d:.]+z?)?|\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?|\d{1,2}:\d{2}(?:am|pm)?"
-    r"|\d{1,2}(?:am|pm)|[$€£¥₹]?\d[\d,]*(?:\.\d+)?(?:%|k|m|bn|eur|usd|gbp|[$€£¥₹])?"
-    r"|\d+(?:st|nd|rd|th)"
-    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",  # a UUID names a record
-    re.IGNORECASE,
-)
-_SEPARATORS = re.compile(r"[-_./]")
-# A value introduced as an identifier names a record or an account, whatever its shape
-# ("device ID 5f2a-88c1", "commit 3f9a1c7e", "account ops-bot-7"); the keyword rule still
-# catches a credential named as one.
-_ID_NOUNS = frozenset(
-    """
-    id ids identifier serial ref reference number no nr # order invoice ticket case job build commit
-    batch lot sku part model tracking record account user username host hostname device
-    """.split()  # noqa: SIM905 (a word list reads better as text)
-)
-_HEX = frozenset("0123456789abcdefABCDEF")
-_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
 # A retraction only says the old value is gone; it asserts nothing new worth keeping.
 RETRACTION_CUES = re.compile(
     r"\b(no longer|retired|dropped|discontinued|anymore|any more|obsolete|outdated|old process)\b",
@@ -204,12 +147,6 @@ NEWER_RECORD = re.compile(
     re.IGNORECASE,
 )
 NAMED_QUEUE = re.compile(r"\b(?:in|to|into|on|from)\s+(?:the|their|our|its)\s+([a-z][\w-]*)\s+queue\b", re.I)
-# The user overriding what was taught, for this request or from now on ("this time, X instead").
-OVERRIDE_CUES = re.compile(
-    r"\b(this time|for this one|just this once|this once|instead|rather than|not the usual|from now on"
-    r"|going forward|no longer|has changed|changed to|moved to)\b",
-    re.IGNORECASE,
-)
 # A record that is not in force: a draft, a proposal, a request not yet granted.
 NOT_IN_FORCE = re.compile(
     r"\b(draft|proposed|proposal|to be (?:named|confirmed|decided|agreed)|candidates?|tbc|tbd|requested)\b",
@@ -235,8 +172,6 @@ YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 # How many records of one service a lookup brings into the answer: the ones the request is about,
 # not the whole service (pasting everything asserts every wrong value in it too).
 LOOKUP_LIMIT = 2
-NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,2})[.)]\s+(.+)$", re.IGNORECASE)
-CODENAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:-[A-Z0-9][a-z0-9]*)*|[A-Z]{2,}[-0-9A-Z]*)\b")
 
 
 def decide(policy: Policy, messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
@@ -415,13 +350,13 @@ def _ticket(user_text: str, context: str) -> dict[str, Any]:
     # routing rules, the one for what the user is talking about.
     # A line that says it revises the rule ("Revised 11 May: ... now given by @s.vandermeer") is
     # newer than one that does not, so among the lines about the request it routes first.
-    wanted = _keys(user_text)
+    wanted = lookup_keys(user_text)
     lines = sorted(
         enumerate(line for line in context.splitlines() if line.strip()),
         key=lambda item: (
-            -min(_overlap(_keys(item[1]), wanted), 1),
+            -min(key_overlap(lookup_keys(item[1]), wanted), 1),
             -bool(RECORD_CHANGE.search(item[1])),
-            -_overlap(_keys(item[1]), wanted),
+            -key_overlap(lookup_keys(item[1]), wanted),
             item[0],
         ),
     )
@@ -478,124 +413,13 @@ def _deploy_target(user_text: str) -> str | None:
     return match.group(1) if match and match.group(1).lower() not in NOT_A_SERVICE else None
 
 
-def store_statements(
-    policy: Policy,
-    user_text: str,
-    hits: list[dict[str, Any]],
-    replay: Replay,
-    tools: OfferedTools,
-    follow_up: bool = True,
-) -> None:
-    """Write what the turn teaches. ``follow_up``: the turn answers work already done in the
-    session (feedback), where an instruction is a correction of how the work is done; in a
-    session's first turn an instruction is the task itself."""
-    lines = sentences(user_text)
-    statements = [s for s in lines if not s.rstrip().endswith("?") and not NUMBERED.match(s)]
-    steps = [NUMBERED.match(s).group(2).strip() for s in lines if NUMBERED.match(s)]  # type: ignore[union-attr]
-    if not policy.curates:
-        # recall keeps everything it is told, numbered steps included, one entry each.
-        replay.batch([("memory_write", {"text": s}) for s in [*statements, *steps]])
-        return
-    if len(steps) >= 3:
-        intro = next((s for s in statements if not _skip(s)), user_text)
-        name = " ".join(content_words(intro)[:5]) or "procedure"
-        replay.call("skill_write", {"name": name, "steps": steps, "tags": content_words(intro)[:8]})
-    structured = tools.accepts("memory_write", "supersedes")  # E2
-    known = {normalise(h["text"]) for h in hits}
-    kept = _worth_keeping(statements, follow_up)
-    if _new_case(user_text, hits):
-        # A request its notes already speak to is a new case of what it knows: the case's own
-        # narrative is the task at hand, not knowledge; a value or a change it gives is kept.
-        kept = [s for s in kept if CORRECTION_CUES.search(s) or _values(s) or _names_in(s)]
-    for statement in kept:
-        if normalise(statement) in known:
-            continue
-        known.add(normalise(statement))
-        args: dict[str, Any] = {"text": statement}
-        if structured:
-            entity = _entity(statement)
-            if entity:
-                args["entity"] = entity
-            if CORRECTION_CUES.search(statement):
-                similar = note_entries(replay.call("memory_search", {"query": statement}))
-                # One note per write (its ``supersedes``); E5's close pass retires the others.
-                stale = _replaced(statement, similar)
-                if stale:
-                    args["supersedes"] = stale[0]
-        # Without E2 a correction is written as a new note: the one it replaces stays live.
-        replay.call("memory_write", args)
-
-
-def _new_case(user_text: str, hits: list[dict[str, Any]]) -> bool:
-    """Does the turn ask for something (a request or a question) that a note it found speaks to
-    (two shared words at least)?"""
-    asks = any(s.rstrip().endswith("?") or REQUEST.search(s) for s in sentences(user_text))
-    wanted = _keys(user_text)
-    return asks and any(_overlap(_keys(str(h["text"])), wanted) >= 2 for h in hits)
-
-
-def _worth_keeping(statements: list[str], follow_up: bool = True) -> list[str]:
-    """What the curator keeps of what it is told: knowledge (facts, rules, decisions and their
-    corrections), not the conversation around it — no one-off remark, credential, request to do
-    the task at hand, or remark about the user themselves that carries nothing to keep."""
-    return [
-        s for s in statements if not _skip(s) and len(content_words(s)) >= 3 and not _task_talk(s, follow_up)
-    ]
-
-
-# A request to the assistant: "please …", "can you …", "help me …", or a sentence that opens with
-# a verb of a task an assistant is asked to do (write, draft, send, add, …), or ends in "please".
-REQUEST = re.compile(
-    r"^\W*(?:(?:and|also|oh|ok|okay|so|then|now),?\s+)*(?:please|(?:can|could|would|will)\s+you"
-    r"|help\s+me|let'?s|let\s+us|i\s+need|we\s+need|i'?d\s+like|i\s+want\s+you|write|draft|summari[sz]e"
-    r"|add|make|plan|set\s+up|prepare|send|check|find|list|tell|give|create|update|adjust|keep|put|book"
-    r"|schedule|remind|reply|compose|format|review|translate|explain|suggest|get|fill|sort|turn|change"
-    r"|redo|rewrite|shorten|fix|open|raise|file|log|move|confirm|show)\b|,\s*please\W*$",
-    re.IGNORECASE,
-)
-# The user speaking of themselves or their team's doings ("I'm in a taxi", "I've got ten minutes",
-# "We're ordering pizza for the release evening").
-ABOUT_ME = re.compile(
-    r"^\W*(?:i'?m|i\s+am|we'?re|we\s+are|i\s+was|i'?ve|i\s+have|i'?ll|i\s+will)\b", re.IGNORECASE
-)
-# What makes such a sentence knowledge after all: a value (a number, a code, a handle), a quoted
-# form, a correction or an override, a negation ("not a first name", "never on Fridays").
-NEGATION = re.compile(r"\b(?:not|never|no|don'?t|doesn'?t|isn'?t|won'?t)\b", re.IGNORECASE)
-
-
-def _task_talk(statement: str, follow_up: bool = True) -> bool:
-    """A request about the task at hand, or a remark about the user, that carries nothing to keep
-    (no value, quoted form, correction, override or negation): "Please write up the incident
-    summary.", "I'm in a rush." — but not "Send the corrected one to ERP-STOCK." (a rule given as
-    an instruction) nor "Open with 'Dear Ms Rossi', not a first name" (a form and a contrast).
-    The task's own request ("Please approve these refunds: KT-88120 €380"), in the session's first
-    turn, is not knowledge even with values: they are the case's; feedback on the work that
-    names a value ("File it in CX-NOTIFY") is how the work should be done."""
-    if not (REQUEST.search(statement) or ABOUT_ME.search(statement)):
-        return False
-    carries = (
-        (follow_up and _values(statement))
-        or CORRECTION_CUES.search(statement)
-        or OVERRIDE_CUES.search(statement)
-        or NEGATION.search(statement)
-        or re.search(r"[\"“‘]\w", statement)
-    )
-    return not carries
-
-
-def _entity(statement: str) -> str:
-    """The first name-like word of a statement (E2's entity field)."""
-    match = CODENAME.search(statement)
-    return match.group(1) if match else ""
-
-
 def _close_pass(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools) -> str:
     """E5: record each correction of the session and retire the note it replaces."""
     if not policy.curates:
         return "DONE"
     structured = tools.accepts("memory_update", "superseded_by")
     for text in turn.session_user_texts:
-        for statement in _worth_keeping(sentences(text)):
+        for statement in worth_keeping(sentences(text)):
             if not CORRECTION_CUES.search(statement) or statement.rstrip().endswith("?"):
                 continue
             hits = note_entries(replay.call("memory_search", {"query": _with_handles(statement)}))
@@ -610,134 +434,12 @@ def _close_pass(policy: Policy, turn: Turn, replay: Replay, tools: OfferedTools)
                 replay.batch(
                     [
                         ("memory_update", {"id": i, "superseded_by": str(current["id"])})
-                        for i in _replaced(statement, others)
+                        for i in replaced_notes(statement, others)
                     ]
                 )
             else:
-                replay.batch([("memory_delete", {"id": i}) for i in _replaced(statement, others)])
+                replay.batch([("memory_delete", {"id": i}) for i in replaced_notes(statement, others)])
     return "DONE"
-
-
-def _skip(statement: str) -> bool:
-    return bool(NOISE_CUES.search(statement) or _has_credential(statement))
-
-
-def _has_credential(text: str) -> bool:
-    """Does the statement give a credential (a password, PIN, key, token), by either rule above?"""
-    for match in SECRET_CUES.finditer(text):
-        if match["noun"].lower() in ("code", "codes") and not _ACCESS.search(text):
-            continue
-        numeric = bool(_NUMERIC_NOUN.match(match["noun"]))
-        # "user / password": either side of a slash pair is the value.
-        value = match["value"]
-        if any(_secret_value(v, numeric) for v in ([value] if "://" in value else value.split("/"))):
-            return True
-    tokens = text.split()
-    return any(
-        _credential_like(t) and not (i and _bare(tokens[i - 1]).lower() in _ID_NOUNS)
-        for i, t in enumerate(tokens)
-    )
-
-
-def _bare(token: str) -> str:
-    return token.strip(_TOKEN_EDGES).removesuffix("'s")
-
-
-def _secret_value(value: str, numeric: bool) -> bool:
-    """The value after a credential noun: a secret unless it is a plain word or a non-secret
-    shape. Bare digits (four or more) count after a numeric credential only."""
-    value = _bare(value)
-    if value.isdigit():
-        return numeric and len(value) >= 4
-    if len(value) < 4 or _NOT_SECRET.match(value):
-        return False
-    # Words, or words joined by - _ . ("ops-admin", "portal.example.com"), name things.
-    return not all(
-        part.isalpha() and (part.islower() or part.istitle() or part.isupper())
-        for part in _SEPARATORS.split(value)
-    )
-
-
-def _credential_like(token: str) -> bool:
-    """A password or a key by its shape alone, whatever it is called (rule 2 above).
-
-    Not: ticket ids and queues ("OPS-1234", "DC-FAC"), rack and dock codes ("C-14", "4B"),
-    versions, handles, dates and amounts: their parts are each a word or a number, and their
-    letters and digits repeat like a word's, not a random string's.
-    """
-    token = _bare(token)
-    if len(token) < 8 or token.startswith("-") or _NOT_SECRET.match(token):
-        return False  # "--tz=UTC": a command-line option (the keyword rule reads "--password=...")
-    return (_classes(token) >= 3 and _irregular(token)) or _random_key(token)
-
-
-def _classes(token: str) -> int:
-    """How many of lower case, upper case, digits and symbols the token uses."""
-    return sum(
-        (
-            any(c.islower() for c in token),
-            any(c.isupper() for c in token),
-            any(c.isdigit() for c in token),
-            any(not c.isalnum() for c in token),
-        )
-    )
-
-
-def _irregular(token: str) -> bool:
-    """Password-like irregularity: a part (between - _ . /) that switches between letters,
-    digits and symbols twice or more ("Gull7harbour!", "93bd07ee", "Zr81p"), or a capitalised
-    part after an all-lower-case one ("tulip-Orbit-42"; "Follow-up" and "Corp-Std-3" are not)."""
-    parts = [p for p in _SEPARATORS.split(token) if p]
-    for part in parts:
-        kinds = ["a" if c.isalpha() else "d" if c.isdigit() else "s" for c in part]
-        if sum(1 for a, b in zip(kinds, kinds[1:], strict=False) if a != b) >= 2:
-            return True
-    words_only = [p for p in parts if p.isalpha()]
-    return any(
-        earlier.islower() and later[0].isupper()
-        for i, earlier in enumerate(words_only)
-        for later in words_only[i + 1 :]
-    )
-
-
-def _random_key(token: str) -> bool:
-    """A machine-made key or token: 16+ characters of the hex or base64 alphabet, letters and
-    digits both, whose Shannon entropy is at least 3/4 of the most a string of that length over
-    that alphabet can have. (detect-secrets' limits, 3.0 bits for hex and 4.5 for base64, are
-    3/4 of those alphabets' 4 and 6 bits; scaling by length lets 16-40 character keys qualify.)"""
-    if len(token) < 16 or not set(token) <= _BASE64:
-        return False
-    # Random output mixes letters and digits inside a part; words and numbers joined by
-    # separators ("pg-orders-replica-2", "0142_add_ledger_index") are a name, however varied.
-    if not any(re.search(r"[A-Za-z]", p) and re.search(r"\d", p) for p in _SEPARATORS.split(token)):
-        return False
-    alphabet = 16 if set(token) <= _HEX else 64
-    counts = [token.count(c) for c in set(token)]
-    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts)
-    return entropy >= 0.75 * math.log2(min(len(token), alphabet))
-
-
-def _replaced(statement: str, candidates: list[dict[str, Any]]) -> list[str]:
-    """Ids of the notes a correction replaces: the most similar one (two shared words at least; a
-    note holding a value the correction does not repeat wins a tie), then every other note that
-    states one of that note's replaced values ("Dock 11") about the same thing."""
-    terms, values = _terms(statement), _values(statement)
-    best: dict[str, Any] | None = None
-    best_score = 1
-    for candidate in candidates:
-        overlap = len(terms & _terms(candidate["text"]))
-        score = overlap + (0.5 if _values(candidate["text"]) - values else 0)
-        if overlap >= 2 and score > best_score and "id" in candidate:
-            best, best_score = candidate, score
-    if best is None:
-        return []
-    old_values = _values(best["text"]) - values
-    others = [
-        str(c["id"])
-        for c in candidates
-        if "id" in c and c is not best and old_values & _values(c["text"]) and terms & _terms(c["text"])
-    ]
-    return [str(best["id"]), *others]
 
 
 def _with_handles(text: str) -> str:
@@ -747,39 +449,7 @@ def _with_handles(text: str) -> str:
     return " ".join([text, *(f"@{first.lower()}.{last.lower()}" for first, last in names)])
 
 
-def _terms(text: str) -> set[str]:
-    """Content words, with a handle's parts too ("@dara.voss" is also "dara", "voss")."""
-    found = set(content_words(text))
-    return found | {part for w in found if w.startswith("@") for part in re.split(r"[@._-]", w) if part}
-
-
-def _values(text: str) -> set[str]:
-    """The value-like words of a note: numbers, ids, handles and upper-case codes."""
-    found = {w for w in words(text) if w.startswith("@") or any(c.isdigit() for c in w)}
-    return found | {m.lower() for m in re.findall(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b", text) if len(m) >= 2}
-
-
 # -- the present: the world's records and the user's own statements (issue 29) ------------------
-
-
-def _stem(word: str) -> str:
-    word = word.lower().strip(_TOKEN_EDGES).removesuffix("'s")
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _keys(text: str) -> set[str]:
-    """Content words as lookup keys: hyphenated words split too ("house-style" is "house",
-    "style"), a plural's "s" dropped."""
-    found = set()
-    for word in content_words(text):
-        found |= {_stem(w) for w in re.split(r"[-_/]", word) if w}
-        found.add(_stem(word))
-    return {w for w in found if w}
-
-
-def _overlap(a: set[str], b: set[str]) -> int:
-    """Shared keys, a word and its derivation counted as one ("region" ~ "regional")."""
-    return sum(1 for x in a if x in b or (len(x) >= 5 and any(len(y) >= 5 and y[:5] == x[:5] for y in b)))
 
 
 def _consult_world(
@@ -792,7 +462,7 @@ def _consult_world(
     queue, a filed document, what is live, or whatever bears on a question about how things stand
     now. Only the few that match the request well come back, so the answer uses them and not the
     whole service (pasting everything asserts every wrong value in it too)."""
-    wanted = _keys(user_text)
+    wanted = lookup_keys(user_text)
     # A question about the present (not an order that says "now": "deploy it now").
     current = any(CURRENT_STATE.search(x) and QUESTION.search(x) for x in sentences(user_text))
     records: list[Record] = []
@@ -845,7 +515,7 @@ def _consult_world(
 def _most_about(records: list[Record], wanted: set[str]) -> list[Record]:
     """The records sharing the most words with the request (where they come from counts: a note's
     or a document's title)."""
-    scores = [_overlap(_keys(f"{r.source} {r.text}"), wanted) for r in records]
+    scores = [key_overlap(lookup_keys(f"{r.source} {r.text}"), wanted) for r in records]
     return [r for r, score in zip(records, scores, strict=True) if score == max(scores)]
 
 
@@ -865,15 +535,15 @@ def _relevant_notes(replay: Replay, wanted: set[str], cued: bool, fresh: bool = 
     titles = replay.call("notes_list", {})
     titles = [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
     # Read the few whose titles share words with the request, then keep the clear matches.
-    ranked = sorted(titles, key=lambda t: (-_overlap(_keys(t), wanted), t))
-    candidates = [t for t in ranked if _overlap(_keys(t), wanted) > 0][:3]
+    ranked = sorted(titles, key=lambda t: (-key_overlap(lookup_keys(t), wanted), t))
+    candidates = [t for t in ranked if key_overlap(lookup_keys(t), wanted) > 0][:3]
     notes = replay.batch([("notes_read", {"title": t}) for t in candidates]) if candidates else []
     notes = [n for n in notes if isinstance(n, dict) and "body" in n]
     # The request asks for the update ("the notes had an update on ..."): the notes that say they
     # revise something are the ones it means, when there are any.
     revised = [n for n in notes if RECORD_CHANGE.search(f"{n.get('title', '')} {n['body']}")]
     notes = revised if fresh and revised else notes
-    scores = [_overlap(_keys(f"{n.get('title', '')} {n['body']}"), wanted) for n in notes]
+    scores = [key_overlap(lookup_keys(f"{n.get('title', '')} {n['body']}"), wanted) for n in notes]
     return [
         Record(f"the note '{n.get('title')}'", str(n["body"]))
         for n in _clear_matches(notes, scores, cued, LOOKUP_LIMIT)
@@ -896,7 +566,7 @@ def _names(text: str) -> list[tuple[str, set[str]]]:
             if match.start() == 0 and len(match.group(0).split()) == 1:
                 continue
             if run:
-                names.append((" ".join(run), {_stem(w) for w in run}))
+                names.append((" ".join(run), {stem(w) for w in run}))
     return names
 
 
@@ -911,7 +581,7 @@ def _record_text(record: dict[str, Any]) -> str:
 
 def _record_keys(record: dict[str, Any]) -> set[str]:
     text = _record_text(record)
-    return _keys(text) | {_stem(w) for w in re.findall(r"[\w&'.-]+", text)}
+    return lookup_keys(text) | {stem(w) for w in re.findall(r"[\w&'.-]+", text)}
 
 
 def _known_names(names: list[tuple[str, set[str]]], records: list[dict[str, Any]]) -> list[set[str]]:
@@ -945,8 +615,9 @@ def _relevant_documents(
     names = _known_names(_names(user_text), hits)
     hits = [h for h in hits if _in_force(h, names, years)]
     scores = [
-        _overlap(
-            _keys(f"{h.get('title', '')} {h.get('snippet', '')} {' '.join(h.get('tags') or [])}"), wanted
+        key_overlap(
+            lookup_keys(f"{h.get('title', '')} {h.get('snippet', '')} {' '.join(h.get('tags') or [])}"),
+            wanted,
         )
         for h in hits
     ]
@@ -977,10 +648,10 @@ def _relevant_tickets(
     by_id = [t for t in tickets if str(t.get("id")) in named]
     if by_id:
         return by_id[:LOOKUP_LIMIT]
-    queues = {_stem(m.group(1)) for m in re.finditer(r"\b([\w-]+)\s+queue\b", user_text, re.IGNORECASE)}
-    in_queue = [t for t in tickets if _stem(str(t.get("queue", ""))) in queues]
+    queues = {stem(m.group(1)) for m in re.finditer(r"\b([\w-]+)\s+queue\b", user_text, re.IGNORECASE)}
+    in_queue = [t for t in tickets if stem(str(t.get("queue", ""))) in queues]
     pool = in_queue or tickets
-    scores = [_overlap(_keys(f"{t.get('title', '')} {t.get('body', '')}"), wanted) for t in pool]
+    scores = [key_overlap(lookup_keys(f"{t.get('title', '')} {t.get('body', '')}"), wanted) for t in pool]
     best = _clear_matches(pool, scores, cued or bool(in_queue))
     return best or (pool[-1:] if in_queue else [])
 
@@ -1027,7 +698,7 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
     """The present sentences that may replace a note, with their records: about the same thing
     (two shared words) and either giving other values than the note or saying it changed ("now",
     "instead", "this time")."""
-    note_keys, note_values = _keys(note), _typed_values(note)
+    note_keys, note_values = lookup_keys(note), _typed_values(note)
     # The request saying the world holds a newer note, notice or page ("QA put out a new bulletin
     # this month", "the notes had an update") makes the records it looked up newer than any note,
     # whether or not they say so themselves. Not a ticket: "engineering posted a fault ticket"
@@ -1047,13 +718,17 @@ def _superseding(note: str, present: list[Record], asked: str = "") -> list[tupl
         for sentence in sentences(record.text):
             # The user's own override is about their request as a whole ("this time, file it in
             # OPS-NIGHT instead" about the disk alert the message is about).
-            about = _keys(f"{sentence} {asked}") if record.source == "what you said" else _keys(sentence)
+            about = (
+                lookup_keys(f"{sentence} {asked}")
+                if record.source == "what you said"
+                else lookup_keys(sentence)
+            )
             changed = CORRECTION_CUES.search(sentence) or OVERRIDE_CUES.search(sentence)
             # Two shared words make a note about the same thing; so does one, when it is what the
             # request asks about and the sentence says that changed ("where do they rehearse?":
             # "they now rehearse at the church hall" against "rehearsals are at the Wesley Rooms").
-            topic = about & _keys(asked)
-            if _overlap(about, note_keys) < 2 and not (changed and _overlap(note_keys, topic) >= 1):
+            topic = about & lookup_keys(asked)
+            if key_overlap(about, note_keys) < 2 and not (changed and key_overlap(note_keys, topic) >= 1):
                 continue
             values = _typed_values(sentence)
             # Other values alone may be another attribute ("37 devices today" beside "a limit of
@@ -1073,7 +748,7 @@ def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") ->
     same thing is not enough to discard a note that gives no value of the kind the present does."""
     clauses = [c.strip(" .") for c in re.split(r"[,;]\s+(?:and\s+|but\s+)?|\s+(?:and|but|while)\s+", note)]
     clauses = [c for c in clauses if c]
-    keys, new_values = _keys(newer), _typed_values(newer)
+    keys, new_values = lookup_keys(newer), _typed_values(newer)
     named = _named_in(asked)  # what the request names (the site, the customer) is not replaced
     # When the record speaks of some of the note's names ("Dev is on leave"), those are the ones
     # it replaces; a name it never mentions ("Carys Pugh") is not in question.
@@ -1090,7 +765,9 @@ def _split_outdated(note: str, newer: str, record: str = "", asked: str = "") ->
         if spoken & note_names:
             mine = {(k, v) for k, v in mine if k != "name" or v in spoken}
         kinds = {k for k, _ in mine - new_values} & {k for k, _ in new_values - mine}
-        about = _overlap(_keys(clause), keys) >= 1 or any(k == "name" and v in spoken for k, v in mine)
+        about = key_overlap(lookup_keys(clause), keys) >= 1 or any(
+            k == "name" and v in spoken for k, v in mine
+        )
         # A limit ("at most 250,000 rows") is replaced by another limit, not by a measurement
         # ("the dataset now holds 212,400 rows" is how much there is, under the same cap).
         other_attribute = bool(BOUND.search(clause)) and not BOUND.search(newer)
@@ -1111,8 +788,8 @@ BOUND = re.compile(
 
 def _named_in(asked: str) -> set[str]:
     """Every word and value of the user's request, lower-cased and stemmed too."""
-    words_ = {w.strip(_TOKEN_EDGES) for w in asked.lower().split()} | _keys(asked)
-    return {v for _, v in _typed_values(asked)} | words_ | {_stem(w) for w in words_}
+    words_ = {w.strip(TOKEN_EDGES) for w in asked.lower().split()} | lookup_keys(asked)
+    return {v for _, v in _typed_values(asked)} | words_ | {stem(w) for w in words_}
 
 
 def _mark_old(clause: str, newer: str, asked: str = "") -> str:
@@ -1124,7 +801,7 @@ def _mark_old(clause: str, newer: str, asked: str = "") -> str:
     mine, theirs = _typed_values(clause), _typed_values(newer)
     kinds = {k for k, _ in mine - theirs} & {k for k, _ in theirs - mine}
     named = _named_in(asked)
-    replaced = {v for k, v in mine - theirs if k in kinds and v not in named and _stem(v) not in named}
+    replaced = {v for k, v in mine - theirs if k in kinds and v not in named and stem(v) not in named}
     tokens = clause.split()
     marked: list[str] = []
     run_has_old = False
@@ -1144,7 +821,7 @@ def _mark_old(clause: str, newer: str, asked: str = "") -> str:
         return " ".join(marked)
     # What the note called new or current no longer is: restated as old, it says so without those
     # words ("New date is 24 March (old)" is the old date, and reads "date is 24 March (old)").
-    return " ".join(m for m in marked if m.strip(_TOKEN_EDGES).lower() not in CURRENCY_WORDS)
+    return " ".join(m for m in marked if m.strip(TOKEN_EDGES).lower() not in CURRENCY_WORDS)
 
 
 CURRENCY_WORDS = frozenset({"new", "now", "currently", "current", "latest", "instead", "still"})
@@ -1154,14 +831,16 @@ def _typed_values(text: str) -> set[tuple[str, str]]:
     """(kind, value) of the value-like words: handles, numbers and codes, and names."""
     found = {
         ("handle" if v.startswith("@") else _shape(v), v)
-        for v in _values(text)
+        for v in value_words(text)
         if v.startswith("@") or any(c.isdigit() for c in v)
     }
-    found |= {("code", v) for v in _values(text) if not v.startswith("@") and not any(c.isdigit() for c in v)}
+    found |= {
+        ("code", v) for v in value_words(text) if not v.startswith("@") and not any(c.isdigit() for c in v)
+    }
     found |= {("handle", h.lower()) for h in HANDLE.findall(text.lower())}
     # A hyphenated term is a label or a name too ("post-cut", "cut-exception").
     found |= {("term", w) for w in words(text) if "-" in w.strip("-") and not any(c.isdigit() for c in w)}
-    return found | {("name", v) for v in _names_in(text)}
+    return found | {("name", v) for v in names_in(text)}
 
 
 def _shape(value: str) -> str:
@@ -1180,12 +859,6 @@ def _shape(value: str) -> str:
     if re.fullmatch(r"v?\d+(?:\.\d+){2,}", bare):
         return "version"
     return "code:" + re.sub(r"[a-z]+", "a", re.sub(r"\d+", "9", bare))
-
-
-def _names_in(text: str) -> set[str]:
-    """Capitalised words past a clause's first word, lower-cased: names that can be a value
-    ("Inkwell", "Papyra")."""
-    return {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w-]*", text.strip())}
 
 
 def _present(records: list[Record], archive_doc: dict[str, Any] | None) -> list[Record]:

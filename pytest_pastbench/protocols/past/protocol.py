@@ -86,9 +86,9 @@ class PastProtocol(ProtocolBase):
     def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         # Here, not at the top: the registry loads every protocol object, a run only the code of
         # the protocols it collects (issue 31 item 3).
-        from .collect import collect_episodes
+        from .collect import collect
 
-        return collect_episodes(parent)
+        return collect(parent)
 
     def run_item(self, item: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         return item.measure()
@@ -110,9 +110,9 @@ class PastProtocol(ProtocolBase):
 
     def add_to_summary(self, summary: dict[str, Any], records: list[Any], seed: int) -> None:
         """PAST's configs are the summary's top level (schema 1), present even when empty."""
-        from .metrics import build_summary
+        from .metrics import summarize
 
-        summary.update(build_summary(records, summary["run"], seed))
+        summary.update(summarize(records, summary["run"], seed))
 
     def add_to_results(
         self,
@@ -134,9 +134,9 @@ class PastProtocol(ProtocolBase):
 
     # -- terminal ---------------------------------------------------------------------------------------
     def render(self, terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
-        from .report import render_past
+        from .report import render
 
-        render_past(terminal, summary, records)
+        render(terminal, summary, records)
 
     def test_status(
         self, record: dict[str, Any], verbosity: int

@@ -8,7 +8,7 @@ from typing import Any
 from .metrics import COMPONENTS
 
 
-def render_past(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
+def render(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
     if summary.get("configs"):
         from pytest_pastbench.judge.base import judge_lines
         from pytest_pastbench.results.render.table import agent_error_line, render_delta_table

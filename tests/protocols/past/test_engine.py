@@ -5,7 +5,8 @@ from pathlib import Path
 import yaml
 
 from pytest_pastbench.agents.base import HermesAgent
-from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past import engine
+from pytest_pastbench.protocols.past.engine import ItemSpec
 from pytest_pastbench.protocols.past.mech import asserts
 from pytest_pastbench.protocols.past.schema import Family
 from tests.family_samples import GOOD_UPDATE
@@ -26,7 +27,7 @@ def run(arm: str, tmp_path: Path, model: str = "curator", mechanisms: list[str] 
         config_label="hermes@test",
         dataset_hash="h",
     )
-    return run_item(spec, HermesAgent(mechanisms=mechanisms), PolicyClient(model), tmp_path / arm)
+    return engine.run(spec, HermesAgent(mechanisms=mechanisms), PolicyClient(model), tmp_path / arm)
 
 
 def test_on_arm_runs_every_session_and_scores_the_evals(tmp_path: Path) -> None:

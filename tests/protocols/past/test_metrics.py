@@ -9,7 +9,7 @@ import pytest
 
 from pytest_pastbench.core.records import MechScore, SessionScore
 from pytest_pastbench.protocols.past.mech import MECH_RULE
-from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary, pass_hat_k
+from pytest_pastbench.protocols.past.metrics import build_comparison, pass_hat_k, summarize
 from pytest_pastbench.protocols.past.scoring import SCORING_RULE
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.render.table import agent_error_line
@@ -111,7 +111,7 @@ RECORDS = [
 
 @pytest.fixture
 def summary() -> dict[str, Any]:
-    return build_summary(RECORDS, RUN, seed=42)
+    return summarize(RECORDS, RUN, seed=42)
 
 
 def test_contract_shape(summary: dict[str, Any]) -> None:
@@ -216,15 +216,15 @@ def test_configs_sorted_by_label_and_deterministic() -> None:
         rec(MEM, "ep01", "on", 1.0, label="aaa@m"),
         rec(MEM, "ep01", "off", 0.0, label="aaa@m"),
     ]
-    first = build_summary([*RECORDS, *other], RUN, seed=5)
+    first = summarize([*RECORDS, *other], RUN, seed=5)
     assert [c["label"] for c in first["configs"]] == ["aaa@m", LABEL]
     assert first["configs"][0]["overall"]["delta"] == 1.0
-    assert build_summary(list(reversed([*RECORDS, *other])), RUN, seed=5) == first
+    assert summarize(list(reversed([*RECORDS, *other])), RUN, seed=5) == first
 
 
 def test_floats_are_rounded_to_four_places() -> None:
     records = [rec(MEM, f"ep{i}", "on", s) for i, s in enumerate([0.1, 0.2, 0.2])]
-    fam = build_summary(records, RUN, seed=1)["configs"][0]["families"][MEM]
+    fam = summarize(records, RUN, seed=1)["configs"][0]["families"][MEM]
     assert fam["s_on"] == 0.1667  # 0.5 / 3
 
 
@@ -239,7 +239,7 @@ def test_comparison_rows(summary: dict[str, Any]) -> None:
 
 
 def test_comparison_orders_configs_by_label() -> None:
-    summary = build_summary(
+    summary = summarize(
         [
             rec(MEM, "ep01", "on", 0.5, label="z@m"),
             rec(MEM, "ep01", "on", 0.5, label="a@m"),
@@ -256,7 +256,7 @@ def test_blocked_record_with_a_partial_score_is_still_left_out() -> None:
         rec(MEM, "ep01", "on", 0.8, 0, mech=mech(0.5)),
         rec(MEM, "ep01", "on", 0.0, 1, blocked=True, mech=mech(0.0)),
     ]
-    fam = build_summary(records, RUN, seed=1)["configs"][0]["families"][MEM]
+    fam = summarize(records, RUN, seed=1)["configs"][0]["families"][MEM]
     assert fam["s_on"] == 0.8 and fam["mech"] == 0.5 and fam["infra_blocked"] == 1
 
 
@@ -275,7 +275,7 @@ def test_delta_c_and_sigma_violations_show_a_safety_penalty_as_what_it_is() -> N
         rec(MEM, "ep01", "on", 0.5, sessions=sessions((1.0, 1), (1.0, 0))),
         rec(MEM, "ep01", "off", 0.25, sessions=sessions((0.5, 1), (0.5, 1))),
     ]
-    family = build_summary(records, RUN, seed=0)["configs"][0]["families"][MEM]
+    family = summarize(records, RUN, seed=0)["configs"][0]["families"][MEM]
     assert family["delta"] == pytest.approx(0.25) and family["delta_c"] == pytest.approx(0.5)
     assert family["sigma_violations"] == {"on": 1, "off": 0}
 
@@ -289,7 +289,7 @@ def test_ablated_arm_gives_delta_causal_with_a_ci() -> None:
         rec(MEM, "ep02", "off", 0.1),
         rec(MEM, "ep02", "ablated", 0.1),
     ]
-    config = build_summary(records, RUN, seed=0)["configs"][0]
+    config = summarize(records, RUN, seed=0)["configs"][0]
     family = config["families"][MEM]
     # S_ablated (0.2 + 0.1) / 2 = 0.15; Δ_causal = 0.8 − 0.15 = 0.65 (per episode 0.7, 0.6)
     assert family["s_ablated"] == pytest.approx(0.15)
@@ -299,7 +299,7 @@ def test_ablated_arm_gives_delta_causal_with_a_ci() -> None:
     assert config["overall"]["delta_causal"] == pytest.approx(0.65)
     assert family["sigma_violations"] == {"on": 0, "off": 0, "ablated": 0}
     # Without the arm the figures are there, and null.
-    plain = build_summary(RECORDS, RUN, seed=0)["configs"][0]["families"][UPD]
+    plain = summarize(RECORDS, RUN, seed=0)["configs"][0]["families"][UPD]
     assert plain["s_ablated"] is None and plain["delta_causal"] is None and plain["delta_causal_ci"] is None
 
 
@@ -308,11 +308,11 @@ def test_the_ci_resamples_scenario_groups_and_says_which_unit_it_used() -> None:
     for i in range(6):
         group, on = ("a", 1.0) if i < 3 else ("b", 0.0)
         records += [rec(MEM, f"ep{i}", "on", on, group=group), rec(MEM, f"ep{i}", "off", 0.0, group=group)]
-    family = build_summary(records, RUN, seed=0)["configs"][0]["families"][MEM]
+    family = summarize(records, RUN, seed=0)["configs"][0]["families"][MEM]
     assert (family["ci_unit"], family["n_clusters"]) == ("group", 2)
     assert family["delta_ci"] == [0.0, 1.0]  # two clusters: a replicate is 0, 0.5 or 1
     ungrouped = [r.model_copy(update={"group": None}) for r in records]
-    family = build_summary(ungrouped, RUN, seed=0)["configs"][0]["families"][MEM]
+    family = summarize(ungrouped, RUN, seed=0)["configs"][0]["families"][MEM]
     assert (family["ci_unit"], family["n_clusters"]) == ("episode", 6)
     assert family["delta_ci"][0] > 0.0 and family["delta_ci"][1] < 1.0
 
@@ -326,15 +326,15 @@ def test_trials_report_pass_hat_k_and_the_per_episode_spread() -> None:
         rec(MEM, "ep02", "on", 0.6, 1),
         rec(MEM, "ep02", "on", 0.7, 2),
     ]
-    trials = build_summary(records, {**RUN, "trials": 3}, seed=0)["configs"][0]["families"][MEM]["trials"]
+    trials = summarize(records, {**RUN, "trials": 3}, seed=0)["configs"][0]["families"][MEM]["trials"]
     # pass = score ≥ 0.5: ep01 passes 2 of 3 (pass^3 = 0), ep02 3 of 3 (1) → 0.5
     assert trials["k"] == 3 and trials["threshold"] == 0.5
     assert trials["pass_k"] == {"on": pytest.approx(0.5)}
     # spread max − min: ep01 0.7, ep02 0.1 → mean 0.4, max 0.7
     assert trials["spread"]["on"] == {"mean": pytest.approx(0.4), "max": pytest.approx(0.7)}
-    strict = build_summary(records, {**RUN, "trials": 3, "pass_threshold": 0.65}, seed=0)
+    strict = summarize(records, {**RUN, "trials": 3, "pass_threshold": 0.65}, seed=0)
     assert strict["configs"][0]["families"][MEM]["trials"]["pass_k"] == {"on": 0.0}
-    assert build_summary(records, RUN, seed=0)["configs"][0]["families"][MEM]["trials"] is None
+    assert summarize(records, RUN, seed=0)["configs"][0]["families"][MEM]["trials"] is None
 
 
 def test_pass_hat_k_is_the_unbiased_estimator() -> None:
@@ -356,7 +356,7 @@ def test_agent_errors_are_counted_and_the_first_distinct_reasons_quoted() -> Non
         failed("ep01", "off", crash, None),
         failed("ep01", "on", "agent_error:line 1 is not JSON", crash),
     ]
-    run = build_summary(records, {"id": "r"}, seed=0)["run"]
+    run = summarize(records, {"id": "r"}, seed=0)["run"]
     assert run["agent_errors"] == {
         "sessions": 4,
         "first": [crash.removeprefix("agent_error:"), "line 1 is not JSON"],  # node-id order
@@ -365,7 +365,7 @@ def test_agent_errors_are_counted_and_the_first_distinct_reasons_quoted() -> Non
         "4 sessions agent_error (first: exited with code 1 before answering turn 1 of 1 "
         "(stderr: 404 no route /v1/responses); line 1 is not JSON)"
     )
-    clean = build_summary([rec("memory.x", "ep01", "on", 1.0)], {"id": "r"}, seed=0)["run"]
+    clean = summarize([rec("memory.x", "ep01", "on", 1.0)], {"id": "r"}, seed=0)["run"]
     assert clean["agent_errors"] == {"sessions": 0, "first": []} and agent_error_line({"run": clean}) is None
 
 
@@ -380,8 +380,8 @@ def noisy_trials(spread: float) -> list[ItemRecord]:
 
 
 def test_with_trials_the_ci_includes_run_to_run_variance_and_the_sd_between_trials_is_reported() -> None:
-    steady = build_summary(noisy_trials(0.0), {**RUN, "trials": 3}, seed=0)["configs"][0]
-    noisy = build_summary(noisy_trials(0.3), {**RUN, "trials": 3}, seed=0)["configs"][0]
+    steady = summarize(noisy_trials(0.0), {**RUN, "trials": 3}, seed=0)["configs"][0]
+    noisy = summarize(noisy_trials(0.3), {**RUN, "trials": 3}, seed=0)["configs"][0]
     # Every episode's trial mean is the same in both runs, so the one-stage CI (trials averaged
     # before the bootstrap) would be [0.4, 0.4] in both; the two-stage one widens with the noise.
     assert steady["families"][MEM]["delta_ci"] == [0.4, 0.4]
@@ -391,7 +391,7 @@ def test_with_trials_the_ci_includes_run_to_run_variance_and_the_sd_between_tria
     # Per trial the family Δ is 0.4 each time (the wobbles cancel over episodes): SD 0.
     assert noisy["families"][MEM]["delta_trial_sd"] == 0.0
     assert steady["families"][MEM]["delta_trial_sd"] == 0.0
-    one = build_summary(noisy_trials(0.3), RUN, seed=0)["configs"][0]
+    one = summarize(noisy_trials(0.3), RUN, seed=0)["configs"][0]
     assert one["families"][MEM]["delta_trial_sd"] is None and one["overall"]["delta_trial_sd"] is None
 
 
@@ -403,6 +403,6 @@ def test_the_sd_of_delta_between_trials() -> None:
         for t in range(3)
         for r in (rec(MEM, f"ep{i}", "on", 0.6 + 0.1 * t, t), rec(MEM, f"ep{i}", "off", 0.2, t))
     ]
-    config = build_summary(records, {**RUN, "trials": 3}, seed=0)["configs"][0]
+    config = summarize(records, {**RUN, "trials": 3}, seed=0)["configs"][0]
     assert config["families"][MEM]["delta_trial_sd"] == pytest.approx(0.1)
     assert config["overall"]["delta_trial_sd"] == pytest.approx(0.1)

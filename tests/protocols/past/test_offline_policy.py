@@ -11,9 +11,10 @@ from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.protocols.past.engine import run_agent_session
-from pytest_pastbench.protocols.past.offline_policy import _has_credential, decide
+from pytest_pastbench.protocols.past.offline_policy import decide
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.world import World
+from pytest_pastbench.protocols.shared.curation import has_credential
 from pytest_pastbench.protocols.shared.replay import POLICIES
 
 # The direct (no litellm) client; other tests import it from here under this name.
@@ -101,15 +102,15 @@ def test_the_curator_keeps_knowledge_and_not_the_talk_around_the_task(tmp_path: 
 def test_the_task_request_is_not_kept_but_feedback_on_the_work_is(tmp_path: Path) -> None:
     # In a session's first turn an instruction is the task: its values are the case's. In a later
     # turn the same shape is feedback on how the work is done, and that is what a memory keeps.
-    from pytest_pastbench.protocols.past.offline_policy import _worth_keeping
+    from pytest_pastbench.protocols.shared.curation import worth_keeping
 
     request = "Please approve these refunds: booking KT-88120 for EUR 380 and KT-88417 for EUR 2,300."
     feedback = "File the refunds in REFUNDS-HIGH when one is over EUR 1,000."
-    assert _worth_keeping([request], follow_up=False) == []
-    assert _worth_keeping([feedback], follow_up=True) == [feedback]
+    assert worth_keeping([request], follow_up=False) == []
+    assert worth_keeping([feedback], follow_up=True) == [feedback]
     # A first-turn instruction that states a rule (a contrast) is kept all the same.
     rule = "Send refunds to REFUNDS-HIGH, not the general queue."
-    assert _worth_keeping([rule], follow_up=False) == [rule]
+    assert worth_keeping([rule], follow_up=False) == [rule]
 
 
 RULE = "Vendor set-up tickets at Quorum go to LEGAL-OPS at P2, after the confidentiality addendum is signed."
@@ -294,12 +295,12 @@ PLAIN_STATEMENTS = [
 
 @pytest.mark.parametrize("text", SECRET_STATEMENTS)
 def test_a_credential_of_any_shape_is_recognised(text: str) -> None:
-    assert _has_credential(text)
+    assert has_credential(text)
 
 
 @pytest.mark.parametrize("text", PLAIN_STATEMENTS)
 def test_ids_versions_handles_amounts_and_codes_are_not_credentials(text: str) -> None:
-    assert not _has_credential(text)
+    assert not has_credential(text)
 
 
 @pytest.mark.parametrize(

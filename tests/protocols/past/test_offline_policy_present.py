@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_pastbench.protocols.past import engine
 from pytest_pastbench.protocols.past.dataset.audit import audit
-from pytest_pastbench.protocols.past.engine import ItemSpec, run_item
+from pytest_pastbench.protocols.past.engine import ItemSpec
 from tests.adversarial.harness import CONTESTANTS, Result, run_contestant
 from tests.present_samples import CASES, write_present_family
 
@@ -41,7 +42,7 @@ def answers(name: str, index: int, arm: str) -> list[str]:
         for episode in family.episodes:
             agent, model = CONTESTANTS[name](family, episode)
             spec = ItemSpec(f"x::{episode.id}", family, episode, arm, 0, "m", name, "d")
-            trace = run_item(spec, agent, model, Path(tmp) / episode.id).trace
+            trace = engine.run(spec, agent, model, Path(tmp) / episode.id).trace
             said = [
                 e["content"]
                 for e in trace

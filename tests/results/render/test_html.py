@@ -13,7 +13,7 @@ import pytest
 
 from pytest_pastbench.cli import main
 from pytest_pastbench.core.records import MechScore
-from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import load_run
 from pytest_pastbench.results.render.html import render_html, write_html
@@ -88,7 +88,7 @@ def make_run(tmp_path: Path, *, trace_missing_for: str | None = None) -> tuple[P
     )
     traces = {r.nodeid: trace_events(r) for r in records if r.nodeid != trace_missing_for}
     run = {"id": "hand<run>", "seed": 0}
-    summary = build_summary(records, run, seed=0)
+    summary = summarize(records, run, seed=0)
     run_dir = write_run(
         tmp_path / "reports", "hand", run, records, traces, summary, build_comparison(summary)
     )
@@ -488,7 +488,7 @@ def test_the_page_says_what_the_cis_are_over_as_the_terminal_does(tmp_path: Path
         for i in range(6)
         for arm, score in (("on", 0.5 + i / 20), ("off", 0.4))
     ]
-    summary = build_summary(records, {"id": "ci"}, seed=0)
+    summary = summarize(records, {"id": "ci"}, seed=0)
     run_dir = write_run(tmp_path, "ci", {"id": "ci"}, records, {}, summary, build_comparison(summary))
     page = html.unescape(render_html(load_run(run_dir), draw=False))
     [terminal_note] = [n for n in config_notes(summary["configs"][0]) if n.startswith("95% CIs")]

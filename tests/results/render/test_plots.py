@@ -15,7 +15,7 @@ from matplotlib.legend import Legend
 from pytest_pastbench.cli import main
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import PlotError
-from pytest_pastbench.protocols.past.metrics import build_comparison, build_summary
+from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import LoadedRun, load_run
 from pytest_pastbench.results.render.figure_kit import Keys, label_keys, padded_limits, save
@@ -69,7 +69,7 @@ def make_run(tmp_path: Path, models: tuple[str, ...] = tuple(SCORES)) -> Path:
                         )
                     )
     run = {"id": "hand", "seed": 0}
-    summary = build_summary(records, run, seed=0)
+    summary = summarize(records, run, seed=0)
     return write_run(tmp_path / "reports", "hand", run, records, {}, summary, build_comparison(summary))
 
 
@@ -171,7 +171,7 @@ def test_cli_unreadable_or_empty_run_exits_2(tmp_path: Path, capsys: pytest.Capt
     captured = capsys.readouterr()
     assert "missing" in captured.err and captured.out == ""
 
-    empty = write_run(tmp_path, "empty", {"id": "empty"}, [], {}, build_summary([], {}, 0), {"rows": []})
+    empty = write_run(tmp_path, "empty", {"id": "empty"}, [], {}, summarize([], {}, 0), {"rows": []})
     assert main(["plot", str(empty)]) == 2
     assert "no PAST configs" in capsys.readouterr().err
 

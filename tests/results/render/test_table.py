@@ -99,7 +99,7 @@ def test_a_ci_from_one_scenario_group_is_no_ci_and_never_marks_memory_hurt() -> 
     unit has no noise estimate, so no CI is shown and nothing says memory hurt (the one-episode
     example in docs/getting-started.md showed −0.09 [−0.09, −0.09] ▼); two scenario groups that
     both did worse with the store do get the mark, in the terminal and the Markdown alike."""
-    from pytest_pastbench.protocols.past.metrics import build_summary
+    from pytest_pastbench.protocols.past.metrics import summarize
     from pytest_pastbench.results.render.ci_summary import render_markdown
     from pytest_pastbench.results.render.table import HURT_MARK, HURT_TEXT, memory_hurt
     from tests.family_samples import scored_record
@@ -112,7 +112,7 @@ def test_a_ci_from_one_scenario_group_is_no_ci_and_never_marks_memory_hurt() -> 
             for episode, scores in pairs.items()
             for arm, score in zip(("on", "off"), scores, strict=True)
         ]
-        return build_summary(records, run, seed=0)
+        return summarize(records, run, seed=0)
 
     one = summary({"ep1": (0.24, 0.33)})
     two = summary({"ep1": (0.24, 0.33), "ep2": (0.10, 0.40)})

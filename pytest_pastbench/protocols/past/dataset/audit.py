@@ -517,7 +517,7 @@ def policy_record(family: Family, episode: Episode, policy: str, arm: str, root:
     """The item record of a reference policy on one arm, through the protocol runner."""
     from pytest_pastbench.agents.base import HermesAgent
 
-    from ..engine import ItemSpec, run_item
+    from ..engine import ItemSpec, run
 
     spec = ItemSpec(
         nodeid=f"{family.qualified_id}::{episode.id}[{arm}]",
@@ -529,8 +529,8 @@ def policy_record(family: Family, episode: Episode, policy: str, arm: str, root:
         config_label="audit",
         dataset_hash="audit",
     )
-    record = run_item(spec, HermesAgent(), PolicyModel(policy), root).record
-    assert record.score is not None  # run_item always scores; blocked items come from the plugin only
+    record = run(spec, HermesAgent(), PolicyModel(policy), root).record
+    assert record.score is not None  # engine.run always scores; blocked items come from the plugin only
     return record
 
 
