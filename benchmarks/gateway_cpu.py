@@ -32,9 +32,11 @@ from pytest_pastbench.models.client import ModelReply
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.models.gateway import Gateway, GatewayClient, ModelService, ServiceSettings
 from pytest_pastbench.models.gateway_process import GatewayProcess
+from pytest_pastbench.models.offline_models import use_protocols
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.engine import ItemSpec, run
 from pytest_pastbench.protocols.past.family_files import load_family
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.resources import families_dir
 
 MODEL = "pastbench/recall"
@@ -138,6 +140,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,4000,8000", help="prompt tokens of the gateway's rows")
     parser.add_argument("--calls", type=int, default=200, help="calls per prompt size")
     args = parser.parse_args()
+    use_protocols(standalone_registry)  # an entry point: its offline models are the built-in protocols
     requests = record_requests(args.families)
     print(f"requests {len(requests)}")
     policy = PolicyModel("recall")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_pastbench.cli import main
-from pytest_pastbench.cli.grader_agreement import measure, read_rows, shipped_agreement
+from pytest_pastbench.judge.grader_agreement import measure, read_rows, shipped_agreement
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
 from pytest_pastbench.resources import families_dir, labels_file
 
@@ -171,7 +171,7 @@ def test_a_row_the_judge_gives_no_verdict_on_is_left_out_of_n_not_counted_wrong(
 
 def test_default_file_is_the_shipped_set_found_beside_the_families() -> None:
     assert labels_file() == families_dir() / "labels" / "answers.jsonl"
-    measured = shipped_agreement()
+    measured = shipped_agreement(PAST.answer_grader)
     if labels_file().is_file():
         assert measured is not None and measured.overall.n > 0
     else:
@@ -191,37 +191,44 @@ def test_an_unreadable_file_is_exit_2(tmp_path: Path) -> None:
 @pytest.fixture
 def shipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, families: Path) -> Path:
     """A labelled set standing in for the shipped one (and the families it refers to)."""
-    import pytest_pastbench.cli.grader_agreement as module
+    import pytest_pastbench.judge.grader_agreement as module
 
     path = write(tmp_path / "answers.jsonl", *GOOD_ROWS)
     monkeypatch.setattr(module, "labels_file", lambda: path)
-    monkeypatch.setattr("pytest_pastbench.resources.families_dir", lambda: families)
+    monkeypatch.setattr(module, "families_dir", lambda: families)
     module.shipped_agreement.cache_clear()
     yield path
     module.shipped_agreement.cache_clear()
 
 
 def test_a_real_model_without_a_judge_is_told_the_grader_and_its_measured_agreement(shipped: Path) -> None:
-    from pytest_pastbench.cli.grader_agreement import deterministic_grading_line
+    from pytest_pastbench.judge.grader_agreement import deterministic_grading_line
 
-    line = deterministic_grading_line(["openai/gpt-4o"], None)
+    line = deterministic_grading_line(["openai/gpt-4o"], None, PAST.answer_grader)
     assert line == (
         "pastbench: free text graded deterministically (no judge): it agrees with answers labelled by "
         "meaning on 83.3% (5/6) of the shipped set (pastbench grader-agreement); to grade it with a "
         "judge, add --pastbench-judge-model=MODEL"
     )
-    assert deterministic_grading_line(["pastbench/recall"], None) is None  # offline: unchanged
-    assert deterministic_grading_line(["openai/gpt-4o"], {"model": "pastbench/judge"}) is None
-    assert deterministic_grading_line(["openai/gpt-4o"], "pastbench/judge") is None
+    assert (
+        deterministic_grading_line(["pastbench/recall"], None, PAST.answer_grader) is None
+    )  # offline: unchanged
+    assert (
+        deterministic_grading_line(["openai/gpt-4o"], {"model": "pastbench/judge"}, PAST.answer_grader)
+        is None
+    )
+    assert deterministic_grading_line(["openai/gpt-4o"], "pastbench/judge", PAST.answer_grader) is None
 
 
 def test_without_the_shipped_set_the_line_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import pytest_pastbench.cli.grader_agreement as module
+    import pytest_pastbench.judge.grader_agreement as module
 
     monkeypatch.setattr(module, "labels_file", lambda: tmp_path / "absent.jsonl")
     module.shipped_agreement.cache_clear()
     try:
-        line = module.deterministic_grading_line(["openai/gpt-4o", "pastbench/recall"], None)
+        line = module.deterministic_grading_line(
+            ["openai/gpt-4o", "pastbench/recall"], None, PAST.answer_grader
+        )
     finally:
         module.shipped_agreement.cache_clear()
     assert line is not None and f"unknown here (no labelled set at {tmp_path / 'absent.jsonl'})" in line

@@ -29,12 +29,11 @@ PACKAGE = "pytest_pastbench"
 ROOT = Path(pytest_pastbench.__file__).parent
 
 # (importer, imported): function-level imports that still close a cycle, and why.
-DEFERRED_BACK_EDGES: dict[tuple[str, str], str] = {
-    ("pytest_pastbench.protocols.registry", "pytest_pastbench.protocols.builtin"): (
-        "outside pytest (merge, validate, the offline provider) the registry fills itself from the "
-        "built-in plugin, which loads the four protocols; to go, callers would pass a registry"
-    ),
-}
+DEFERRED_BACK_EDGES: dict[tuple[str, str], str] = {}
+
+# Who may build the registry outside pytest (protocols/standalone.py loads every protocol): the
+# entry points only; everything below them is handed a registry.
+REGISTRY_BUILDERS = (f"{PACKAGE}.cli", f"{PACKAGE}.plugin", f"{PACKAGE}.models.gateway_process")
 
 
 def _module_name(path: Path) -> str:
@@ -202,3 +201,11 @@ def test_the_plugin_glue_stays_under_300_lines() -> None:
     # Issue 19: hooks only; the work is the run object's and its collaborators'.
     lines = (ROOT / "plugin" / "hooks.py").read_text().count("\n")
     assert lines < 300, f"plugin/hooks.py has {lines} lines: move what is not a hook out of it"
+
+
+def test_only_the_entry_points_build_the_registry() -> None:
+    graph = import_graph(runtime=True)
+    builders = {name for name, deps in graph.items() if f"{PACKAGE}.protocols.standalone" in deps}
+    assert builders, "the registry is built somewhere"
+    below = sorted(b for b in builders if not b.startswith(REGISTRY_BUILDERS))
+    assert not below, f"modules below the entry points build the registry instead of taking it: {below}"

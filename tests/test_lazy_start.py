@@ -29,6 +29,8 @@ START = {
     f"{PACKAGE}.models",
     f"{PACKAGE}.models.cache",  # the --pastbench-cache choices (sqlite3, nothing of ours)
     f"{PACKAGE}.models.litellm_warnings",  # one warning filter, set at session start (stdlib only)
+    # Told at configure where the offline models find the protocols (a function, called on first use).
+    f"{PACKAGE}.models.offline_models",
     f"{PACKAGE}.protocols",
     f"{PACKAGE}.protocols.builtin",
     f"{PACKAGE}.protocols.detect",

@@ -19,6 +19,7 @@ import yaml
 from pytest_pastbench.cli import build_parser, main
 from pytest_pastbench.protocols.past.dataset.audit import describe_protocol_family
 from pytest_pastbench.protocols.past.family_files import load_family
+from pytest_pastbench.protocols.standalone import standalone_registry
 from tests.docs_text import DOCS, README, ROOT, command_lines, docs_text, fenced_blocks, pages
 from tests.family_samples import GOOD_MEMORY
 from tests.quoted_runs import RunCache, expected_returncode, mismatch
@@ -57,7 +58,9 @@ def test_every_family_example_validates(tmp_path: Path) -> None:
         path = tmp_path / str(n) / f"{data['id']}.yaml"
         path.parent.mkdir()
         path.write_text(example.replace("…", "x"))
-        if describe_protocol_family(path) is None:  # a PAST family (the protocols' files describe)
+        if (
+            describe_protocol_family(path, standalone_registry()) is None
+        ):  # a PAST family (the protocols' files describe)
             family, _ = load_family(path)
             assert family.episodes, path
     assert formats == FAMILY_FORMATS  # each protocol's page shows a valid family file

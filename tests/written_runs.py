@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_pastbench.protocols.registry import PAST, standalone_registry
+from pytest_pastbench.protocols.registry import PAST
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.run_folder import COMPARISON_FILE, SUMMARY_FILE, write_documents
 

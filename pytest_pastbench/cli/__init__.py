@@ -6,14 +6,17 @@ import argparse
 import sys
 from importlib import import_module
 
+from ..models.offline_models import use_protocols
+from ..protocols.standalone import standalone_registry
+
 # Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
 COMMAND_MODULES = (
-    "pytest_pastbench.results.compare",
-    "pytest_pastbench.results.gates",
-    "pytest_pastbench.results.merge",
-    "pytest_pastbench.results.render.plots",
-    "pytest_pastbench.results.render.html",
-    "pytest_pastbench.judge.agreement",
+    "pytest_pastbench.cli.compare",
+    "pytest_pastbench.cli.gate",
+    "pytest_pastbench.cli.merge",
+    "pytest_pastbench.cli.plot",
+    "pytest_pastbench.cli.html",
+    "pytest_pastbench.cli.judge_agreement",
     "pytest_pastbench.cli.grader_agreement",
     "pytest_pastbench.cli.generate_streams",
     "pytest_pastbench.cli.servelearn",
@@ -47,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The offline models (judge-agreement's reference judge, validate's policy runs) answer with
+    # the built-in protocols; the registry loads on their first use, not for --help.
+    use_protocols(standalone_registry)
     args = build_parser().parse_args(argv)
     return int(args.func(args))
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..protocols.standalone import standalone_registry
 from .protocol_choice import DEFAULT_PROTOCOL, Unanswered, add_protocol_arguments, protocol_answer
 
 
@@ -17,7 +18,10 @@ def run(args: argparse.Namespace) -> int:
     families = Path(args.families) if args.families else None
     try:
         written = protocol_answer(
-            args, "export", lambda p: p.export_dataset(families, out), "exports no dataset"
+            args,
+            "export",
+            lambda p: p.export_dataset(families, out, standalone_registry(args.plugins)),
+            "exports no dataset",
         )
     except Unanswered as exc:
         print(exc, file=sys.stderr)

@@ -24,143 +24,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field
 from tabulate import tabulate
 
 from ..errors import InfraError, LabelError
-from ..judge.agreement import Row, make_judge, read_json_lines, share_text
-from ..resources import labels_file
-from .protocol_choice import DEFAULT_PROTOCOL, Unanswered, add_protocol_arguments, protocol_answer
-
-if TYPE_CHECKING:
-    from ..protocols.base import AnswerGrader
-
-ROW_SHAPE = (
-    '{"family": "<capability>.<id>", "episode": str, "session": int, "answer": str, '
-    '"label": "correct"|"wrong", "class": str, "reason": str}'
-)
-
-
-class LabelledAnswer(BaseModel):
-    """One row of the labelled answer set (other keys are allowed and ignored)."""
-
-    model_config = ConfigDict(strict=True, populate_by_name=True)
-
-    family: str = Field(min_length=1)
-    episode: str = Field(min_length=1)
-    session: int = Field(ge=0)
-    answer: str
-    label: Literal["correct", "wrong"]
-    class_: str = Field(alias="class", min_length=1)
-    reason: str
-
-
-@dataclass(frozen=True)
-class Graded:
-    """One usable row and what the grader made of it (``predicted`` None: the judge gave none)."""
-
-    row: Row[LabelledAnswer]
-    predicted: bool | None
-    undecided: bool = False
-    detail: str = ""
-
-    @property
-    def label(self) -> LabelledAnswer:
-        assert self.row.value is not None
-        return self.row.value
-
-    @property
-    def agrees(self) -> bool:
-        return self.predicted is (self.label.label == "correct")
-
-
-@dataclass
-class Tally:
-    n: int = 0
-    agree: int = 0
-    undecided: int = 0
-
-    @property
-    def share(self) -> float | None:
-        return self.agree / self.n if self.n else None
-
-    def as_json(self) -> dict[str, Any]:
-        return {"n": self.n, "agree": self.agree, "agreement": self.share, "undecided": self.undecided}
-
-
-@dataclass
-class Measured:
-    """Agreement per class and overall, the rows that could not be used and those not judged."""
-
-    overall: Tally = field(default_factory=Tally)
-    classes: dict[str, Tally] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)  # "file:line: why"
-    no_verdict: list[Graded] = field(default_factory=list)
-    graded: list[Graded] = field(default_factory=list)
-
-
-def measure(rows: list[Row[LabelledAnswer]], grader: AnswerGrader, judge: Any = None) -> Measured:
-    """Each usable row graded by the protocol's ``grader`` (``BenchProtocol.answer_grader``)."""
-    result = Measured()
-    for row in rows:
-        if row.value is None:
-            result.errors.append(f"{row.where}: {row.error}")
-            continue
-        answer = grader.grade(row.value, judge)
-        if isinstance(answer, str):  # the row names no usable session
-            result.errors.append(f"{row.where}: {answer}")
-            continue
-        graded = Graded(row, answer.predicted, answer.undecided, answer.detail)
-        if graded.predicted is None:
-            result.no_verdict.append(graded)
-            continue
-        result.graded.append(graded)
-        for tally in (result.overall, result.classes.setdefault(graded.label.class_, Tally())):
-            tally.n += 1
-            tally.agree += graded.agrees
-            tally.undecided += graded.undecided
-    result.errors.extend(grader.problems)
-    return result
-
-
-def read_rows(paths: list[Path]) -> list[Row[LabelledAnswer]]:
-    return [row for path in paths for row in read_json_lines(path, LabelledAnswer, ROW_SHAPE)]
-
-
-@lru_cache(maxsize=1)
-def shipped_agreement() -> Measured | None:
-    """The deterministic grader on the shipped labelled set, measured now (so a printed figure
-    never goes stale); None when this install has no labelled set."""
-    from ..resources import families_dir
-
-    path = labels_file()
-    if not path.is_file():
-        return None
-    try:
-        rows = read_rows([path])
-    except LabelError:
-        return None
-    from ..protocols.registry import standalone_registry
-
-    grader = standalone_registry()[DEFAULT_PROTOCOL].answer_grader([families_dir()])
-    return measure(rows, grader) if grader is not None else None
-
+from ..judge.agreement import make_judge
+from ..judge.grader_agreement import Measured, measure, read_rows
+from ..resources import families_dir, labels_file
+from .protocol_choice import Unanswered, add_protocol_arguments, protocol_answer
 
 # -- output -----------------------------------------------------------------------------------------
 
 
-def _share(tally: Tally) -> str:
-    return share_text(tally.agree, tally.n)
-
-
 def render(result: Measured, grader: str, show_disagreements: bool = False) -> str:
-    rows = [[name, t.n, _share(t), t.undecided] for name, t in sorted(result.classes.items())]
-    rows.append(["overall", result.overall.n, _share(result.overall), result.overall.undecided])
+    rows = [[name, t.n, t.share_text(), t.undecided] for name, t in sorted(result.classes.items())]
+    rows.append(["overall", result.overall.n, result.overall.share_text(), result.overall.undecided])
     table = tabulate(rows, headers=("class", "n", "agreement", "undecided"), disable_numparse=True)
     text = f"grader: {grader}\n\n{table}"
     if result.no_verdict:
@@ -195,8 +75,6 @@ def as_json(result: Measured, grader: str, files: list[str]) -> dict[str, Any]:
 
 def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    from ..resources import families_dir
-
     paths = [Path(p) for p in args.files] or [labels_file()]
     if not args.files and not paths[0].is_file():
         print(f"pastbench grader-agreement: no labelled answer set at {paths[0]} (give FILE...)", file=err)
@@ -240,7 +118,7 @@ def _command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     share = result.overall.share
     if args.min_agreement is not None and (share or 0.0) < args.min_agreement:
         print(
-            f"pastbench grader-agreement: agreement {_share(result.overall)} is below --min-agreement "
+            f"pastbench grader-agreement: agreement {result.overall.share_text()} is below --min-agreement "
             f"{args.min_agreement:g}",
             file=err,
         )
@@ -284,28 +162,3 @@ def register_cli(subparsers: argparse._SubParsersAction) -> None:
     command.add_argument("--retries", type=int, default=4, help="attempts per judge request (default 4)")
     add_protocol_arguments(command)
     command.set_defaults(func=_command)
-
-
-# -- what graded a run (issue 27 item 4) --------------------------------------------------------------
-
-
-def deterministic_grading_line(models: list[str], judge: Any) -> str | None:
-    """The line a run with a real model and no judge prints at its start and in its summary:
-    free text was graded deterministically, that grader's agreement on the shipped labelled set
-    (measured now), and how to add a judge. None for offline ``pastbench/...`` models or a judge."""
-    from ..models.client import is_offline
-
-    if judge or not models or all(is_offline(m) for m in models):
-        return None
-    measured = shipped_agreement()
-    if measured is None or not measured.overall.n:
-        figure = f"its agreement with labelled answers is unknown here (no labelled set at {labels_file()})"
-    else:
-        figure = (
-            f"it agrees with answers labelled by meaning on {_share(measured.overall)} of the shipped set "
-            "(pastbench grader-agreement)"
-        )
-    return (
-        f"pastbench: free text graded deterministically (no judge): {figure}; "
-        "to grade it with a judge, add --pastbench-judge-model=MODEL"
-    )

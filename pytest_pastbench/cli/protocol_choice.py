@@ -7,6 +7,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..protocols.standalone import standalone_registry
+
 T = TypeVar("T")
 
 DEFAULT_PROTOCOL = "past"  # the built-in family set's protocol
@@ -26,8 +28,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
 
 def chosen_protocol(args: argparse.Namespace) -> Any:
     """The protocol ``--protocol`` names; ``KeyError`` naming the registered ones when none is so named."""
-    from ..protocols.registry import standalone_registry
-
     return standalone_registry(args.plugins)[args.protocol]
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..protocols.standalone import standalone_registry
 from .protocol_choice import Unanswered, add_protocol_arguments, protocol_answer
 
 
@@ -30,7 +31,12 @@ def run(args: argparse.Namespace) -> int:
         validated = protocol_answer(
             args,
             "validate",
-            lambda p: p.validate(paths, run_policies=not args.no_runs, check_counts=not args.any_shape),
+            lambda p: p.validate(
+                paths,
+                standalone_registry(args.plugins),
+                run_policies=not args.no_runs,
+                check_counts=not args.any_shape,
+            ),
             "audits no family files",
         )
     except Unanswered as exc:

@@ -150,6 +150,12 @@ def _warm_up() -> None:
 
 
 def main() -> None:
+    # The entry point of the gateway's process hands it the protocols its offline models answer
+    # with; imported here, in that process, not in the controller that imports GatewayProcess.
+    from ..protocols.standalone import standalone_registry
+    from .offline_models import use_protocols
+
+    use_protocols(standalone_registry)
     values = json.loads(sys.stdin.readline())
     address_file = Path(values.pop("address_file"))
     serve(ServiceSettings(**values), address_file)

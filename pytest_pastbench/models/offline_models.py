@@ -4,11 +4,16 @@ Each protocol names its reference policies (``BenchProtocol.offline_models``) an
 conversations its own ``OfflinePolicy`` answers; PAST's reads claims for the reference judge
 (``BenchProtocol.claim_reader``). The litellm provider (``offline_provider.py``), the direct
 ``PolicyModel`` (``direct.py``) and the start-up checks all ask here, so they agree on the names.
+
+Which protocols those are, the entry point says (``use_protocols``): the pytest plugin at
+configure, the gateway's process and the ``pastbench`` command at their start. A litellm call
+cannot carry a registry down to the provider, so it is handed in once per process, never looked up
+from here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,12 +25,24 @@ class NoOfflinePolicy(LookupError):
     """No registered protocol's offline policy answers the conversation."""
 
 
-def _protocols() -> Iterable[BenchProtocol]:
-    # Outside a pytest run too (the provider serves a gateway process): the built-in protocols
-    # and the plugins named on a command line, as every other caller outside pytest reads them.
-    from ..protocols.registry import standalone_registry
+ProtocolSource = Callable[[], Iterable["BenchProtocol"]]
+_source: ProtocolSource | None = None
 
-    return standalone_registry()
+
+def use_protocols(source: ProtocolSource) -> None:
+    """Where this process's offline models find the registered protocols: ``source()`` is called
+    on first use, not here (a registry imports every protocol)."""
+    global _source
+    _source = source
+
+
+def _protocols() -> Iterable[BenchProtocol]:
+    if _source is None:
+        raise RuntimeError(
+            "offline models: no protocols were handed in; the entry point (the pytest plugin, the "
+            "pastbench command, the gateway's process) calls offline_models.use_protocols first"
+        )
+    return _source()
 
 
 def agent_policies(protocols: Iterable[BenchProtocol] | None = None) -> dict[str, Any]:

@@ -120,8 +120,8 @@ def write_report(run: PastbenchRun) -> None:
     try:
         loaded = load_run(run.run_dir)
         with contextlib.suppress(PlotError):  # no protocol with figures: the page says "no figures"
-            make_plots(loaded, run.run_dir / "plots", registry=run.registry)
-        run.report_path = write_html(loaded, run.run_dir / REPORT_FILE, draw=False, registry=run.registry)
+            make_plots(loaded, run.run_dir / "plots", run.registry)
+        run.report_path = write_html(loaded, run.run_dir / REPORT_FILE, run.registry, draw=False)
     except Exception as exc:  # noqa: BLE001 (any failure: the run and its files are already done)
         run.report_error = f"{type(exc).__name__}: {exc}"
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ..models.litellm_warnings import silence_read_only_typeddict_warnings
+from ..models.offline_models import use_protocols
 from ..protocols.detect import family_format
 from .collection import INVALID_FAMILY_NAME, parametrizes, rerun_control_arms, under_families
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
@@ -24,6 +25,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being in the 
     pastbench_world,
 )
 from .options import add_options, any_option_given, resolve
+from .preflight import builtin_protocols
 from .run import PastbenchRun
 from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
 from .stopping import collect_then_freeze, freeze_after_interrupt, interrupt_kept, stop_the_run
@@ -53,6 +55,7 @@ def pytest_sessionstart() -> None:
 
 @interrupt_kept
 def pytest_configure(config: pytest.Config) -> None:
+    use_protocols(builtin_protocols)  # before resolve: --pastbench-judge-model is checked there
     options = resolve(config)
     config.stash[RUN_KEY] = PastbenchRun(config, options)
     hooks = _ControllerHooks(config)

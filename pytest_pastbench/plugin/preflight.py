@@ -12,6 +12,14 @@ from .options import any_option_given
 from .run_handle import pastbench_run
 
 
+def builtin_protocols() -> Any:
+    """What the offline models answer with in every process of a run: the built-in protocols,
+    not a conftest's, which the gateway's own process never loads."""
+    from ..protocols.standalone import standalone_registry  # every protocol's code: on first use
+
+    return standalone_registry()
+
+
 def check_run_setup(config: pytest.Config) -> None:
     """Fail once, before collection, on a bad agent, a model that can never answer, a replay
     cache that is not there or a missing API key (not once per item)."""
@@ -85,8 +93,15 @@ def baseline_check(config: pytest.Config) -> Any:
         return None  # only then: baselines and gates load the summary, comparison and gate code
     from .regression import RegressionCheck
 
+    # The registry imports every protocol: only when a baseline is to be read.
+    registry = pastbench_run(config).registry if options.compare else None
     return RegressionCheck.from_options(
-        options.storage, options.save, options.compare, options.compare_fail, gate_metric_names(config)
+        options.storage,
+        options.save,
+        options.compare,
+        options.compare_fail,
+        gate_metric_names(config),
+        registry,
     )
 
 
@@ -99,9 +114,12 @@ def grading_line(config: pytest.Config) -> str | None:
 
     if all(is_offline(m) for m in options.models):
         return None  # offline models (deterministic_grading_line's own first test, kept cheap here)
-    from ..cli.grader_agreement import deterministic_grading_line
+    from ..judge.grader_agreement import deterministic_grading_line
+    from ..protocols.registry import PAST
 
-    return deterministic_grading_line(options.models, options.judge_model)
+    # The shipped labelled set is of the shipped (PAST) families: PAST's grader measures it.
+    grader = pastbench_run(config).registry[PAST].answer_grader
+    return deterministic_grading_line(options.models, options.judge_model, grader)
 
 
 def gate_metric_names(config: pytest.Config) -> dict[str, Any]:

@@ -44,9 +44,11 @@ class RegressionCheck:
         save: str | None,
         compare: str | None,
         compare_fail: list[str],
-        protocol_metrics: ProtocolMetrics | None = None,
+        protocol_metrics: ProtocolMetrics,
+        registry: Any,
     ) -> RegressionCheck | None:
-        """Validate the options; ``None`` when none of them is used."""
+        """Validate the options; ``None`` when none of them is used. ``registry`` reads a run folder
+        given as the baseline (None when there is no --pastbench-compare)."""
         if not (save or compare or compare_fail):
             return None
         check = cls(storage=Path(storage))
@@ -58,7 +60,7 @@ class RegressionCheck:
                 )
             # The gates first: a typo in one is reported even before there is a baseline.
             check.gates = parse_gates(compare_fail, protocol_metrics) if compare_fail else []
-            check.baseline = load_baseline(compare, check.storage) if compare else None
+            check.baseline = load_baseline(compare, check.storage, registry) if compare else None
         except (BaselineError, GateSyntaxError) as exc:
             raise pytest.UsageError(str(exc)) from None
         return check

@@ -242,10 +242,10 @@ class BenchProtocol(Protocol):
         """``pastbench schema``: the JSON Schema of its family files; None: it publishes none."""
         ...
 
-    def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+    def export_dataset(self, families_root: Path | None, out: Path, registry: Any) -> str | None:
         """``pastbench export``: write its families under ``families_root`` (None: its built-in
         ones) to ``out`` as one JSON file and say what was written; None: it exports none. Raises
-        ``FamilyFileError``."""
+        ``FamilyFileError``. ``registry``: the protocols whose files it leaves out."""
         ...
 
     def empty_world(self) -> Any | None:
@@ -259,11 +259,12 @@ class BenchProtocol(Protocol):
         ...
 
     def validate(
-        self, paths: list[Path], *, run_policies: bool, check_counts: bool
+        self, paths: list[Path], registry: Any, *, run_policies: bool, check_counts: bool
     ) -> tuple[str, bool] | None:
         """``pastbench validate``: check family files or folders (``run_policies``: also run the
-        offline policies over them; ``check_counts``: the built-in set's count rule); (the report,
-        passed), or None when it audits none."""
+        offline policies over them; ``check_counts``: the built-in set's count rule; ``registry``:
+        the protocols whose files it describes rather than audits); (the report, passed), or None
+        when it audits none."""
         ...
 
 
@@ -444,7 +445,7 @@ class ProtocolBase:
     def family_schema(self) -> dict[str, Any] | None:
         return None
 
-    def export_dataset(self, families_root: Path | None, out: Path) -> str | None:
+    def export_dataset(self, families_root: Path | None, out: Path, registry: Any) -> str | None:
         return None
 
     def empty_world(self) -> Any | None:
@@ -454,7 +455,7 @@ class ProtocolBase:
         return None
 
     def validate(
-        self, paths: list[Path], *, run_policies: bool, check_counts: bool
+        self, paths: list[Path], registry: Any, *, run_policies: bool, check_counts: bool
     ) -> tuple[str, bool] | None:
         return None
 

@@ -1,15 +1,14 @@
 """Which protocols a run knows: filled through ``pytest_pastbench_register_protocols``.
 
 The four built-in protocols register through the same hook (``protocols/builtin.py``) as a
-plugin's or a conftest's. Outside pytest (``pastbench merge``/``validate``, the offline model
-provider) ``standalone_registry`` calls that hook on the built-in plugin and any plugin module
-named on the command line.
+plugin's or a conftest's. Outside pytest the entry points (the ``pastbench`` commands, the offline
+model provider) build one with ``protocols/standalone.py`` and pass it down; nothing here loads a
+protocol.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +75,7 @@ class ProtocolRegistry:
         return [self._by_name[name] for name in sorted(self._by_name)]
 
 
-def _filled(hook: Any) -> ProtocolRegistry:
+def filled(hook: Any) -> ProtocolRegistry:
     registry = ProtocolRegistry()
     collected: list[BenchProtocol] = []
     hook.pytest_pastbench_register_protocols(register=collected.append)
@@ -94,53 +93,12 @@ def registry_of(config: pytest.Config) -> ProtocolRegistry:
     """The run's registry, filled on first use (after conftests loaded, not in every pytest run)."""
     registry = config.stash.get(_REGISTRY_KEY, None)
     if registry is None:
-        registry = config.stash[_REGISTRY_KEY] = _filled(config.hook)
+        registry = config.stash[_REGISTRY_KEY] = filled(config.hook)
         for protocol in registry:
             # Before any item adds them, so --strict-markers accepts them.
             for name, description in protocol.markers.items():
                 config.addinivalue_line("markers", f"{name}: {description}")
     return registry
-
-
-_standalone: dict[tuple[str, ...], ProtocolRegistry] = {}
-
-
-def _hook_manager() -> Any:
-    import pluggy
-
-    class PastbenchHooks(pluggy.PluginManager):
-        """Like pytest's: a ``pytest_pastbench_*`` function is a hook implementation unmarked."""
-
-        def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-            opts = super().parse_hookimpl_opts(plugin, name)
-            if (
-                opts is None
-                and name.startswith("pytest_pastbench_")
-                and callable(getattr(plugin, name, None))
-            ):
-                return {}
-            return opts
-
-    return PastbenchHooks("pytest")
-
-
-def standalone_registry(plugins: Sequence[str] = ()) -> ProtocolRegistry:
-    """The registry outside a pytest run: the built-in protocols and the ``plugins`` modules'."""
-    key = tuple(plugins)
-    if key not in _standalone:
-        from .. import hookspec
-        from . import builtin
-
-        manager = _hook_manager()
-        manager.add_hookspecs(hookspec)
-        manager.register(builtin, "pastbench-builtin-protocols")
-        for name in plugins:
-            try:
-                manager.register(importlib.import_module(name), name)
-            except ImportError as exc:
-                raise pytest.UsageError(f"-p {name}: cannot import it ({exc})") from None
-        _standalone[key] = _filled(manager.hook)
-    return _standalone[key]
 
 
 def add_plugin_argument(parser: Any) -> None:

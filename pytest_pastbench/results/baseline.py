@@ -203,14 +203,11 @@ def _gate_metrics_from_json(raw: Any, source: Path) -> list[GateMetric] | None:
         raise BaselineError(f"{source}: 'gate_metrics' is not a list of gate metrics") from None
 
 
-def _from_run(path: Path) -> Baseline:
+def _from_run(path: Path, registry: Any) -> Baseline:
     try:
         run = load_run(path)
     except RunLoadError as exc:
         raise BaselineError(str(exc)) from None
-    from ..protocols.registry import standalone_registry
-
-    registry = standalone_registry()
     records = {protocol.name: protocol.read_records(run.path) for protocol in registry}
     loaded = {name: [registry[name].load_record(r) for r in plain] for name, plain in records.items()}
     return Baseline(
@@ -222,8 +219,9 @@ def _from_run(path: Path) -> Baseline:
     )
 
 
-def load_baseline(ref: str, storage: Path) -> Baseline:
-    """A baseline from a NAME saved in ``storage``, a baseline JSON file, or a run folder.
+def load_baseline(ref: str, storage: Path, registry: Any) -> Baseline:
+    """A baseline from a NAME saved in ``storage``, a baseline JSON file, or a run folder (read
+    by ``registry``'s protocols).
 
     A saved name wins over a same-named path in the working directory: names are what CI passes.
     """
@@ -241,14 +239,14 @@ def load_baseline(ref: str, storage: Path) -> Baseline:
         return _from_file(storage / f"{stem}.json")
     path = Path(ref)
     if path.is_dir():
-        return _from_run(path)
+        return _from_run(path, registry)
     if path.is_file():
         try:
             data = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BaselineError(f"{path}: unreadable: {exc}") from None
         # Any other file is taken as a file inside a run folder (e.g. its sequence_summary.json).
-        return _from_file(path) if _is_baseline_document(data) else _from_run(path)
+        return _from_file(path) if _is_baseline_document(data) else _from_run(path, registry)
     names = list_baselines(storage)
     available = ", ".join(names) if names else "none"
     looked = f"no {stem}.json in {storage}" if stem is not None else "not a safe baseline name"

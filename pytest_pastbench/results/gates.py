@@ -9,19 +9,17 @@ the change is beyond noise, so a reader can tell a real regression from a re-rol
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.stats import mean, paired_bootstrap_ci, stratified_mean
-from ..errors import BaselineError, GateSyntaxError
+from ..errors import GateSyntaxError
 from ..judge.base import describe_judge
-from .baseline import DEFAULT_STORAGE, Baseline, load_baseline, protocol_gate_metrics
+from .baseline import Baseline, protocol_gate_metrics
 
 if TYPE_CHECKING:
     from ..protocols.base import GateMetric
@@ -122,12 +120,6 @@ def registry_metrics(registry: Any) -> dict[str, GateNames]:
     }
 
 
-def _builtin_registry() -> Any:
-    from ..protocols.registry import standalone_registry
-
-    return standalone_registry()
-
-
 def valid_metrics_text(protocols: ProtocolMetrics) -> str:
     """``past: delta, mech, …; stream: aulc10, fully, …``: what a gate may name in this run."""
     return "; ".join(f"{p}: {', '.join(names.metrics)}" for p, names in _names(protocols).items())
@@ -188,16 +180,14 @@ def _parse_one(text: str, protocols: dict[str, GateNames]) -> Gate:
     return Gate(scope, metric, threshold, two_sided, protocol=owner, overall=overall)
 
 
-def parse_gates(exprs: list[str], protocol_metrics: ProtocolMetrics | None = None) -> list[Gate]:
+def parse_gates(exprs: list[str], protocol_metrics: ProtocolMetrics) -> list[Gate]:
     """Gates from ``--fail`` values, each one expression or several separated by commas.
-    ``protocol_metrics``: the registered protocols' gate names (``registry_metrics``; default: the
-    built-in protocols'); an unknown metric's error lists them all.
+    ``protocol_metrics``: the registered protocols' gate names (``registry_metrics``); an unknown
+    metric's error lists them all.
 
     Identical gates given twice are kept once (a repeated CI flag should not print twice).
     """
-    protocols = _names(
-        registry_metrics(_builtin_registry()) if protocol_metrics is None else protocol_metrics
-    )
+    protocols = _names(protocol_metrics)
     gates: list[Gate] = []
     for raw in exprs:
         parts = [p.strip() for p in raw.split(",")]
@@ -492,11 +482,10 @@ def evaluate_gates(
     current_data: dict[str, Any],
     baseline: Baseline,
     seed: int,
-    registry: Any = None,
+    registry: Any,
 ) -> list[GateResult]:
     """``evaluate_metric_gates`` of a run's summary and its protocols' ``baseline_data`` (PAST's
     per-episode scores) against a baseline."""
-    registry = registry if registry is not None else _builtin_registry()
     current = Baseline("current run", current_summary, current_data)
     return evaluate_metric_gates(
         gates,
@@ -549,13 +538,12 @@ def check_against(
     gates: list[Gate],
     current: Baseline,
     baseline: Baseline,
+    registry: Any,
     seed: int | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
-    registry: Any = None,
 ) -> int:
     """Evaluate, print warnings and notes (err) and one line per result (out); the exit code."""
-    registry = registry if registry is not None else _builtin_registry()
     return gate_exit_code(gate_and_report(gates, current, baseline, registry, seed, out, err))
 
 
@@ -613,42 +601,3 @@ def verdict_parts(results: list[GateResult]) -> list[tuple[str, bool]]:
         (sum(1 for r in results if r.passed), "passed", False),
     ]
     return [(f"{n} gate{'' if n == 1 else 's'} {word}", bad) for n, word, bad in counts if n]
-
-
-def _gate_command(args: argparse.Namespace) -> int:
-    registry = _builtin_registry()
-    try:
-        gates = parse_gates(args.fail, registry_metrics(registry))
-        storage = Path(args.storage)
-        current = load_baseline(args.run, storage)
-        baseline = load_baseline(args.baseline, storage)
-    except (GateSyntaxError, BaselineError) as exc:
-        print(f"pastbench gate: {exc}", file=sys.stderr)
-        return 2
-    return gate_exit_code(gate_and_report(gates, current, baseline, registry, args.seed))
-
-
-def register_cli(subparsers: argparse._SubParsersAction) -> None:
-    gate = subparsers.add_parser(
-        "gate",
-        help="fail (exit 1) when a run regressed against a baseline",
-        description=f"Check a run against a baseline. Gate syntax: {GATE_SYNTAX}. "
-        "Exit 0 when every gate passes, 1 when one failed, "
-        "2 on bad input or a gate that cannot be evaluated.",
-    )
-    gate.add_argument("run", help="the run to check: a run folder (or a saved baseline name or file)")
-    gate.add_argument(
-        "--baseline", required=True, help="a saved baseline name, a baseline file, or a run folder"
-    )
-    gate.add_argument(
-        "--fail",
-        action="append",
-        required=True,
-        metavar="EXPR",
-        help="gate [SCOPE.]METRIC:THRESHOLD; repeatable",
-    )
-    gate.add_argument(
-        "--storage", default=str(DEFAULT_STORAGE), help=f"baseline folder (default {DEFAULT_STORAGE})"
-    )
-    gate.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the run's seed)")
-    gate.set_defaults(func=_gate_command)

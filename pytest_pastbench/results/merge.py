@@ -7,16 +7,12 @@ common seed, so merging the N shards of a command gives the summary of running i
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ..errors import MergeError, RunLoadError
-from ..protocols.registry import ProtocolRegistry, add_plugin_argument
+from ..protocols.registry import ProtocolRegistry
 from .read import LoadedRun, load_run
 
 # Run settings that change what is measured or how it is summarised: shards must agree on them.
@@ -201,14 +197,12 @@ def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
         raise MergeError(f"{path}: cannot read the trace of {nodeid}: {exc}") from None
 
 
-def merge_runs(paths: list[Path], out: Path, registry: ProtocolRegistry | None = None) -> Path:
+def merge_runs(paths: list[Path], out: Path, registry: ProtocolRegistry) -> Path:
     """Merge the shard runs of one command into the run folder ``out`` (its run id is its name)."""
     from ..core.family_files import dataset_hash
-    from ..protocols.registry import standalone_registry
     from .aggregate import build_run_summary, write_run_folder
     from .run_folder import RESULTS_FILE
 
-    registry = registry or standalone_registry()
     runs = _load([Path(p) for p in paths])
     _check_shards(runs)
     _check_protocol(runs)
@@ -253,38 +247,3 @@ def merge_runs(paths: list[Path], out: Path, registry: ProtocolRegistry | None =
     # Resolved: the parent of "." or "runs/.." is not the folder that holds it.
     write_run_folder(registry, out.resolve(), run, records, traces, summary)
     return out
-
-
-def _merge(args: argparse.Namespace) -> int:
-    from ..protocols.registry import standalone_registry
-    from .render.table import render_delta_table
-    from .run_folder import SUMMARY_FILE
-
-    try:
-        registry = standalone_registry(args.plugins)
-        run_dir = merge_runs([Path(p) for p in args.runs], Path(args.output), registry)
-    except (MergeError, pytest.UsageError) as exc:
-        print(f"pastbench merge: {exc}", file=sys.stderr)
-        return 2
-    print(render_delta_table(json.loads((run_dir / SUMMARY_FILE).read_text())))
-    print(f"\nmerged {len(args.runs)} shards into {run_dir} (pastbench summarize {run_dir})")
-    return 0
-
-
-def register_cli(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "merge",
-        help="join the runs of --pastbench-shard jobs into one run",
-        description="Join the shard runs of one command (--pastbench-shard=K/N, every K once) into "
-        "one run folder: records, traces, rebuilt summary.",
-    )
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="run folders of the shards")
-    parser.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="RUN",
-        help="the merged run's folder (its name is the run id); it must not hold a run yet",
-    )
-    add_plugin_argument(parser)
-    parser.set_defaults(func=_merge)

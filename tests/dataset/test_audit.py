@@ -17,6 +17,7 @@ from pytest_pastbench.protocols.past.dataset.audit import (
     PRESENT_SHARE_MIN,
     audit,
 )
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.resources import families_dir
 
 # A family that passes every rule (but the 26 / 204 count): learn, distractor, eval_near, eval_far,
@@ -80,7 +81,7 @@ def write(tmp_path: Path, family: dict[str, Any], name: str = "tiny") -> Path:
 
 
 def rules(tmp_path: Path, family: dict[str, Any]) -> set[str]:
-    report = audit([write(tmp_path, family)], check_counts=False)
+    report = audit([write(tmp_path, family)], standalone_registry(), check_counts=False)
     return {f.rule for f in report.findings}
 
 
@@ -102,7 +103,7 @@ def known_oracle_gaps() -> set[str]:
 def test_the_built_in_dataset_passes_the_whole_audit() -> None:
     """Also the oracle reaching 0.95 in every eval session and an empty answer scoring 0 (it was a
     test of its own in tests/adversarial/test_score_adversaries.py, over the same audit)."""
-    report = audit([families_dir()])
+    report = audit([families_dir()], standalone_registry())
     root = f"{families_dir()}/"
     oracle = {f.where.removeprefix(root) for f in report.findings if f.rule == "oracle"}
     # Every store check earned with exactly the key facts, but the listed gaps of the reference
@@ -123,7 +124,7 @@ def test_the_built_in_dataset_passes_the_whole_audit() -> None:
 
 def test_a_clean_family_passes_every_rule_but_the_count(tmp_path: Path) -> None:
     assert rules(tmp_path, CLEAN) == set()
-    report = audit([write(tmp_path, CLEAN)])
+    report = audit([write(tmp_path, CLEAN)], standalone_registry())
     # Held to the built-in set's rules: the shape, and present credit in a third of the sessions.
     assert {f.rule for f in report.findings} == {"counts", "present_share"}
     assert any("memory: 1 families / 1 episodes; expected 5 / 41" in str(f) for f in report.findings)
@@ -206,14 +207,17 @@ def test_an_update_episode_needs_stale_facts_and_names_avoid_other_capabilities(
     family = {**copy.deepcopy(CLEAN), "capability": "update"}
     assert "stale_facts" in rules(tmp_path / "a", family)
     report = audit(
-        [write(tmp_path / "b", CLEAN, name="notes_update")], check_counts=False, run_policies=False
+        [write(tmp_path / "b", CLEAN, name="notes_update")],
+        standalone_registry(),
+        check_counts=False,
+        run_policies=False,
     )
     assert "names" in {f.rule for f in report.findings}
 
 
 def test_a_file_that_breaks_the_schema_is_a_finding(tmp_path: Path) -> None:
     broken = mutated(lambda episode: episode["sessions"][2].update(stage="evaluate"))
-    report = audit([write(tmp_path, broken)], check_counts=False)
+    report = audit([write(tmp_path, broken)], standalone_registry(), check_counts=False)
     [finding] = [f for f in report.findings if f.rule == "schema"]
     assert "episodes.0.sessions.2.stage" in finding.message and finding.where.endswith("tiny.yaml")
 
@@ -245,7 +249,9 @@ def test_validate_prints_the_counts_table_and_every_failure(
 
 
 def test_an_unsatisfiable_check_names_file_episode_session_and_check(tmp_path: Path) -> None:
-    report = audit([write(tmp_path, mutated(_unsatisfiable_check))], check_counts=False)
+    report = audit(
+        [write(tmp_path, mutated(_unsatisfiable_check))], standalone_registry(), check_counts=False
+    )
     [finding, *_] = [f for f in report.findings if f.rule == "oracle"]
     assert finding.where.endswith("tiny.yaml::ep01[2]")
     assert "cannot satisfy check 1 (contains): missing ['a value nobody taught']" in finding.message
@@ -261,7 +267,12 @@ def test_a_value_check_whose_value_its_own_prompt_says_is_a_leak(tmp_path: Path)
             },
         ]
 
-    report = audit([write(tmp_path, mutated(value_in_prompt))], check_counts=False, run_policies=False)
+    report = audit(
+        [write(tmp_path, mutated(value_in_prompt))],
+        standalone_registry(),
+        check_counts=False,
+        run_policies=False,
+    )
     assert [f.message for f in report.findings if f.rule == "leak"] == [
         "the eval text contains the any_of value 'Brightwater'"
     ]
@@ -291,7 +302,7 @@ def _with_present(episode: dict[str, Any]) -> None:
 
 
 def test_a_family_with_present_checks_passes_and_reports_its_share(tmp_path: Path) -> None:
-    report = audit([write(tmp_path, mutated(_with_present))], check_counts=False)
+    report = audit([write(tmp_path, mutated(_with_present))], standalone_registry(), check_counts=False)
     assert report.findings == [] and report.notes == []
     assert report.present_share == {"memory": 1 / 3, "total": 1 / 3}
     # The blind policy earns the present work on both arms alike, and no store check.
@@ -305,7 +316,9 @@ def test_a_present_check_must_be_earnable_from_its_own_session(tmp_path: Path) -
         # The ticket is in another session's world only: this session cannot see it.
         episode["sessions"][2]["world"] = episode["sessions"][4].pop("world")
 
-    report = audit([write(tmp_path, mutated(elsewhere))], check_counts=False, run_policies=False)
+    report = audit(
+        [write(tmp_path, mutated(elsewhere))], standalone_registry(), check_counts=False, run_policies=False
+    )
     [finding] = [f for f in report.findings if f.rule == "present_source"]
     assert finding.where.endswith("tiny.yaml::ep01[4]")
     assert "check 0 (value) is marked present" in finding.message
@@ -320,11 +333,21 @@ def test_a_store_value_in_the_sessions_own_world_is_a_leak_and_in_the_seed_a_not
         _with_present(episode)
         episode["world"] = {"notes": [{"title": "Reports", "body": "@mira.k or @olaf.b"}]}
 
-    report = audit([write(tmp_path / "a", mutated(in_own_world))], check_counts=False, run_policies=False)
+    report = audit(
+        [write(tmp_path / "a", mutated(in_own_world))],
+        standalone_registry(),
+        check_counts=False,
+        run_policies=False,
+    )
     assert [f.message for f in report.findings if f.rule == "leak"] == [
         "the session's own world records contain the store value value '@mira.k'"
     ]
-    report = audit([write(tmp_path / "b", mutated(in_seed))], check_counts=False, run_policies=False)
+    report = audit(
+        [write(tmp_path / "b", mutated(in_seed))],
+        standalone_registry(),
+        check_counts=False,
+        run_policies=False,
+    )
     assert report.findings == []
     assert {(n.rule, n.where.rsplit("::", 1)[1]) for n in report.notes} == {
         ("store_in_world", f"ep01[{i}]") for i in (2, 3, 4)

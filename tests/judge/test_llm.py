@@ -311,7 +311,7 @@ def test_judge_misuse_is_one_usage_error(
 def test_a_resume_refuses_a_different_judge() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
-    from pytest_pastbench.protocols.registry import standalone_registry
+    from pytest_pastbench.protocols.standalone import standalone_registry
 
     builtin = standalone_registry()
 

@@ -15,7 +15,7 @@ from pytest_pastbench.judge.llm import CLAIM_PROMPT_FILE, load_prompt
 from pytest_pastbench.models import offline_models
 from pytest_pastbench.models.direct import PolicyModel
 from pytest_pastbench.protocols.base import ProtocolBase
-from pytest_pastbench.protocols.registry import standalone_registry
+from pytest_pastbench.protocols.standalone import standalone_registry
 
 
 class Echo:

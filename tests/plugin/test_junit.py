@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pytest_pastbench.plugin.junit import family_testcase_properties, item_properties
-from pytest_pastbench.protocols.registry import standalone_registry
+from pytest_pastbench.protocols.standalone import standalone_registry
 from tests.family_samples import GOOD_MEMORY, GOOD_UPDATE
 
 MODELS = ("pastbench/blind", "pastbench/curator")

@@ -36,7 +36,7 @@ def test_names_and_ini_keys_are_unique() -> None:
 
 
 def test_each_builtin_protocol_declares_the_options_its_plugin_registers() -> None:
-    from pytest_pastbench.protocols.registry import standalone_registry
+    from pytest_pastbench.protocols.standalone import standalone_registry
 
     declared = [p.options for p in standalone_registry() if p.options is not None]
     assert sorted(declared, key=lambda g: g.key) == sorted(PROTOCOL_GROUPS, key=lambda g: g.key)

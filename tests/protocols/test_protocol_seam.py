@@ -240,7 +240,7 @@ def test_a_baseline_gate_on_a_protocol_metric_trips(project: pytest.Pytester) ->
 
 
 def test_two_shards_merge_into_the_unsharded_summary(project: pytest.Pytester) -> None:
-    from pytest_pastbench.protocols.registry import standalone_registry
+    from pytest_pastbench.protocols.standalone import standalone_registry
     from pytest_pastbench.results.merge import merge_runs
 
     for k in (1, 2):

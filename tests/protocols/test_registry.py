@@ -9,7 +9,8 @@ import pytest
 
 from pytest_pastbench.errors import GateSyntaxError
 from pytest_pastbench.protocols.base import BenchProtocol, GateMetric, ProtocolBase
-from pytest_pastbench.protocols.registry import ProtocolRegistry, standalone_registry
+from pytest_pastbench.protocols.registry import ProtocolRegistry
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.gates import evaluate_metric_gates, parse_gates
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "sequence_summary.json"

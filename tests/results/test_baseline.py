@@ -14,6 +14,7 @@ import pytest
 from pytest_pastbench.errors import BaselineError
 from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results import baseline as baseline_module
 from pytest_pastbench.results.baseline import (
     check_name,
@@ -78,14 +79,14 @@ def test_save_writes_the_documented_file(tmp_path: Path, fake_git: None) -> None
 
 def test_load_by_name_gives_back_summary_and_the_protocols_data(tmp_path: Path, fake_git: None) -> None:
     _, summary = saved(tmp_path)
-    loaded = load_baseline("main", tmp_path)
+    loaded = load_baseline("main", tmp_path, standalone_registry())
     assert loaded.name == "main"
     assert loaded.summary == summary and loaded.run["dataset_hash"] == "d1"
     assert set(loaded.data) == {"episodes"}
     assert loaded.data["episodes"]["hermes@m"]["update.fix"]["ep2"] == [0.7, None]
     assert loaded.meta["git_commit"] == COMMIT and loaded.meta["kind"] == "baseline"
     assert "summary" not in loaded.meta and "episodes" not in loaded.meta
-    assert load_baseline("main.json", tmp_path).summary == summary
+    assert load_baseline("main.json", tmp_path, standalone_registry()).summary == summary
 
 
 def test_saving_again_replaces_and_a_failed_save_keeps_the_old_file(tmp_path: Path, fake_git: None) -> None:
@@ -143,7 +144,7 @@ def test_a_run_folder_or_a_file_in_it_is_a_baseline(tmp_path: Path) -> None:
     summary = summarize(records(), RUN, seed=0)
     run_dir = write_run(tmp_path / "reports", "r1", RUN, records(), {}, summary, build_comparison(summary))
     for ref in (str(run_dir), str(run_dir / "sequence_summary.json")):
-        loaded = load_baseline(ref, tmp_path / "store")
+        loaded = load_baseline(ref, tmp_path / "store", standalone_registry())
         assert loaded.name == "r1" and loaded.meta["kind"] == "run"
         # What a saved baseline keeps of the same records (JSON: the score pairs as lists).
         assert loaded.summary == summary and loaded.data == json.loads(
@@ -153,7 +154,7 @@ def test_a_run_folder_or_a_file_in_it_is_a_baseline(tmp_path: Path) -> None:
 
 def test_a_baseline_file_path_is_a_baseline(tmp_path: Path, fake_git: None) -> None:
     path, summary = saved(tmp_path / "store")
-    assert load_baseline(str(path), tmp_path / "elsewhere").summary == summary
+    assert load_baseline(str(path), tmp_path / "elsewhere", standalone_registry()).summary == summary
 
 
 def test_a_saved_name_wins_over_a_same_named_folder(
@@ -162,19 +163,19 @@ def test_a_saved_name_wins_over_a_same_named_folder(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "main").mkdir()  # not a run; loading it as one would fail
     saved(tmp_path / "store")
-    assert load_baseline("main", tmp_path / "store").meta["kind"] == "baseline"
+    assert load_baseline("main", tmp_path / "store", standalone_registry()).meta["kind"] == "baseline"
 
 
 def test_an_unknown_ref_names_what_was_looked_for_and_what_exists(tmp_path: Path, fake_git: None) -> None:
     saved(tmp_path, "main")
     saved(tmp_path, "nightly")
     with pytest.raises(BaselineError) as info:
-        load_baseline("mian", tmp_path)
+        load_baseline("mian", tmp_path, standalone_registry())
     message = str(info.value)
     assert "'mian'" in message and str(tmp_path) in message and "main, nightly" in message
     assert "\n" not in message
     with pytest.raises(BaselineError, match=r"not a safe baseline name .*none\)"):
-        load_baseline("../mian", tmp_path / "empty")
+        load_baseline("../mian", tmp_path / "empty", standalone_registry())
 
 
 def test_an_empty_ref_does_not_load_the_working_directory(
@@ -184,18 +185,18 @@ def test_an_empty_ref_does_not_load_the_working_directory(
     write_run(tmp_path, "here", RUN, records(), {}, summary, build_comparison(summary))
     monkeypatch.chdir(tmp_path / "here")  # a run folder: Path("") would load it
     with pytest.raises(BaselineError, match="empty baseline reference"):
-        load_baseline("", tmp_path / "store")
+        load_baseline("", tmp_path / "store", standalone_registry())
 
 
 def test_broken_files_are_reported_with_their_path(tmp_path: Path, fake_git: None) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(BaselineError, match=r"bad\.json: unreadable baseline"):
-        load_baseline("bad", tmp_path)
+        load_baseline("bad", tmp_path, standalone_registry())
     path, _ = saved(tmp_path, "old")
     path.write_text(json.dumps({**json.loads(path.read_text()), "schema_version": 99}))
     with pytest.raises(BaselineError, match="schema_version 99"):
-        load_baseline("old", tmp_path)
+        load_baseline("old", tmp_path, standalone_registry())
     not_a_run = tmp_path / "folder"
     not_a_run.mkdir()
     with pytest.raises(BaselineError, match="sequence_results.json: missing"):
-        load_baseline(str(not_a_run), tmp_path)
+        load_baseline(str(not_a_run), tmp_path, standalone_registry())

@@ -12,6 +12,7 @@ from pytest_pastbench import cli
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results import baseline as baseline_module
 from pytest_pastbench.results.baseline import save_baseline
 from pytest_pastbench.results.compare import render_comparison, render_side_by_side
@@ -67,7 +68,7 @@ def rows(text: str) -> dict[str, list[str]]:
 
 
 def test_comparison_rows_per_family_capability_and_overall() -> None:
-    text = render_comparison(summary_of(CURRENT, mech=0.5), summary_of(BASE))
+    text = render_comparison(summary_of(CURRENT, mech=0.5), summary_of(BASE), standalone_registry())
     assert text.splitlines()[0] == "hermes@m"
     table = rows(text)
     assert table["scope"] == ["baseline Δ", "current Δ", "change", "baseline Mech", "current Mech"]
@@ -93,14 +94,16 @@ def test_comparison_rows_per_family_capability_and_overall() -> None:
 
 
 def test_comparison_of_differently_labelled_single_configs_says_so() -> None:
-    text = render_comparison(summary_of(CURRENT, "hermes@new"), summary_of(BASE, "hermes@old"))
+    text = render_comparison(
+        summary_of(CURRENT, "hermes@new"), summary_of(BASE, "hermes@old"), standalone_registry()
+    )
     assert text.splitlines()[0] == "hermes@new (baseline: hermes@old)"
     assert "note: comparing hermes@new with baseline hermes@old" in text
 
 
 def test_comparison_notes_configs_only_on_one_side() -> None:
     current = summarize(records_from(CURRENT, "a@x") + records_from(BASE, "b@y"), RUN, seed=0)
-    text = render_comparison(current, summary_of(BASE, "a@x"))
+    text = render_comparison(current, summary_of(BASE, "a@x"), standalone_registry())
     assert text.splitlines()[0] == "a@x"
     assert "note: b@y: only in the current run, not compared" in text
     assert "b@y\n" not in text
@@ -186,7 +189,7 @@ def test_a_fall_below_zero_shows_as_a_change_and_the_hurt_family_is_marked() -> 
         "update.fact": {"ep1": (0.9, 0.5), "ep2": (0.8, 0.5), "ep3": (0.9, 0.6)},
         "update.rules": {"ep1": (0.6, 0.4), "ep2": (0.6, 0.4), "ep3": (0.6, 0.4)},
     }
-    table = rows(render_comparison(summary_of(hurt), summary_of(base)))
+    table = rows(render_comparison(summary_of(hurt), summary_of(base), standalone_registry()))
     assert table["update.fact ▼"][:3] == ["+0.33", "-0.33", "-0.67"]
     assert "update.rules" in table  # Δ above 0: no mark
     side = render_side_by_side([("", summary_of(hurt))])

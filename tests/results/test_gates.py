@@ -12,6 +12,7 @@ from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import GateSyntaxError
 from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.protocol import PROTOCOL as PAST
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.baseline import Baseline, save_baseline
 from pytest_pastbench.results.gates import (
     Gate,
@@ -19,9 +20,13 @@ from pytest_pastbench.results.gates import (
     evaluate_gates,
     gate_exit_code,
     parse_gates,
+    registry_metrics,
 )
 from pytest_pastbench.results.item_record import ItemRecord
 from tests.family_samples import builtin_sample, scored_record
+
+BUILTIN = standalone_registry()
+METRICS = registry_metrics(BUILTIN)  # the built-in protocols' gate names
 
 RUN = {"id": "r", "seed": 0, "dataset_hash": "d1", "judge": None, "models": ["m"]}
 Spec = dict[str, dict[str, tuple[float | None, float | None]]]
@@ -64,7 +69,9 @@ def baseline_of(
 
 def check(exprs: list[str], current: Spec, base: Spec, **kwargs: Any) -> list[Any]:
     summary, data = side(current)
-    return evaluate_gates(parse_gates(exprs), summary, data, baseline_of(base), seed=0, **kwargs)
+    return evaluate_gates(
+        parse_gates(exprs, METRICS), summary, data, baseline_of(base), seed=0, registry=BUILTIN, **kwargs
+    )
 
 
 BASE: Spec = {"update.fact_correction": {"ep1": (0.9, 0.5), "ep2": (0.8, 0.4)}}  # Δ 0.4
@@ -75,7 +82,9 @@ WEAKER: Spec = {"update.fact_correction": {"ep1": (0.6, 0.5), "ep2": (0.5, 0.4)}
 
 
 def test_parse_scopes_metrics_and_two_sided_forms() -> None:
-    gates = parse_gates(["delta:0.05", "update.delta:0.1,update.fact_correction.mech:±0.2", "overall.pr:+-0"])
+    gates = parse_gates(
+        ["delta:0.05", "update.delta:0.1,update.fact_correction.mech:±0.2", "overall.pr:+-0"], METRICS
+    )
     assert gates == [
         Gate("overall", "delta", 0.05),
         Gate("update", "delta", 0.1),
@@ -86,7 +95,7 @@ def test_parse_scopes_metrics_and_two_sided_forms() -> None:
 
 
 def test_repeated_gates_are_kept_once() -> None:
-    assert parse_gates(["delta:0.05", "delta:0.05, mech:0.1"]) == [
+    assert parse_gates(["delta:0.05", "delta:0.05, mech:0.1"], METRICS) == [
         Gate("overall", "delta", 0.05),
         Gate("overall", "mech", 0.1),
     ]
@@ -99,7 +108,7 @@ def test_repeated_gates_are_kept_once() -> None:
 )  # fmt: skip
 def test_bad_expressions_explain_the_syntax(expr: str) -> None:
     with pytest.raises(GateSyntaxError, match=r"\[SCOPE\.\]METRIC:THRESHOLD") as info:
-        parse_gates([expr])
+        parse_gates([expr], METRICS)
     assert "delta, mech, s_on, s_off, wp, ra, uc, rh, pr" in str(info.value)
 
 
@@ -136,14 +145,18 @@ def test_a_change_of_exactly_the_limit_passes_and_zero_limit_catches_any_drop() 
 def test_pr_is_lower_is_better() -> None:
     summary, data = side(BASE, pr=0.4, wp=0.5)
     base = baseline_of(BASE, pr=0.1, wp=0.9)
-    rose, wp = evaluate_gates(parse_gates(["pr:0.1", "wp:0.1"]), summary, data, base, seed=0)
+    rose, wp = evaluate_gates(
+        parse_gates(["pr:0.1", "wp:0.1"], METRICS), summary, data, base, seed=0, registry=BUILTIN
+    )
     assert rose.failed and rose.change == pytest.approx(0.3)
     assert "overall.pr rose by 0.300" in rose.message and "lower is better" in rose.message
     assert rose.ci is None and rose.exceeds_noise is None  # Mech components have no per-episode pairs
     assert wp.failed and "dropped by 0.400" in wp.message
     # The same pr change the other way is an improvement: it passes.
     summary, data = side(BASE, pr=0.1, wp=0.9)
-    [fell] = evaluate_gates(parse_gates(["pr:0.1"]), summary, data, baseline_of(BASE, pr=0.4), seed=0)
+    [fell] = evaluate_gates(
+        parse_gates(["pr:0.1"], METRICS), summary, data, baseline_of(BASE, pr=0.4), seed=0, registry=BUILTIN
+    )
     assert fell.passed and "dropped by 0.300" in fell.message
 
 
@@ -179,7 +192,9 @@ def test_a_bare_family_name_suggests_the_qualified_id() -> None:
 
 def test_a_value_that_does_not_apply_is_an_error() -> None:
     summary, data = side(BASE)  # no uc recorded anywhere
-    [result] = evaluate_gates(parse_gates(["update.uc:0.1"]), summary, data, baseline_of(BASE), seed=0)
+    [result] = evaluate_gates(
+        parse_gates(["update.uc:0.1"], METRICS), summary, data, baseline_of(BASE), seed=0, registry=BUILTIN
+    )
     assert result.error and "update.uc has no value" in result.message
 
 
@@ -209,7 +224,9 @@ def test_ci_is_the_family_stratified_bootstrap_of_paired_episode_changes() -> No
     }
     base["memory.c"] = {"ep1": (0.0, 0.0)}
     summary, data = side(current)
-    [result] = evaluate_gates(parse_gates(["update.delta:0.5"]), summary, data, baseline_of(base), seed=3)
+    [result] = evaluate_gates(
+        parse_gates(["update.delta:0.5"], METRICS), summary, data, baseline_of(base), seed=3, registry=BUILTIN
+    )
     assert result.ci == pytest.approx((-0.25, -0.15))
     assert result.exceeds_noise is True and not result.failed
     assert "drop exceeds noise: 95% CI of change [-0.25, -0.15]" in result.message
@@ -245,7 +262,14 @@ def test_one_paired_episode_per_family_is_no_noise_estimate() -> None:
 
 def test_single_configs_pair_even_when_labels_differ_and_say_so() -> None:
     summary, data = side(WEAKER, label="hermes@weak")
-    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, baseline_of(BASE), seed=0)
+    [result] = evaluate_gates(
+        parse_gates(["update.delta:0.05"], METRICS),
+        summary,
+        data,
+        baseline_of(BASE),
+        seed=0,
+        registry=BUILTIN,
+    )
     assert result.failed and result.label == "hermes@weak" and result.baseline_label == "hermes@m"
     assert result.message.endswith("[hermes@weak vs baseline hermes@m]")
     assert result.ci == pytest.approx((-0.3, -0.3))  # episodes are looked up under each side's label
@@ -255,9 +279,18 @@ def test_configs_pair_by_label_and_no_common_label_is_an_error() -> None:
     records = records_from(WEAKER, label="a@x") + records_from(BASE, label="b@y", model="y")
     summary, data = summarize(records, RUN, seed=0), PAST.baseline_data(records)
     base = baseline_of(BASE, label="a@x")
-    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, base, seed=0)
+    [result] = evaluate_gates(
+        parse_gates(["update.delta:0.05"], METRICS), summary, data, base, seed=0, registry=BUILTIN
+    )
     assert result.label == "a@x" and result.failed
-    [orphan] = evaluate_gates(parse_gates(["delta:0.05"]), summary, data, baseline_of(BASE, "c@z"), seed=0)
+    [orphan] = evaluate_gates(
+        parse_gates(["delta:0.05"], METRICS),
+        summary,
+        data,
+        baseline_of(BASE, "c@z"),
+        seed=0,
+        registry=BUILTIN,
+    )
     assert orphan.error and "no configuration in common" in orphan.message and "c@z" in orphan.message
 
 
@@ -368,21 +401,33 @@ def test_gates_compare_only_the_families_both_runs_measured() -> None:
     # The baseline measured two update families; this run only one of them, unchanged.
     two = {**BASE, "update.rule_migration": {"ep1": (0.5, 0.5), "ep2": (0.4, 0.4)}}
     summary, data = side(BASE)
-    [result] = evaluate_gates(parse_gates(["update.delta:0.05"]), summary, data, baseline_of(two), seed=0)
+    [result] = evaluate_gates(
+        parse_gates(["update.delta:0.05"], METRICS), summary, data, baseline_of(two), seed=0, registry=BUILTIN
+    )
     # Not "rose by 0.200" (0.4 against the mean of 0.4 and 0.0): the paired family did not move.
     assert result.passed and result.change == pytest.approx(0.0)
     assert result.message.startswith("update.delta unchanged (0.400 → 0.400;")
     assert "95% CI of change [+0.00, +0.00]" in result.message
     out, err = io.StringIO(), io.StringIO()
     current = Baseline("current run", summary, data, RUN)
-    assert check_against(parse_gates(["delta:0.05"]), current, baseline_of(two), 0, out=out, err=err) == 0
+    assert (
+        check_against(
+            parse_gates(["delta:0.05"], METRICS), current, baseline_of(two), BUILTIN, 0, out=out, err=err
+        )
+        == 0
+    )
     assert (
         "note: comparing the 1 family in both runs; left out only in the baseline: update.rule_migration "
         "[hermes@m]"
     ) in err.getvalue().splitlines()
     # A family the current run did not measure is still an error, not a pass.
     [orphan] = evaluate_gates(
-        parse_gates(["update.rule_migration.delta:0.05"]), summary, data, baseline_of(two), seed=0
+        parse_gates(["update.rule_migration.delta:0.05"], METRICS),
+        summary,
+        data,
+        baseline_of(two),
+        seed=0,
+        registry=BUILTIN,
     )
     assert orphan.error is not None and "current run: no family 'update.rule_migration'" in orphan.error
 

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_pastbench import cli
 from pytest_pastbench.protocols.base import GateMetric
-from pytest_pastbench.protocols.registry import standalone_registry
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.resources import families_dir
 from pytest_pastbench.results.gates import evaluate_metric_gates, parse_gates, registry_metrics
 from pytest_pastbench.results.render.ci_summary import render_markdown

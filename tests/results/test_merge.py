@@ -12,6 +12,7 @@ import pytest
 from pytest_pastbench.cli import main
 from pytest_pastbench.errors import MergeError
 from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.merge import merge_runs
 from tests.docs_text import command_lines
@@ -178,7 +179,7 @@ def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: 
     a = make_run(tmp_path, "a", EP1, model_calls={"pastbench/recall": {"calls": 3, "cost_usd": 0.0}})
     b = make_run(tmp_path, "b", EP2, (2, 2), model_calls={"pastbench/recall": {"calls": 4, "cost_usd": 0.0}})
     # The path given is the merged run's folder; its name is the run id.
-    out = merge_runs([a, b], tmp_path / "out")
+    out = merge_runs([a, b], tmp_path / "out", standalone_registry())
     assert out == tmp_path / "out"
     summary = read(out, "sequence_summary.json")
     assert summary["run"]["id"] == "out" and "shard" not in summary["run"]
@@ -192,12 +193,12 @@ def test_merge_of_synthetic_shards_rebuilds_summary_and_copies_traces(tmp_path: 
 def test_an_unpriced_models_unknown_cost_stays_unknown_and_calls_still_add(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1, model_calls={"local/m": {"calls": 3, "cost_usd": None}})
     b = make_run(tmp_path, "b", EP2, (2, 2), model_calls={"local/m": {"calls": 4, "cost_usd": None}})
-    merged = read(merge_runs([a, b], tmp_path / "out"), "sequence_summary.json")
+    merged = read(merge_runs([a, b], tmp_path / "out", standalone_registry()), "sequence_summary.json")
     assert merged["run"]["model_calls"] == {"local/m": {"calls": 7, "cost_usd": None}}
     # A label that differs between shards still does not add up.
     c = make_run(tmp_path, "c", EP2, (2, 2), model_calls={"local/m": {"calls": 4, "cost_usd": 0.5}})
     with pytest.raises(MergeError, match="differ in model_calls"):
-        merge_runs([a, c], tmp_path / "m")
+        merge_runs([a, c], tmp_path / "m", standalone_registry())
 
 
 def test_the_merged_run_is_the_folder_given_even_as_dot(
@@ -206,7 +207,7 @@ def test_the_merged_run_is_the_folder_given_even_as_dot(
     a, b = make_run(tmp_path, "a", EP1), make_run(tmp_path, "b", EP2, (2, 2))
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
-    assert merge_runs([a, b], Path(".")) == Path(".")
+    assert merge_runs([a, b], Path("."), standalone_registry()) == Path(".")
     assert read(tmp_path / "here", "sequence_summary.json")["run"]["id"] == "here"
 
 
@@ -214,56 +215,56 @@ def test_different_seeds_are_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     b = make_run(tmp_path, "b", EP2, (2, 2), seed=7)
     with pytest.raises(MergeError, match="differ in seed"):
-        merge_runs([a, b], tmp_path / "m")
+        merge_runs([a, b], tmp_path / "m", standalone_registry())
 
 
 def test_different_family_files_are_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     b = make_run(tmp_path, "b", EP2, (2, 2), families={"memory.prefs": "another-file-hash"})
     with pytest.raises(MergeError, match="dataset hashes differ: family memory.prefs"):
-        merge_runs([a, b], tmp_path / "m")
+        merge_runs([a, b], tmp_path / "m", standalone_registry())
 
 
 def test_the_same_item_with_different_results_is_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     b = make_run(tmp_path, "b", [EP1[0].model_copy(update={"score": 0.1}), *EP2], (2, 2))
     with pytest.raises(MergeError, match=r"ep01\[on-t0\] is in .* with different results"):
-        merge_runs([a, b], tmp_path / "m")
+        merge_runs([a, b], tmp_path / "m", standalone_registry())
 
 
 def test_merging_into_one_of_the_inputs_is_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     b = make_run(tmp_path, "b", EP2, (2, 2))
     with pytest.raises(MergeError, match="is one of the runs being merged"):
-        merge_runs([a, b], tmp_path / "a")
-    merge_runs([a, b], tmp_path / "m")
+        merge_runs([a, b], tmp_path / "a", standalone_registry())
+    merge_runs([a, b], tmp_path / "m", standalone_registry())
     with pytest.raises(MergeError, match="m already holds a run: remove it or choose another -o"):
-        merge_runs([a, b], tmp_path / "m")
+        merge_runs([a, b], tmp_path / "m", standalone_registry())
 
 
 def test_a_run_merged_with_itself_is_refused(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     with pytest.raises(MergeError, match="a is given twice: a run cannot be merged with itself"):
-        merge_runs([a, a], tmp_path / "m")
+        merge_runs([a, a], tmp_path / "m", standalone_registry())
     # A copy of the same shard is no better.
     copy = make_run(tmp_path, "copy", EP1)
     with pytest.raises(MergeError, match="are both shard 1/2: pass each shard once"):
-        merge_runs([a, copy], tmp_path / "m")
+        merge_runs([a, copy], tmp_path / "m", standalone_registry())
 
 
 def test_only_the_shards_of_one_command_merge(tmp_path: Path) -> None:
     a = make_run(tmp_path, "a", EP1)
     unsharded = make_run(tmp_path, "whole", EP2, shard=None)
     with pytest.raises(MergeError, match="whole is not a shard: it ran without --pastbench-shard=K/N"):
-        merge_runs([a, unsharded], tmp_path / "m")
+        merge_runs([a, unsharded], tmp_path / "m", standalone_registry())
     # Shard 2/2 of another selection (another family folder, dataset or -k).
     elsewhere = make_run(tmp_path, "elsewhere", EP2, (2, 2), selection="sel-2")
     with pytest.raises(MergeError, match="are shards of different selections"):
-        merge_runs([a, elsewhere], tmp_path / "m")
+        merge_runs([a, elsewhere], tmp_path / "m", standalone_registry())
     with pytest.raises(MergeError, match="one of 2 shards but .* one of 3"):
-        merge_runs([a, make_run(tmp_path, "b3", EP2, (2, 3))], tmp_path / "m")
+        merge_runs([a, make_run(tmp_path, "b3", EP2, (2, 3))], tmp_path / "m", standalone_registry())
     with pytest.raises(MergeError, match="shard 2/2 missing"):
-        merge_runs([a], tmp_path / "m")
+        merge_runs([a], tmp_path / "m", standalone_registry())
     assert not (tmp_path / "m").exists()
 
 
@@ -304,7 +305,7 @@ def test_shards_of_a_plasticity_run_merge_with_their_protocol_records(pytester: 
             == 0
         )
     reports = pytester.path / "reports"
-    merged = merge_runs([reports / "s1", reports / "s2"], reports / "m")
+    merged = merge_runs([reports / "s1", reports / "s2"], reports / "m", standalone_registry())
     full_summary, merged_summary = (
         read(reports / "full", "sequence_summary.json"),
         read(merged, "sequence_summary.json"),

@@ -1,7 +1,8 @@
-"""How PAST's grader reads answers labelled by meaning (``pastbench grader-agreement``, whose rows,
-tallies and output are cli/grader_agreement.py): each answer is graded by its session's text checks
-alone (value, contains, any_of of them, rubrics through their fallbacks; tool and world checks are
-not about the text), and predicted correct when every one of them passes."""
+"""How PAST's grader reads answers labelled by meaning (``pastbench grader-agreement``, whose rows
+and tallies are judge/grader_agreement.py, its output cli/grader_agreement.py): each answer is
+graded by its session's text checks alone (value, contains, any_of of them, rubrics through their
+fallbacks; tool and world checks are not about the text), and predicted correct when every one of
+them passes."""
 
 from __future__ import annotations
 

@@ -213,12 +213,12 @@ class PastProtocol(ProtocolBase):
 
         return family_json_schema()
 
-    def export_dataset(self, families_root: Path | None, out: Path) -> str:
+    def export_dataset(self, families_root: Path | None, out: Path, registry: Any) -> str:
         from pytest_pastbench.resources import families_dir
 
         from .dataset.commands import export_line
 
-        return export_line(families_root or families_dir(), out)
+        return export_line(families_root or families_dir(), out, registry)
 
     def empty_world(self) -> Any:
         from .engine import empty_world
@@ -230,10 +230,12 @@ class PastProtocol(ProtocolBase):
 
         return PastAnswerGrader(roots)
 
-    def validate(self, paths: list[Path], *, run_policies: bool, check_counts: bool) -> tuple[str, bool]:
+    def validate(
+        self, paths: list[Path], registry: Any, *, run_policies: bool, check_counts: bool
+    ) -> tuple[str, bool]:
         from .dataset.commands import validate_text
 
-        return validate_text(paths, run_policies=run_policies, check_counts=check_counts)
+        return validate_text(paths, registry, run_policies=run_policies, check_counts=check_counts)
 
     # -- against a baseline (results/compare.py, plugin/regression.py) -----------------------------
     def render_comparison(self, current: dict[str, Any], baseline: dict[str, Any]) -> str:

@@ -22,10 +22,12 @@ def render(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
         terminal.write_line(render_delta_table(summary))
         for line in judge_lines(summary):
             terminal.write_line(line)
-        from pytest_pastbench.cli.grader_agreement import deterministic_grading_line
+        from pytest_pastbench.judge.grader_agreement import deterministic_grading_line
+
+        from .labelled_answers import PastAnswerGrader
 
         run = summary.get("run") or {}
-        grading = deterministic_grading_line(run.get("models") or [], run.get("judge"))
+        grading = deterministic_grading_line(run.get("models") or [], run.get("judge"), PastAnswerGrader)
         if grading:
             terminal.write_line(grading, yellow=True)
         errors = agent_error_line(summary)

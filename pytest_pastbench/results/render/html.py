@@ -17,9 +17,7 @@ parses an item's trace when it is opened, which keeps a page of hundreds of item
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,10 +25,10 @@ from pytest_pastbench.errors import RunLoadError
 from pytest_pastbench.judge.base import describe_judge
 
 from ..item_record import ItemRecord
-from ..read import LoadedRun, load_run
+from ..read import LoadedRun
 from ..run_folder import PROTOCOL_RESULTS_FILE, trace_path
 from .html_kit import TEMPLATES, json_for_script, render_template
-from .plots import PAST, figure_specs, make_plots, protocols_in, registry_or_builtin
+from .plots import PAST, figure_specs, make_plots, protocols_in
 from .table import format_number
 
 if TYPE_CHECKING:
@@ -162,7 +160,7 @@ def _figures(run: LoadedRun, registry: ProtocolRegistry, draw: bool) -> dict[str
     if draw:
         with tempfile.TemporaryDirectory() as scratch:
             try:
-                drawn = make_plots(run, Path(scratch), registry=registry).written
+                drawn = make_plots(run, Path(scratch), registry).written
             except PlotError:
                 drawn = []
             images.update({path.name: path.read_bytes() for path in drawn})
@@ -177,11 +175,10 @@ def _figures(run: LoadedRun, registry: ProtocolRegistry, draw: bool) -> dict[str
     return figures
 
 
-def render_html(run: LoadedRun, draw: bool = True, registry: ProtocolRegistry | None = None) -> str:
+def render_html(run: LoadedRun, registry: ProtocolRegistry, draw: bool = True) -> str:
     """The whole report page as one string (deterministic: the same run gives the same page).
     ``draw=False`` embeds the figures already in the run's ``plots/`` instead of drawing them.
-    ``registry``: the run's protocols (default: the built-in ones)."""
-    registry = registry_or_builtin(registry)
+    ``registry``: the run's protocols."""
     summary = run.summary if isinstance(run.summary, dict) else {}
     present = sorted(protocols_in(summary, registry), key=lambda p: (p != PAST, p))
     records = _sorted_records(run)
@@ -229,40 +226,8 @@ def _trace(run: LoadedRun, nodeid: str) -> dict[str, Any]:
     return {"path": path.relative_to(run.path).as_posix(), "json": json_for_script(_read_trace(path))}
 
 
-def write_html(
-    run: LoadedRun, out: Path, draw: bool = True, registry: ProtocolRegistry | None = None
-) -> Path:
+def write_html(run: LoadedRun, out: Path, registry: ProtocolRegistry, draw: bool = True) -> Path:
     from ..run_folder import write_text_atomic
 
-    write_text_atomic(out, render_html(run, draw, registry))
+    write_text_atomic(out, render_html(run, registry, draw))
     return out
-
-
-def _cli(args: argparse.Namespace) -> int:
-    from pytest_pastbench.protocols.registry import standalone_registry
-
-    try:
-        run = load_run(args.run)
-    except RunLoadError as exc:
-        print(f"pastbench html: {exc}", file=sys.stderr)
-        return 2
-    out = Path(args.output) if args.output else run.path / REPORT_FILE
-    try:
-        print(write_html(run, out, registry=standalone_registry(args.plugins)))
-    except RunLoadError as exc:  # a damaged protocol_results.json
-        print(f"pastbench html: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"pastbench html: cannot write {out}: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-def register_cli(subparsers: argparse._SubParsersAction) -> None:
-    from pytest_pastbench.protocols.registry import add_plugin_argument
-
-    parser = subparsers.add_parser("html", help="write a self-contained HTML report of a run")
-    parser.add_argument("run", help="a run folder (reports/<run id>)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="where to write (default: RUN/report.html)")
-    add_plugin_argument(parser)
-    parser.set_defaults(func=_cli)

@@ -16,17 +16,15 @@ metadata, so the same run gives byte-identical files.
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_pastbench.errors import PlotError, RunLoadError
+from pytest_pastbench.errors import PlotError
 
-from ..read import LoadedRun, load_run
+from ..read import LoadedRun
 from .figure_kit import (
     DPI,
     PNG_METADATA,
@@ -74,17 +72,10 @@ def past_configs(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return sorted(summary.get("configs") or [], key=lambda c: str(c.get("label", "")))
 
 
-def registry_or_builtin(registry: ProtocolRegistry | None) -> ProtocolRegistry:
-    """The registry given (a run's), else the built-in protocols'."""
-    from pytest_pastbench.protocols.registry import standalone_registry
-
-    return registry if registry is not None else standalone_registry()
-
-
-def protocols_in(summary: Mapping[str, Any], registry: ProtocolRegistry | None = None) -> set[str]:
+def protocols_in(summary: Mapping[str, Any], registry: ProtocolRegistry) -> set[str]:
     """The registered protocols with results in a summary (PAST: configs; the others: their
     section)."""
-    known = {protocol.name for protocol in registry_or_builtin(registry)}
+    known = {protocol.name for protocol in registry}
     present = {PAST} if summary.get("configs") and PAST in known else set()
     return present | {name for name in (summary.get("protocols") or {}) if name in known}
 
@@ -285,9 +276,9 @@ PAST_FIGURES: tuple[FigureSpec, ...] = (
 )
 
 
-def figure_specs(registry: ProtocolRegistry | None = None) -> list[FigureSpec]:
+def figure_specs(registry: ProtocolRegistry) -> list[FigureSpec]:
     """Every registered protocol's figures, in the protocols' name order (PAST first)."""
-    protocols = sorted(registry_or_builtin(registry), key=lambda p: (p.name != PAST, p.name))
+    protocols = sorted(registry, key=lambda p: (p.name != PAST, p.name))
     return [spec for protocol in protocols for spec in protocol.figures()]
 
 
@@ -298,13 +289,12 @@ def absent_line(protocol: str, specs: list[FigureSpec]) -> str:
 
 
 def make_plots(
-    run: LoadedRun, out_dir: Path, only: str | None = None, registry: ProtocolRegistry | None = None
+    run: LoadedRun, out_dir: Path, registry: ProtocolRegistry, only: str | None = None
 ) -> PlotResult:
     """Draw every figure the run has data for into ``out_dir``; say which ones were skipped and why.
 
     ``only`` limits it to one protocol. Raises ``PlotError`` (before writing anything) when the
-    run holds none of the protocols asked for. ``registry``: the run's protocols (default: the
-    built-in ones)."""
+    run holds none of the protocols asked for. ``registry``: the run's protocols."""
     import matplotlib.style
 
     summary = run.summary if isinstance(run.summary, dict) else {}
@@ -328,45 +318,6 @@ def make_plots(
     return result
 
 
-def plot_run(run: LoadedRun, out_dir: Path) -> list[Path]:
+def plot_run(run: LoadedRun, out_dir: Path, registry: ProtocolRegistry) -> list[Path]:
     """Write the run's PNGs into ``out_dir`` and return their paths (see ``make_plots`` for skips)."""
-    return make_plots(run, out_dir).written
-
-
-def _cli(args: argparse.Namespace) -> int:
-    from pytest_pastbench.protocols.registry import standalone_registry
-
-    try:
-        run = load_run(args.run)
-        out_dir = Path(args.output) if args.output else run.path / "plots"
-        registry = standalone_registry(args.plugins)
-        if args.protocol is not None and args.protocol not in {p.name for p in registry}:
-            known = ", ".join(sorted(p.name for p in registry))
-            raise PlotError(f"--protocol {args.protocol}: no such protocol (known: {known})")
-        result = make_plots(run, out_dir, args.protocol, registry)
-    except (RunLoadError, PlotError) as exc:
-        print(f"pastbench plot: {exc}", file=sys.stderr)
-        return 2
-    for path in result.written:
-        print(path)
-    for name, why in result.skipped.items():
-        print(f"skipped {name}: {why}")
-    for line in result.absent.values():
-        print(line)
-    return 0
-
-
-def register_cli(subparsers: argparse._SubParsersAction) -> None:
-    from pytest_pastbench.protocols.registry import add_plugin_argument
-
-    parser = subparsers.add_parser("plot", help="draw the report figures (PNG) of a run")
-    parser.add_argument("run", help="a run folder (reports/<run id>)")
-    parser.add_argument("-o", "--output", metavar="OUTDIR", help="folder for the PNGs (default: RUN/plots)")
-    parser.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="only this protocol's figures (past, intervention, plasticity, stream or a plugin's; "
-        "default: every protocol in the run)",
-    )
-    add_plugin_argument(parser)
-    parser.set_defaults(func=_cli)
+    return make_plots(run, out_dir, registry).written

@@ -159,7 +159,7 @@ def test_a_bad_ini_value_stops_the_run(project: pytest.Pytester) -> None:
 def test_a_resume_refuses_a_different_m_or_tau() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
-    from pytest_pastbench.protocols.registry import standalone_registry
+    from pytest_pastbench.protocols.standalone import standalone_registry
 
     builtin = standalone_registry()
 

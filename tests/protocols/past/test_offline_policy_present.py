@@ -13,6 +13,7 @@ import pytest
 from pytest_pastbench.protocols.past import engine
 from pytest_pastbench.protocols.past.dataset.audit import audit
 from pytest_pastbench.protocols.past.engine import ItemSpec
+from pytest_pastbench.protocols.standalone import standalone_registry
 from tests.adversarial.harness import CONTESTANTS, Result, run_contestant
 from tests.present_samples import CASES, write_present_family
 
@@ -54,7 +55,7 @@ def answers(name: str, index: int, arm: str) -> list[str]:
 
 def test_the_sample_family_follows_the_new_rules(tmp_path: Path) -> None:
     write_present_family(tmp_path)
-    report = audit([tmp_path], check_counts=False)
+    report = audit([tmp_path], standalone_registry(), check_counts=False)
     rules = {f.rule for f in report.findings}
     assert not rules & {"schema", "present_source", "leak", "oracle", "empty", "blind", "blind_delta"}, rules
     assert report.present_share == {"update": 0.5, "total": 0.5}

@@ -77,7 +77,7 @@ def test_a_bad_stream_scale_is_a_usage_error(pytester: pytest.Pytester) -> None:
 def test_a_resume_must_keep_the_stream_scale() -> None:
     from pytest_pastbench.plugin.options import RunOptions
     from pytest_pastbench.plugin.resume import check_options, run_file
-    from pytest_pastbench.protocols.registry import standalone_registry
+    from pytest_pastbench.protocols.standalone import standalone_registry
 
     builtin = standalone_registry()
 

@@ -14,6 +14,7 @@ import pytest
 from pytest_pastbench.cli import main
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import load_run
 from pytest_pastbench.results.render.html import render_html, write_html
@@ -110,7 +111,7 @@ def embedded_traces(page: str) -> dict[str, Any]:
 
 def test_page_has_the_summary_table_and_every_item(tmp_path: Path) -> None:
     run_dir, records = make_run(tmp_path)
-    page = render_html(load_run(run_dir))
+    page = render_html(load_run(run_dir), standalone_registry())
     assert page.startswith("<!DOCTYPE html>")
     assert '<table id="summary-table">' in page
     summary = page[page.index('<table id="summary-table">') :]
@@ -131,7 +132,7 @@ def test_page_has_the_summary_table_and_every_item(tmp_path: Path) -> None:
 
 def test_hostile_strings_are_escaped_and_traces_round_trip(tmp_path: Path) -> None:
     run_dir, records = make_run(tmp_path)
-    page = render_html(load_run(run_dir))
+    page = render_html(load_run(run_dir), standalone_registry())
     assert HOSTILE not in page
     assert "<img src=x" not in page and only_figure_images(page)
     assert "<b>it</b>" not in page
@@ -149,7 +150,7 @@ def test_hostile_strings_are_escaped_and_traces_round_trip(tmp_path: Path) -> No
 
 def test_page_is_self_contained(tmp_path: Path) -> None:
     run_dir, _ = make_run(tmp_path)
-    page = render_html(load_run(run_dir))
+    page = render_html(load_run(run_dir), standalone_registry())
     assert "http://" not in page and "https://" not in page and "//cdn" not in page
     assert not re.search(r"<(script|img|link|iframe)\b[^>]*\s(src|href)=(?!\"data:image/png;base64,)", page)
     assert "<style>" in page and "Content-Security-Policy" in page
@@ -159,13 +160,15 @@ def test_a_missing_trace_file_is_shown_as_missing(tmp_path: Path) -> None:
     missing = "families/memory/tiny_prefs.yaml::ep01[off-t0-pastbench/blind]"
     run_dir, _ = make_run(tmp_path, trace_missing_for=missing)
     assert not trace_path(run_dir, missing).exists()
-    traces = embedded_traces(render_html(load_run(run_dir)))
+    traces = embedded_traces(render_html(load_run(run_dir), standalone_registry()))
     assert sum(1 for events in traces.values() if events is None) == 1
 
 
 def test_the_same_run_renders_the_same_page(tmp_path: Path) -> None:
     run_dir, _ = make_run(tmp_path)
-    assert render_html(load_run(run_dir)) == render_html(load_run(run_dir))
+    assert render_html(load_run(run_dir), standalone_registry()) == render_html(
+        load_run(run_dir), standalone_registry()
+    )
 
 
 def test_cli_writes_report_html_and_prints_its_path(
@@ -190,7 +193,7 @@ def test_cli_unreadable_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
     run_dir, _ = make_run(tmp_path)
-    page = write_html(load_run(run_dir), tmp_path / "report.html")
+    page = write_html(load_run(run_dir), tmp_path / "report.html", standalone_registry())
     # The item hash opens that item's trace on load, so the viewer's JS runs in the browser.
     dom = chromium(tmp_path, page, "#item-1")
     assert 'id="summary-table"' in dom
@@ -207,7 +210,7 @@ def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
 
 def test_report_of_a_real_run_has_every_trace(pytester: pytest.Pytester) -> None:
     run = run_tiny_benchmark(pytester, "real", "pastbench/blind", "pastbench/curator")
-    page = render_html(run)
+    page = render_html(run, standalone_registry())
     assert len(run.records) == 8
     for record in run.records:
         assert f'data-nodeid="{html.escape(record.nodeid)}"' in page
@@ -331,7 +334,7 @@ def make_all_protocols_run(tmp_path: Path, n: int) -> Path:
 
 
 def test_every_protocol_has_a_section_with_tables_figures_items_and_a_viewer(tmp_path: Path) -> None:
-    page = render_html(load_run(make_all_protocols_run(tmp_path, 2)))
+    page = render_html(load_run(make_all_protocols_run(tmp_path, 2)), standalone_registry())
     for protocol in ("past", "intervention", "plasticity", "stream"):
         start = page.index(f'<section class="protocol" id="protocol-{protocol}">')
         section = page[start : page.index("</section>", start)]
@@ -406,7 +409,7 @@ MEASURE = """<script>
 @pytest.mark.parametrize("n", [1, 2, 8])
 def test_the_page_fits_1280_px_and_each_protocol_viewer_opens_its_trace(tmp_path: Path, n: int) -> None:
     run_dir = make_all_protocols_run(tmp_path, n)
-    page = write_html(load_run(run_dir), tmp_path / "report.html")
+    page = write_html(load_run(run_dir), tmp_path / "report.html", standalone_registry())
     measured = tmp_path / "measured.html"
     measured.write_text(page.read_text().replace("</body>", MEASURE, 1))
     dom = chromium(tmp_path, measured)
@@ -490,7 +493,7 @@ def test_the_page_says_what_the_cis_are_over_as_the_terminal_does(tmp_path: Path
     ]
     summary = summarize(records, {"id": "ci"}, seed=0)
     run_dir = write_run(tmp_path, "ci", {"id": "ci"}, records, {}, summary, build_comparison(summary))
-    page = html.unescape(render_html(load_run(run_dir), draw=False))
+    page = html.unescape(render_html(load_run(run_dir), standalone_registry(), draw=False))
     [terminal_note] = [n for n in config_notes(summary["configs"][0]) if n.startswith("95% CIs")]
     assert terminal_note == "95% CIs: paired bootstrap over 3 scenario groups."
     assert terminal_note in page  # the page said "over episodes" while the terminal said groups
@@ -595,7 +598,7 @@ def test_a_config_table_with_long_family_ids_and_causal_cis_fits_1280_px(tmp_pat
     for scope in (*config["capabilities"].values(), config["overall"]):
         scope.update(causal)
     path.write_text(json.dumps(summary))
-    page = write_html(load_run(run_dir), tmp_path / "report.html", draw=False)
+    page = write_html(load_run(run_dir), tmp_path / "report.html", standalone_registry(), draw=False)
     measured = tmp_path / "measured.html"
     measured.write_text(page.read_text().replace("</body>", MEASURE_ALL, 1))
     dom = chromium(tmp_path, measured)

@@ -16,6 +16,7 @@ from pytest_pastbench.cli import main
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import PlotError
 from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.item_record import ItemRecord
 from pytest_pastbench.results.read import LoadedRun, load_run
 from pytest_pastbench.results.render.figure_kit import Keys, label_keys, padded_limits, save
@@ -105,7 +106,7 @@ C1 = (0xFF / 255, 0x7F / 255, 0x0E / 255)
 
 def test_each_figure_exists_has_its_size_and_is_drawn(tmp_path: Path) -> None:
     run = load_run(make_run(tmp_path))
-    written = plot_run(run, tmp_path / "plots")
+    written = plot_run(run, tmp_path / "plots", standalone_registry())
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
     for path in written:
         image = pixels(path)
@@ -122,8 +123,8 @@ def test_each_figure_exists_has_its_size_and_is_drawn(tmp_path: Path) -> None:
 
 def test_the_same_run_draws_byte_identical_files_without_metadata(tmp_path: Path) -> None:
     run = load_run(make_run(tmp_path))
-    first = plot_run(run, tmp_path / "a")
-    second = plot_run(run, tmp_path / "b")
+    first = plot_run(run, tmp_path / "a", standalone_registry())
+    second = plot_run(run, tmp_path / "b", standalone_registry())
     for a, b in zip(first, second, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
         assert b"matplotlib" not in a.read_bytes()  # no Software chunk naming the version
@@ -131,7 +132,7 @@ def test_the_same_run_draws_byte_identical_files_without_metadata(tmp_path: Path
 
 def test_one_config_is_enough_for_every_figure(tmp_path: Path) -> None:
     run = load_run(make_run(tmp_path, models=("pastbench/curator",)))
-    written = plot_run(run, tmp_path / "plots")
+    written = plot_run(run, tmp_path / "plots", standalone_registry())
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
     for path in written:
         assert_shape(pixels(path), path.name)
@@ -141,7 +142,7 @@ def test_one_config_is_enough_for_every_figure(tmp_path: Path) -> None:
 def test_a_run_without_configs_is_a_clear_value_error(tmp_path: Path) -> None:
     run = LoadedRun(path=tmp_path, run={}, records=[], summary={"schema_version": 1, "configs": []})
     with pytest.raises(ValueError, match="no PAST configs") as info:
-        plot_run(run, tmp_path / "plots")
+        plot_run(run, tmp_path / "plots", standalone_registry())
     assert isinstance(info.value, PlotError)
     assert not (tmp_path / "plots").exists()
 
@@ -215,7 +216,7 @@ def test_heatmap_hatches_a_capability_a_config_did_not_run_unlike_a_measured_zer
 def test_plots_of_a_real_run(pytester: pytest.Pytester) -> None:
     run = run_tiny_benchmark(pytester, "real", "pastbench/blind", "pastbench/curator")
     assert len(run.summary["configs"]) == 2
-    written = plot_run(run, pytester.path / "plots")
+    written = plot_run(run, pytester.path / "plots", standalone_registry())
     assert sorted(p.name for p in written) == sorted(EXPECTED_SHAPES)
     for path in written:
         image = pixels(path)
@@ -245,7 +246,11 @@ def inside(limits: tuple[float, float], values: list[float]) -> bool:
 
 
 def drawable(summary: dict[str, Any]) -> dict[str, Figure]:
-    return {spec.name: spec.draw(summary) for spec in figure_specs() if spec.why_not(summary) is None}
+    return {
+        spec.name: spec.draw(summary)
+        for spec in figure_specs(standalone_registry())
+        if spec.why_not(summary) is None
+    }
 
 
 @pytest.mark.parametrize(
@@ -256,7 +261,7 @@ def drawable(summary: dict[str, Any]) -> dict[str, Figure]:
 def test_every_figure_fits_its_data_and_its_canvas(n: int, long: bool, tmp_path: Path) -> None:
     summary = sample_summary(n, long)
     figures = drawable(summary)
-    assert sorted(figures) == sorted(spec.name for spec in figure_specs())
+    assert sorted(figures) == sorted(spec.name for spec in figure_specs(standalone_registry()))
     for name, fig in figures.items():
         image = pixels(save(fig, tmp_path / name))
         assert_not_blank(image)
@@ -343,7 +348,7 @@ def test_a_protocol_the_run_lacks_is_one_line_and_no_png(
 def test_a_run_of_the_other_protocols_draws_their_figures_only(tmp_path: Path) -> None:
     summary = sample_summary(2, protocols=("intervention", "plasticity", "stream"))
     run = LoadedRun(path=tmp_path, run={}, records=[], summary=summary)
-    result = make_plots(run, tmp_path / "plots")
+    result = make_plots(run, tmp_path / "plots", standalone_registry())
     assert sorted(p.name for p in result.written) == [
         "intervention_matrix.png",
         "learning_curves.png",
@@ -351,7 +356,7 @@ def test_a_run_of_the_other_protocols_draws_their_figures_only(tmp_path: Path) -
     ]
     assert list(result.absent) == ["past"]
     assert result.absent["past"].startswith("this run has no PAST configs: capability_delta.png")
-    only = make_plots(run, tmp_path / "only", only="stream")
+    only = make_plots(run, tmp_path / "only", standalone_registry(), only="stream")
     assert [p.name for p in only.written] == ["reward_per_window.png"] and not only.absent
 
 

@@ -118,23 +118,26 @@ def family_paths(root: Path) -> list[Path]:
     return [root]
 
 
-def describe_protocol_family(path: Path) -> str | None:
+def describe_protocol_family(path: Path, registry: Any) -> str | None:
     """A §8 protocol's file, validated by its module's optional ``describe(path)`` (raises
-    ``FamilyFileError``); None for a PAST file or a file of no protocol (``load_family`` says)."""
+    ``FamilyFileError``); None for a PAST file or a file of no protocol in ``registry``
+    (``load_family`` says)."""
     from pytest_pastbench.protocols.detect import FORMAT_TAG, family_format
-    from pytest_pastbench.protocols.registry import standalone_registry
 
     tag = family_format(path)
-    protocol = standalone_registry().by_tag(tag) if tag is not None and tag != FORMAT_TAG else None
+    protocol = registry.by_tag(tag) if tag is not None and tag != FORMAT_TAG else None
     return None if protocol is None else str(protocol.describe(path))
 
 
-def audit(paths: list[Path], run_policies: bool = True, check_counts: bool = True) -> AuditReport:
-    """Every rule over the family files under ``paths`` (files or folders)."""
+def audit(
+    paths: list[Path], registry: Any, run_policies: bool = True, check_counts: bool = True
+) -> AuditReport:
+    """Every rule over the family files under ``paths`` (files or folders); ``registry``: the
+    protocols whose files are described, not audited as PAST's."""
     report = AuditReport()
     for path in (p for root in paths for p in family_paths(root)):
         try:
-            described = describe_protocol_family(path)
+            described = describe_protocol_family(path, registry)
             if described is not None:
                 report.protocol_families[path] = described
                 continue

@@ -4,23 +4,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .audit import audit, counts_table, shortcuts_table
 from .export import export_dataset
 
 
-def export_line(families_root: Path, out: Path) -> str:
+def export_line(families_root: Path, out: Path, registry: Any) -> str:
     """Export the families under ``families_root`` to ``out``; what was written, in words."""
-    document = export_dataset(families_root, out)
+    document = export_dataset(families_root, out, registry)
     return (
         f"wrote {out}: {document['n_families']} families, {document['n_episodes']} episodes, "
         f"dataset hash {document['dataset_hash']}"
     )
 
 
-def validate_text(paths: list[Path], *, run_policies: bool, check_counts: bool) -> tuple[str, bool]:
+def validate_text(
+    paths: list[Path], registry: Any, *, run_policies: bool, check_counts: bool
+) -> tuple[str, bool]:
     """The schema of every file, then the dataset audit: (the counts table and every failure, passed)."""
-    report = audit(paths, run_policies=run_policies, check_counts=check_counts)
+    report = audit(paths, registry, run_policies=run_policies, check_counts=check_counts)
     lines = [
         f"ok   {path} ({family.qualified_id}, {len(family.episodes)} episodes)"
         for path, family in report.families.items()

@@ -14,11 +14,12 @@ from .audit import describe_protocol_family, family_paths
 DEFAULT_EXPORT = "past_dataset.json"
 
 
-def export_dataset(families_root: Path, out: Path) -> dict[str, Any]:
-    """Write every family under ``families_root`` (validated) to ``out``; return the document."""
+def export_dataset(families_root: Path, out: Path, registry: Any) -> dict[str, Any]:
+    """Write every family under ``families_root`` (validated) to ``out``; return the document.
+    ``registry``: the protocols whose files under the root are not PAST's."""
     families, hashes, versions = [], {}, set()
     for path in family_paths(families_root):
-        if describe_protocol_family(path) is not None:
+        if describe_protocol_family(path, registry) is not None:
             continue  # a docs/design.md §8 protocol's file: not part of the PAST dataset
         family, file_hash = load_family(path)
         hashes[family.qualified_id] = file_hash

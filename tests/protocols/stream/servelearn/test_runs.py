@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pastbench.protocols.registry import standalone_registry
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.merge import merge_runs
 from tests.reliability.faultserver import Fault, FaultServer
 
