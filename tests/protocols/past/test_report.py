@@ -8,22 +8,9 @@ from typing import Any
 from pytest_pastbench.protocols.past.metrics import summarize
 from pytest_pastbench.protocols.past.report import past_item_properties, past_summary_properties, render
 from tests.protocols.past.test_metrics import RUN, rec
+from tests.recording_terminal import Terminal
 
 OTHER = "hermes@pastbench/blind"
-
-
-class Terminal:
-    """What the report writes, as lines (sections marked ``== ``)."""
-
-    def __init__(self, currentfspath: Any = None) -> None:
-        self.lines: list[str] = []
-        self.currentfspath = currentfspath
-
-    def section(self, title: str) -> None:
-        self.lines.append(f"== {title}")
-
-    def write_line(self, line: str, **markup: Any) -> None:
-        self.lines.append(line)
 
 
 def records(*labels: str) -> list[Any]:
