@@ -7,11 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_pastbench.core.store import Store
 from pytest_pastbench.errors import ToolError
 from pytest_pastbench.protocols.intervention.schema import Event, Service
 from pytest_pastbench.protocols.intervention.service import SERVICE_INFO_TOOL, DomainService
-from pytest_pastbench.protocols.intervention.toolbox import DomainToolBox
 
 SERVICE = Service.model_validate(
     {
@@ -100,20 +98,6 @@ def test_specs_carry_the_version_tag_and_hide_legacy_parameters() -> None:
     assert specs["correlation"]["parameters"]["properties"]["method"]["enum"] == ["pearson", "spearman"]
     assert list(specs["save_report"]["parameters"]["properties"]) == ["title"]
     assert SERVICE_INFO_TOOL in specs
-
-
-def test_the_toolbox_dispatches_store_and_domain_calls_and_logs_garbage(tmp_path: Path) -> None:
-    tools = DomainToolBox(Store(tmp_path), DomainService(SERVICE))
-    names = [s["function"]["name"] for s in tools.specs()]
-    assert "memory_search" in names and "correlation" in names
-    written = tools.call("memory_write", '{"text": "a note"}')
-    computed = tools.call("correlation", {"x": "a", "y": "b"})
-    garbage = tools.call("correlation", "{not json")
-    unknown = tools.call("nope", "{}")
-    assert [c.index for c in tools.calls] == [0, 1, 2, 3]
-    assert written.ok and computed.ok and computed.result["r"] == 0.5
-    assert not garbage.ok and "not valid JSON" in (garbage.error or "")
-    assert not unknown.ok and unknown.error == "unknown tool 'nope'"
 
 
 def test_an_event_that_adds_a_tool(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from pytest_pastbench.protocols.past.engine import run_agent_session
 from pytest_pastbench.protocols.past.offline_policy import decide
 from pytest_pastbench.protocols.past.schema import WorldSeed
 from pytest_pastbench.protocols.past.world import World
-from pytest_pastbench.protocols.shared.curation import has_credential
 from pytest_pastbench.protocols.shared.replay import POLICIES
+from tests.protocols.shared.test_curation import PLAIN_STATEMENTS, SECRET_STATEMENTS
 
 # The direct (no litellm) client; other tests import it from here under this name.
 PolicyClient = PolicyModel
@@ -97,20 +97,6 @@ def test_the_curator_keeps_knowledge_and_not_the_talk_around_the_task(tmp_path: 
     recall_store = Store(tmp_path / "recall")
     session("recall", recall_store, TASK_TALK)
     assert len(recall_store.entries()) == 5
-
-
-def test_the_task_request_is_not_kept_but_feedback_on_the_work_is(tmp_path: Path) -> None:
-    # In a session's first turn an instruction is the task: its values are the case's. In a later
-    # turn the same shape is feedback on how the work is done, and that is what a memory keeps.
-    from pytest_pastbench.protocols.shared.curation import worth_keeping
-
-    request = "Please approve these refunds: booking KT-88120 for EUR 380 and KT-88417 for EUR 2,300."
-    feedback = "File the refunds in REFUNDS-HIGH when one is over EUR 1,000."
-    assert worth_keeping([request], follow_up=False) == []
-    assert worth_keeping([feedback], follow_up=True) == [feedback]
-    # A first-turn instruction that states a rule (a contrast) is kept all the same.
-    rule = "Send refunds to REFUNDS-HIGH, not the general queue."
-    assert worth_keeping([rule], follow_up=False) == [rule]
 
 
 RULE = "Vendor set-up tickets at Quorum go to LEGAL-OPS at P2, after the confidentiality addendum is signed."
@@ -249,58 +235,6 @@ def test_the_curator_never_stores_a_credential(tmp_path: Path, text: str, stored
     store = Store(tmp_path)
     session("curator", store, text)
     assert bool(store.entries()) is stored, [e.text for e in store.entries()]
-
-
-# Credential shapes invented for this test (none is in the families): natural passwords with one
-# digit or a capital after a lower-case word, PINs and door codes said in passing, machine keys
-# and tokens, and a user / password pair.
-SECRET_STATEMENTS = [
-    "The guest wifi password is Gull7harbour! if anyone asks.",
-    "VPN passphrase: tulip-Orbit-42",
-    "Gull7harbour! gets you onto the guest wifi.",  # no credential word: the shape alone
-    "For the VPN, type tulip-Orbit-42 when it asks.",
-    "Her PIN 4471 opens the locker by the lifts.",
-    "My bank PIN is 9032, please forget it after the call.",
-    "Disarm the alarm at the side entrance (code 2280) before you open up.",
-    "The recovery code for the shared mailbox: 8812-4410-3391.",
-    "Use the API key 3f9a1c77e2b04d6a8c5e for the sandbox.",
-    "The deploy token for staging is ghp_R8vT2mQx91LkPz07NwYb until Friday.",
-    "Access key AKIAZ3QW7TRM9XK2PLV4 belongs to the CI user.",
-    "Someone pasted sk_live_4eC39HqLyjWDarjtT1zdp7dc into the channel.",
-    "Staging creds are admin / Marlin-77x.",
-    "Try Winter2026!x on the kiosk.",
-    "Run the job with --password=Heron55 on the build box.",
-]
-# Values that look code-like but name things: ids, queues, versions, handles, amounts, dates,
-# dock and rack codes, numbers after words that are not credentials.
-PLAIN_STATEMENTS = [
-    "Refund tickets for Osterfeld go to the OPS-4471 queue with priority P2.",
-    "The Osterfeld app ships v10.12.3 to the Corp-Std-3 profile next week.",
-    "Escalate to @ines.marchetti when the DC-FAC queue backs up.",
-    "Pallets for Lindqvist go to dock C-14, rack 4B.",
-    "The invoice total was €21,450.00 on 2026-03-14, due by 14/04.",
-    "Version 2.3.1 fixed the login page crash after 09:30.",
-    "The token limit is 4096 per request.",
-    "Password resets go through the IT portal at https://it.example.com/reset.",
-    "HS code 8471.30 covers the laptops; error code 5041 is the gateway.",
-    "A hardware token is issued to every engineer.",
-    "Order INV-2026-00042 shipped on the 5th to ana.lopez@example.com.",
-    "The secret to a clean handoff is a written checklist.",
-    "Record 123e4567-e89b-12d3-a456-426614174000 is the master row for device ID 5f2a-88c1.",
-    "The failover runs on pg-orders-replica-2 with the 0142_add_ledger_index migration first.",
-    "Batch B-2291-XL ships with AES-256-GCM and the x86_64 build of llama-3.1-70b.",
-    "Rerun it with --tz=UTC and the follow-up-2 template.",
-]
-
-
-@pytest.mark.parametrize("text", SECRET_STATEMENTS)
-def test_a_credential_of_any_shape_is_recognised(text: str) -> None:
-    assert has_credential(text)
-
-
-@pytest.mark.parametrize("text", PLAIN_STATEMENTS)
-def test_ids_versions_handles_amounts_and_codes_are_not_credentials(text: str) -> None:
-    assert not has_credential(text)
 
 
 @pytest.mark.parametrize(

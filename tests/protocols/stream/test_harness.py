@@ -1,4 +1,4 @@
-"""Harness parts: store-only tools, the frozen store of test tickets, and the BM25 index."""
+"""Harness parts: the frozen store of test tickets, and the BM25 index."""
 
 from __future__ import annotations
 
@@ -6,18 +6,6 @@ from pathlib import Path
 
 from pytest_pastbench.core.store import Store
 from pytest_pastbench.protocols.stream.harness import FrozenStore, RagIndex
-from pytest_pastbench.protocols.stream.toolbox import StoreTools
-
-
-def test_store_tools_offer_only_the_store(tmp_path: Path) -> None:
-    tools = StoreTools(Store(tmp_path / "s"))
-    names = {spec["function"]["name"] for spec in tools.specs()}
-    assert "memory_write" in names and "deploys_create" not in names
-    assert tools.call("memory_write", '{"text": "gift cards block cancels"}').ok
-    refused = tools.call("deploys_create", '{"service": "api", "version": "1.0"}')
-    assert not refused.ok and "unknown tool" in (refused.error or "")
-    assert len(tools.calls) == 2
-    assert StoreTools(None).specs() == []  # blind, oracle and rag: no store at all
 
 
 def test_test_tickets_see_the_frozen_store_and_their_writes_are_discarded(tmp_path: Path) -> None:

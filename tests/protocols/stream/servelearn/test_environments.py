@@ -18,21 +18,6 @@ def task(scenario_name: str, task_id: str) -> Task:
     return next(t for t in SCENARIOS[scenario_name].tasks() if t.task_id == task_id)
 
 
-def test_unknown_missing_and_mistyped_arguments_are_tool_errors() -> None:
-    box = toolbox(RETAIL, task("retail_l1", "rfx_s1"))
-    before = state_hash(box.state)
-    unknown = box.call("cancel_pending_order", {"order_id": "#W1000002", "reason": "x", "force": True})
-    assert unknown.startswith("Error: unknown argument(s) 'force' for cancel_pending_order; allowed:")
-    assert box.call("cancel_pending_order", {"order_id": "#W1000002"}) == (
-        "Error: cancel_pending_order requires 'reason'"
-    )
-    assert "must be a JSON array" in box.call(
-        "return_delivered_order_items",
-        {"order_id": "#W1000001", "item_ids": "7100000001", "payment_method_id": "x", "reason": "y"},
-    )
-    assert state_hash(box.state) == before  # nothing was executed
-
-
 def test_an_episode_sees_the_base_orders_and_its_own_order_only() -> None:
     box = toolbox(RETAIL, task("retail_l1", "rfx_s1"))
     assert json.loads(box.call("get_order_details", {"order_id": "#W1000002"}))["status"] == "pending"
@@ -41,24 +26,6 @@ def test_an_episode_sees_the_base_orders_and_its_own_order_only() -> None:
     user = json.loads(box.call("get_user_details", {"user_id": "lena_park_1001"}))
     assert user["orders"] == ["#W1000001", "#W1000002"]
     assert "_episode_view" not in box.state
-
-
-def test_read_docs_lists_sections_and_reads_one() -> None:
-    box = toolbox(RETAIL, task("retail_l1", "rfx_s1"))
-    toc = box.call("read_docs", {"doc": "policy"}).splitlines()
-    assert [line.split(" — ")[0] for line in toc[1:]] == [
-        "- cancellation",
-        "- returns",
-        "- exchanges",
-        "- modifications",  # the system prompt's slug for "## Order modifications"
-    ]
-    assert "30 days" in box.call("read_docs", {"doc": "policy", "section": "returns"})
-    assert box.call("read_docs", {"doc": "policy", "section": "modifications"}).startswith(
-        "## Order modifications"
-    )
-    assert box.call("read_docs", {"doc": "policy", "section": "nope"}).startswith(
-        "Error: unknown section 'nope' (available: cancellation, returns"
-    )
 
 
 def test_retail_writes_follow_status_and_refund_gift_cards() -> None:

@@ -77,7 +77,7 @@ def test_packaged_families_have_ids_from_the_families_root(pytester: pytest.Pyte
     site-packages; ``-k``, ``--deselect`` and JUnit classnames use them."""
     import xml.etree.ElementTree as ET
 
-    source = Path(__file__).resolve().parent.parent / "families" / "update" / "SM04_rule_migration.yaml"
+    source = Path(__file__).resolve().parents[2] / "families" / "update" / "SM04_rule_migration.yaml"
     package = pytester.path / ".venv/lib/python3.11/site-packages/pytest_pastbench"
     (package / "_data/families/update").mkdir(parents=True)
     (package / "_data/families/update/SM04_rule_migration.yaml").write_text(source.read_text())
