@@ -68,7 +68,9 @@ def test_one_process_with_sessions_in_flight_runs_the_longest_items_first_too(
     selection = ["-k", "fact_correction and (ep01 or ep02)", "--pastbench-model=pastbench/blind", "-v"]
     # A process of its own: after another in-process run in this worker, pytester's restored
     # sys.modules leaves the plugin's registry holding the PAST classes of the first run.
-    result = pytester.runpytest_subprocess("--pastbench-families=builtin", *selection, "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--pastbench-families=builtin", *selection, "-p", "no:cacheprovider"
+    )
     assert result.ret == 0
     ran = [line.split("::")[1].split(" ")[0] for line in result.outlines if "::ep0" in line]
     assert ran == ["ep01[on-t0]", "ep02[on-t0]", "ep01[off-t0]", "ep02[off-t0]"]
