@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import first_per_capability  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
+from pytest_pastbench.models.offline_models import use_protocols  # noqa: E402
 from pytest_pastbench.protocols.past.schema import CAPABILITIES  # noqa: E402
+from pytest_pastbench.protocols.standalone import standalone_registry  # noqa: E402
 from tests.adversarial.harness import (  # noqa: E402
     MECH_ANCHORS,
     mech_by_capability,
@@ -33,6 +35,7 @@ def _cell(value: float, ci: tuple[float, float], sign: str = "") -> str:
 
 
 def main(argv: list[str]) -> int:
+    use_protocols(standalone_registry)  # an entry point: its offline models are the built-in protocols
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-capability", type=int, help="the first N families of each capability")
     families = first_per_capability(past_families(), parser.parse_args(argv).per_capability)

@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tabulate import tabulate  # noqa: E402
 
 from pytest_pastbench.core.stats import paired_bootstrap_ci  # noqa: E402
+from pytest_pastbench.models.offline_models import use_protocols  # noqa: E402
 from pytest_pastbench.protocols.past.family_files import load_family  # noqa: E402
+from pytest_pastbench.protocols.standalone import standalone_registry  # noqa: E402
 from pytest_pastbench.results.render.table import memory_hurt  # noqa: E402
 from tests.adversarial.harness import past_families, run_contestant  # noqa: E402
 from tests.adversarial.present_supersedes import (  # noqa: E402
@@ -48,6 +50,7 @@ def _ci(ci: tuple[float, float] | list[float] | None) -> str:
 
 
 def main(paths: list[str]) -> int:
+    use_protocols(standalone_registry)  # an entry point: its offline models are the built-in protocols
     families = [load_family(Path(p))[0] for p in paths] if paths else past_families()
     where = supersede_sessions(families)
     led = present_led_families(families)

@@ -18,9 +18,11 @@ from pytest_pastbench.agents.base import HermesAgent
 from pytest_pastbench.agents.mechanisms import ablation_sets, mechanism_set_label
 from pytest_pastbench.models.client import ModelReply, import_litellm
 from pytest_pastbench.models.gateway import ModelService, ServiceClient
+from pytest_pastbench.models.offline_models import use_protocols
 from pytest_pastbench.protocols.detect import is_past_family_file
 from pytest_pastbench.protocols.past.engine import ItemSpec, run
 from pytest_pastbench.protocols.past.family_files import load_family
+from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.resources import families_dir
 
 TOKENIZER_MODEL = "gpt-4o"  # tiktoken o200k: a real tokenizer, the same for every profile
@@ -45,6 +47,7 @@ class CountingClient:
 
 
 def main() -> None:
+    use_protocols(standalone_registry)  # an entry point: its offline models are the built-in protocols
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="pastbench/curator")
     parser.add_argument("--families", type=int, help="the first N PAST families")

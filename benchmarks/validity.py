@@ -21,7 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import first_per_capability  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
+from pytest_pastbench.models.offline_models import use_protocols  # noqa: E402
 from pytest_pastbench.protocols.past.schema import CAPABILITIES  # noqa: E402
+from pytest_pastbench.protocols.standalone import standalone_registry  # noqa: E402
 from tests.adversarial.harness import CONTESTANTS, Result, past_families, run_contestant  # noqa: E402
 
 
@@ -69,6 +71,7 @@ def targets(results: dict[str, Result]) -> list[tuple[str, str, str]]:
 
 
 def main(argv: list[str]) -> int:
+    use_protocols(standalone_registry)  # an entry point: its offline models are the built-in protocols
     parser = argparse.ArgumentParser()
     parser.add_argument("names", nargs="*", help="agents (default: every one)")
     parser.add_argument("--per-capability", type=int, help="the first N families of each capability")

@@ -44,6 +44,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     # The built-in protocols register through the hook like any plugin's (protocols/builtin.py).
     pluginmanager.register(builtin, "pastbench-builtin-protocols")
     pluginmanager.register(reports, "pastbench-reports")  # an item's payload on its reports
+    # Here, at plugin registration, not at configure: a conftest's pytest_configure may use a
+    # pastbench/ model (litellm's provider lists the offline models) before ours runs.
+    use_protocols(builtin_protocols)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -55,7 +58,6 @@ def pytest_sessionstart() -> None:
 
 @interrupt_kept
 def pytest_configure(config: pytest.Config) -> None:
-    use_protocols(builtin_protocols)  # before resolve: --pastbench-judge-model is checked there
     options = resolve(config)
     config.stash[RUN_KEY] = PastbenchRun(config, options)
     hooks = _ControllerHooks(config)
