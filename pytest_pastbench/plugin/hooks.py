@@ -6,7 +6,6 @@ models or the dataset (the plugin is loaded into every pytest run once installed
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 from ..models.litellm_warnings import silence_read_only_typeddict_warnings
 from ..models.offline_models import use_protocols
 from ..protocols.detect import family_format
+from . import stopping
 from .collection import INVALID_FAMILY_NAME, parametrizes, rerun_control_arms, under_families
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
@@ -28,7 +28,6 @@ from .options import add_options, any_option_given, resolve
 from .preflight import builtin_protocols
 from .run import PastbenchRun
 from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
-from .stopping import collect_then_freeze, freeze_after_interrupt, interrupt_kept, stop_the_run
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -56,7 +55,7 @@ def pytest_sessionstart() -> None:
     silence_read_only_typeddict_warnings()
 
 
-@interrupt_kept
+@stopping.interrupt_kept
 def pytest_configure(config: pytest.Config) -> None:
     options = resolve(config)
     config.stash[RUN_KEY] = PastbenchRun(config, options)
@@ -146,7 +145,7 @@ class _ControllerHooks:
         self.control_arms: set[Any] = set()  # added to --lf's failures; they did not fail
         self.failed: set[str] = set()
         # Started by a test (pytester in-process): its process goes on after this run.
-        self.nested = "PYTEST_CURRENT_TEST" in os.environ
+        self.nested = stopping.open_run(config)
 
     def pytest_report_header(self) -> list[str]:
         lines = []
@@ -174,13 +173,14 @@ class _ControllerHooks:
     def pytest_keyboard_interrupt(self) -> None:
         pastbench = self.config.stash.get(RUN_KEY, None)
         if pastbench is not None:
-            stop_the_run(pastbench, self.config.pluginmanager.get_plugin("terminalreporter"))
+            terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+            stopping.stop_the_run(pastbench, terminal, self.nested)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self) -> None:
         pastbench = self.config.stash.get(RUN_KEY, None)
         if pastbench is not None:
-            freeze_after_interrupt(pastbench.models.stopped.is_set(), self.nested)
+            stopping.freeze_after_interrupt(pastbench.models.stopped.is_set(), self.nested)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed:
@@ -227,11 +227,12 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     pastbench = config.stash.get(RUN_KEY, None)
     hooks = config.pluginmanager.get_plugin(_HOOKS_NAME)
+    nested = hooks.nested if hooks is not None else stopping.nested_run()
     if pastbench is not None:
         pastbench.close()
-        # Nested: as the variable was at configure (a Ctrl-C leaves this run's own item's set).
-        collect_then_freeze(hooks.nested if hooks is not None else "PYTEST_CURRENT_TEST" in os.environ)
+        stopping.end_of_process(nested, pastbench.models.stopped.is_set(), pastbench.run_dir)
     if hooks is not None:
+        stopping.close_run(config)
         config.pluginmanager.unregister(hooks)
 
 

@@ -4,18 +4,61 @@ Ctrl-C answers at once with one line and stops the sessions still in flight at t
 call; the files are written and the command that finishes the run is printed after, as the last
 line (plugin/finish.py). At the end pytest runs five full garbage collections (to surface
 unraisable exceptions); each walks every object still alive, so the heap is frozen first.
+
+After a Ctrl-C the process also has a deadline to exit by (``exit_by_deadline``): the item
+threads it leaves behind may be inside litellm's import, and litellm's exit handlers and the
+interpreter's shutdown can then wait on them for as long as a busy machine makes them take.
 """
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import functools
 import gc
+import os
 import sys
+import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+# After a Ctrl-C, once the run's files are written: what pytest, litellm's exit handlers and the
+# interpreter still do gets this long, then the process exits as interrupted (exit code 2).
+EXIT_DEADLINE_S = 15.0
+# The backstop, in C, for a shutdown that has already stopped Python threads: it prints every
+# thread's stack and exits (code 1).
+BACKSTOP_S = 30.0
+# In the run's folder, when the deadline is reached: every thread's stack, for a bug report.
+STOPPING_STACKS = "stopping-stacks.txt"
+
+# Set when this module is first imported: a pytest run in a subprocess of a test inherits the
+# test's PYTEST_CURRENT_TEST, a run in the test's own process (pytester in-process) does not.
+_TEST_VARIABLE_AT_IMPORT = "PYTEST_CURRENT_TEST" in os.environ
+_open_runs: list[object] = []
+
+
+def nested_run() -> bool:
+    """True when a run starting now is nested in a test of another pytest run in this same
+    process, whose process goes on after it ends."""
+    return bool(_open_runs) or ("PYTEST_CURRENT_TEST" in os.environ and not _TEST_VARIABLE_AT_IMPORT)
+
+
+def open_run(config: object) -> bool:
+    """Count ``config`` as open in this process; whether it is nested (``nested_run``)."""
+    nested = nested_run()
+    _open_runs.append(config)
+    return nested
+
+
+def close_run(config: object) -> None:
+    if config in _open_runs:
+        _open_runs.remove(config)
 
 
 def interrupted_line(finished: int) -> str:
@@ -55,10 +98,13 @@ def _say_interrupted_at_start() -> None:
     sys.stderr.write(interrupted_line(0) + "\n")
 
 
-def stop_the_run(pastbench: Any, terminal: Any) -> None:
-    """Every process (xdist's workers get the signal too) stops its model calls; the controller
-    says so in one line."""
+def stop_the_run(pastbench: Any, terminal: Any, nested: bool) -> None:
+    """Every process (xdist's workers get the signal too) stops its model calls and, unless
+    nested, sets a deadline to exit by (the run's files are written after this: a long one); the
+    controller says so in one line."""
     pastbench.models.stop()
+    if not nested:
+        exit_by_deadline(None, deadline_s=4 * EXIT_DEADLINE_S)
     if pastbench.is_worker or terminal is None:
         return
     # Below the progress letters: under xdist pytest does not know a letter line is open.
@@ -86,3 +132,37 @@ def collect_then_freeze(nested: bool) -> None:
         if not gc.collect():
             break
     gc.freeze()
+
+
+def end_of_process(nested: bool, stopped: bool, run_dir: Path | None) -> None:
+    """The last of a run in its process: the heap collected and frozen, and after a Ctrl-C the
+    short deadline to exit by."""
+    collect_then_freeze(nested)
+    if stopped and not nested:
+        exit_by_deadline(run_dir)
+
+
+def exit_by_deadline(run_dir: Path | None, deadline_s: float = EXIT_DEADLINE_S) -> None:
+    """After a Ctrl-C, in a process that is not nested: if it is still alive ``deadline_s`` from
+    now, write where each thread stands to the run's folder (for a bug report), say so in one line
+    and exit as interrupted. Every file the run wrote is whole (written atomically)."""
+    stacks = run_dir / STOPPING_STACKS if run_dir is not None else None
+
+    def expire() -> None:
+        time.sleep(deadline_s)
+        where = ""
+        if stacks is not None:
+            try:
+                with stacks.open("w") as out:
+                    faulthandler.dump_traceback(out, all_threads=True)
+                where = f" (what each thread was doing: {stacks})"
+            except OSError:
+                pass
+        sys.stderr.write(f"pastbench: still stopping {deadline_s:g} s after Ctrl-C; exiting now{where}\n")
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(2)  # pytest.ExitCode.INTERRUPTED; what is left to run is only waiting
+
+    threading.Thread(target=expire, name="pastbench-exit-deadline", daemon=True).start()
+    faulthandler.dump_traceback_later(deadline_s + BACKSTOP_S, exit=True)

@@ -1,7 +1,12 @@
-"""How a run stops: the Ctrl-C line, who writes it, and when the heap is frozen."""
+"""How a run stops: the Ctrl-C line, who writes it, when the heap is frozen, and the deadline a
+stopping process exits by."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -43,19 +48,21 @@ def test_the_line_says_what_is_kept() -> None:
 
 def test_the_controller_stops_its_models_and_writes_the_line_below_open_progress_letters() -> None:
     pastbench, terminal = run(is_worker=False, finished=2), Terminal(open_line=5)
-    stopping.stop_the_run(pastbench, terminal)
+    stopping.stop_the_run(pastbench, terminal, nested=True)
     assert pastbench.models.stopped
     assert terminal.written == ["\n", stopping.interrupted_line(2) + "\n"]
     terminal = Terminal(open_line=0)
-    stopping.stop_the_run(run(is_worker=False, finished=2), terminal)
+    stopping.stop_the_run(run(is_worker=False, finished=2), terminal, nested=True)
     assert terminal.written == [stopping.interrupted_line(2) + "\n"]
 
 
 def test_a_worker_stops_its_models_and_says_nothing() -> None:
     pastbench, terminal = run(is_worker=True, finished=2), Terminal(open_line=5)
-    stopping.stop_the_run(pastbench, terminal)
+    stopping.stop_the_run(pastbench, terminal, nested=True)
     assert pastbench.models.stopped and terminal.written == []
-    stopping.stop_the_run(run(is_worker=False, finished=0), None)  # no terminal: nothing to write
+    stopping.stop_the_run(
+        run(is_worker=False, finished=0), None, nested=True
+    )  # no terminal: nothing to write
 
 
 class Gc:
@@ -94,3 +101,56 @@ def test_a_nested_run_and_an_uninterrupted_one_leave_the_heap_alone(monkeypatch:
     assert (fake.collections, fake.frozen) == (0, False)
     stopping.freeze_after_interrupt(stopped=True, nested=False)
     assert fake.frozen
+
+
+def test_a_run_is_nested_only_inside_another_run_of_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subprocess of a test inherits PYTEST_CURRENT_TEST and is a whole process of its own; a
+    run in the test's own process (pytester in-process) is nested."""
+    monkeypatch.setattr(stopping, "_open_runs", [])
+    monkeypatch.setattr(stopping, "_TEST_VARIABLE_AT_IMPORT", True)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/x.py::t (call)")
+    outer, inner = object(), object()
+    assert stopping.open_run(outer) is False  # inherited: this process is the run's own
+    assert stopping.open_run(inner) is True and stopping.nested_run()
+    stopping.close_run(inner)
+    stopping.close_run(outer)
+    assert not stopping.nested_run()
+    monkeypatch.setattr(stopping, "_TEST_VARIABLE_AT_IMPORT", False)
+    assert stopping.nested_run()  # set by a test of this process after the plugin was imported
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    assert not stopping.nested_run()
+
+
+STUCK = textwrap.dedent(
+    """
+    import sys, threading
+    from pathlib import Path
+    from pytest_pastbench.plugin import stopping
+
+    waiter = threading.Event()
+    # A thread the interpreter waits for at exit and that never ends: a stuck shutdown.
+    threading.Thread(target=waiter.wait, name="stuck-at-exit").start()
+    stopping.exit_by_deadline(Path(sys.argv[1]), deadline_s=0.5)
+    print("main done", flush=True)
+    """
+)
+
+
+def test_a_process_stuck_after_ctrl_c_exits_as_interrupted_with_its_stacks(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", STUCK, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    assert "main done" in done.stdout
+    stacks = tmp_path / stopping.STOPPING_STACKS
+    assert (
+        done.stderr.strip()
+        == f"pastbench: still stopping 0.5 s after Ctrl-C; exiting now (what each thread was doing: {stacks})"
+    )
+    assert "in wait" in stacks.read_text()  # the stuck thread, where it stands
+
+
+def test_a_process_that_ends_in_time_exits_with_its_own_code(tmp_path: Path) -> None:
+    code = "from pytest_pastbench.plugin import stopping\nstopping.exit_by_deadline(None, 30)\nexit(7)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (7, "")

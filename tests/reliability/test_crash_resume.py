@@ -221,7 +221,12 @@ def interrupt_when(pytester: pytest.Pytester, args: list[str], ready: Callable[[
             assert time.monotonic() < deadline, f"never ready:\n{log.read_text()[-3000:]}"
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=120) == pytest.ExitCode.INTERRUPTED, log.read_text()[-3000:]
+        try:
+            code = proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail(f"still running 120 s after Ctrl-C:\n{log.read_text()[-8000:]}")
+        assert code == pytest.ExitCode.INTERRUPTED, log.read_text()[-3000:]
     return log.read_text()
 
 
