@@ -5,13 +5,17 @@ call; the files are written and the command that finishes the run is printed aft
 line (plugin/finish.py). At the end pytest runs five full garbage collections (to surface
 unraisable exceptions); each walks every object still alive, so the heap is frozen first.
 
-After a Ctrl-C the process also has a deadline to exit by (``exit_by_deadline``): the item
-threads it leaves behind may be inside litellm's import, and litellm's exit handlers and the
-interpreter's shutdown can then wait on them for as long as a busy machine makes them take.
+After a Ctrl-C the item threads left behind may be inside an import (litellm's takes seconds).
+Once Python starts finalizing it freezes them where they stand, holding the import lock, and a
+finalizer that imports (litellm's aiohttp transport's ``__del__`` does) then waits forever:
+measured, a run still alive 120 s after Ctrl-C. So the process of an interrupted run ends at the
+start of its exit handlers (``end_without_finalizing``), and has a deadline to exit by
+(``exit_by_deadline``) for whatever else waits on those threads.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import faulthandler
 import functools
@@ -140,6 +144,20 @@ def end_of_process(nested: bool, stopped: bool, run_dir: Path | None) -> None:
     collect_then_freeze(nested)
     if stopped and not nested:
         exit_by_deadline(run_dir)
+        atexit.register(end_without_finalizing)  # registered last, run first
+
+
+def end_without_finalizing() -> None:
+    """An exit handler for an interrupted run: everything of the run is written, so exit as
+    interrupted now, before litellm's exit handlers and the interpreter's finalization."""
+    _flush_std_streams()
+    os._exit(2)  # pytest.ExitCode.INTERRUPTED
+
+
+def _flush_std_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
 
 
 def exit_by_deadline(run_dir: Path | None, deadline_s: float = EXIT_DEADLINE_S) -> None:
@@ -159,9 +177,7 @@ def exit_by_deadline(run_dir: Path | None, deadline_s: float = EXIT_DEADLINE_S) 
             except OSError:
                 pass
         sys.stderr.write(f"pastbench: still stopping {deadline_s:g} s after Ctrl-C; exiting now{where}\n")
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
+        _flush_std_streams()
         os._exit(2)  # pytest.ExitCode.INTERRUPTED; what is left to run is only waiting
 
     threading.Thread(target=expire, name="pastbench-exit-deadline", daemon=True).start()

@@ -154,3 +154,39 @@ def test_a_process_that_ends_in_time_exits_with_its_own_code(tmp_path: Path) -> 
     code = "from pytest_pastbench.plugin import stopping\nstopping.exit_by_deadline(None, 30)\nexit(7)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (7, "")
+
+
+FROZEN_IMPORTER = textwrap.dedent(
+    """
+    import _imp, atexit, sys, threading
+    from pytest_pastbench.plugin import stopping
+
+    def import_at_exit():  # as litellm's exit handlers and its transports' __del__ do
+        import xml.dom.minidom  # noqa: F401
+
+    atexit.register(import_at_exit)
+    if sys.argv[1] == "interrupted":
+        stopping.end_of_process(nested=False, stopped=True, run_dir=None)
+    held = threading.Event()
+
+    def import_forever():  # an item thread in an import when Ctrl-C came (frozen, at finalizing)
+        _imp.acquire_lock()
+        held.set()
+        threading.Event().wait()
+
+    threading.Thread(target=import_forever, daemon=True).start()
+    held.wait()
+    print("files written", flush=True)
+    """
+)
+
+
+def test_an_interrupted_run_ends_before_an_exit_handler_waits_on_a_thread_left_in_an_import() -> None:
+    """The CI hang: an item thread left inside an import, and at exit code that imports (seen:
+    a finalizer, waiting forever). An interrupted run's process ends as its exit handlers start,
+    as interrupted; the same process not interrupted would wait (checked by hand: still alive
+    after 20 s)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FROZEN_IMPORTER, "interrupted"], capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "files written\n", "")
