@@ -12,6 +12,7 @@ import matplotlib.style  # noqa: F401
 import pytest
 
 from tests.child_runs import CHILD_RUN_OPTIONS
+from tests.zygote import forked_popen
 
 # Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
 # it out of the users' runs over families/ from this checkout. Likewise hypothesis' plugin
@@ -41,5 +42,8 @@ def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: p
     5.7 s of CPU a four-item child run took here.
     """
     if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester")
+        pytester = request.getfixturevalue("pytester")
         monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(CHILD_RUN_OPTIONS))
+        if request.node.get_closest_marker("fresh_interpreter") is None:
+            # tests/zygote.py: the child runs start from a warm interpreter (litellm imported).
+            monkeypatch.setattr(pytester, "popen", forked_popen(pytester.popen))

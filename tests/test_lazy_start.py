@@ -67,6 +67,9 @@ PAST_COLLECTION = START | {
     f"{PACKAGE}.results.run_folder",  # file names only
 }
 
+# What a run imports at start: its child runs start from a cold interpreter (tests/zygote.py).
+pytestmark = pytest.mark.fresh_interpreter
+
 DUMP_MODULES = """
 import json, sys
 

@@ -35,6 +35,7 @@ def summary_of(pytester: pytest.Pytester, run_id: str) -> dict:
     return json.loads((pytester.path / "reports" / run_id / "sequence_summary.json").read_text())
 
 
+@pytest.mark.fresh_interpreter  # it checks that litellm is never imported
 def test_a_project_that_uses_nothing_is_unchanged(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain="def test_ok():\n    assert 1 + 1 == 2\n")
     (pytester.path / "config.yaml").write_text("format: something-else\nname: x\n")

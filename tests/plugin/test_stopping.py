@@ -108,7 +108,7 @@ def test_a_run_is_nested_only_inside_another_run_of_this_process(monkeypatch: py
     run in the test's own process (pytester in-process) is nested."""
     monkeypatch.setattr(stopping, "_open_runs", [])
     monkeypatch.setattr(stopping, "_TEST_VARIABLE_AT_IMPORT", True)
-    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/x.py::t (call)")
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "a test (call)")
     outer, inner = object(), object()
     assert stopping.open_run(outer) is False  # inherited: this process is the run's own
     assert stopping.open_run(inner) is True and stopping.nested_run()
