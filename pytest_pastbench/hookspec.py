@@ -21,7 +21,7 @@ def pytest_pastbench_register_agents(register: Callable[[str, Callable[..., Any]
     """Register agent implementations: ``register("myagent", factory)``.
 
     ``factory(name=..., mechanisms=[...])`` returns an object with ``name``, ``mechanisms`` and
-    ``run_session(ctx) -> AgentResult``. A name can then be used in an ``agents/*.yaml`` profile
+    ``run_session(ctx) -> AgentResult``. A name can then be used in an ``agents/*.yaml`` agent file
     (``implementation: myagent``) or directly as ``--pastbench-agent=myagent``.
     """
 

@@ -26,9 +26,9 @@ NOT_OURS = {
     ("protocols/stream/servelearn/engine.py", "engine/env.py"),
     ("protocols/stream/servelearn/rag.py", "methods/rag.py"),
     ("protocols/stream/servelearn/retail.py", "config_tools.py"),
-    # A user's program in examples of a command and a profile.
+    # A user's program in examples of a command and an agent file.
     ("agents/external/process.py", "agent.py"),
-    ("agents/external/profiles.py", "my_agent.py"),
+    ("agents/external/agent_files.py", "my_agent.py"),
     # The file a plasticity artifact holds in the agent's store.
     ("protocols/plasticity/artifacts.py", "tool.py"),
 }

@@ -142,7 +142,7 @@ def test_the_quoted_output_is_what_the_command_prints(
 # Quoted one-line errors whose set-up (a container engine that is not there, a malformed
 # leaderboard file) a test of their own builds; each is compared there.
 ERRORS_CHECKED_ELSEWHERE = {
-    "ERROR: --pastbench-agent: no container engine reachable": "tests/agents/external/test_profiles.py",
+    "ERROR: --pastbench-agent: no container engine reachable": "tests/agents/external/test_agent_files.py",
     "ERROR: --pastbench-stream-reference=…/bad.csv": "tests/protocols/stream/servelearn/test_plugin.py",
 }
 # What a quoted start-up error says it is about: an option's value, or a model missing its key.

@@ -2,7 +2,7 @@
 # Build the example's container image from a local root file system: no registry, no network.
 #
 # The image holds only a static busybox; the agent's Python comes from the host, mounted
-# read-only at /usr by the profile (docker-example.yaml). For an image with its own
+# read-only at /usr by the agent file (docker-example.yaml). For an image with its own
 # Python, see "External agents" in the README (debootstrap, then the same `podman import`).
 #
 #     sh examples/docker-agent/build-image.sh [IMAGE]     # needs podman (or docker) and busybox

@@ -36,7 +36,7 @@ DEFAULT_MODEL = "pastbench/recall"  # the embedded offline default: a first `pyt
 # The sections of `pytest --help` and docs/options.md, in this order: key -> title.
 GROUPS: dict[str, str] = {
     "model": "model (what answers: model strings and aliases, the judge, model requests, the cache)",
-    "agent": "agent (what runs the sessions: profile, external program, sandbox, mechanisms, budgets)",
+    "agent": "agent (what runs the sessions: agent file, external program, sandbox, mechanisms, budgets)",
     "selection": "selection (what is measured: families, arms, trials, shards)",
     "run": "run control (seed, concurrency, run-wide budgets, resume, the status line)",
     "outputs": "outputs (where the run's files go and what is written)",
@@ -144,7 +144,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "agent",
-        "agent: a profile in agents/ or a profile file, module:factory, "
+        "agent: a name in agents/ or an agent file (.yaml), module:factory, "
         "subprocess:COMMAND or docker:IMAGE [COMMAND] (external agents: the docs' agents page, "
         "docs/agents.md)",
         default="hermes",
@@ -153,7 +153,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "agent-label",
-        "the agent's name in tables, plots and reports (default: its profile's name; for "
+        "the agent's name in tables, plots and reports (default: its agent file's name; for "
         "subprocess:/docker: specs the program's or image's name)",
         check=_agent_label,
         group="agent",
@@ -183,7 +183,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         multiple=True,
         check=_mechanism_sets,
         field="mechanism_sets",
-        default_text="the agent profile's",
+        default_text="the agent file's",
         group="agent",
         metavar="SET",
     ),

@@ -120,7 +120,7 @@ class PastbenchRun:
 
     def agent_label(self) -> str:
         """The agent's name in tables, plots and reports: ``--pastbench-agent-label``, else the
-        agent's own (a profile's name; a short name for a ``subprocess:``/``docker:`` spec)."""
+        agent's own (an agent file's name; a short name for a ``subprocess:``/``docker:`` spec)."""
         return self.options.agent_label or self.agent().name
 
     @_locked

@@ -140,7 +140,7 @@ def test_a_malformed_tool_call_is_an_error_the_agent_can_recover_from(tmp_path: 
     assert "not valid JSON" in model.seen[1][-1]["content"]
 
 
-def test_make_agent_from_profile_and_factory() -> None:
+def test_make_agent_from_agent_file_and_factory() -> None:
     registered = {"hermes": HermesAgent}
     assert make_agent("hermes", registered).name == "hermes"
     factory_agent = make_agent("pytest_pastbench.agents.base:HermesAgent", registered)

@@ -104,7 +104,7 @@ class DockerAgent(ExternalAgent):
         # the entry point, so both become the program's argv).
         self.command = list(command or [*(config.get("Entrypoint") or []), *(config.get("Cmd") or [])])
         if not self.command:
-            raise ValueError(f"image {image!r} has no command; give the profile a 'command:'")
+            raise ValueError(f"image {image!r} has no command; give the agent file a 'command:'")
         self.env = dict(env or {})
         self.pass_env = list(pass_env or [])
         self.mounts = {str(Path(host).resolve()): target for host, target in (mounts or {}).items()}
@@ -115,7 +115,7 @@ class DockerAgent(ExternalAgent):
         process = ContainerProcess(run_dir, f"http://127.0.0.1:{CONTAINER_GATEWAY_PORT}/v1")
         try:
             process.listen(scope.url)
-            # Host paths mean nothing in the container: only the variables the profile names.
+            # Host paths mean nothing in the container: only the variables the agent file names.
             env = {
                 "PATH": CONTAINER_PATH,
                 **base_environment(self.pass_env, defaults=()),

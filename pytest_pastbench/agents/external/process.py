@@ -8,15 +8,15 @@ Every session starts the program afresh with nothing of earlier sessions but the
   off arm, or from one episode into the next;
 - in the project's bubblewrap sandbox (``sandbox.py``): no network but its own loopback, where
   the shim (``shim.py``) relays one port to the session's gateway; a read-only view of the
-  system, the run's Python, the program's own installation (its venv), its profile's folder and
+  system, the run's Python, the program's own installation (its venv), its agent file's folder and
   the store; the session's folders the only writable ones. ``--pastbench-no-agent-sandbox`` turns
   the sandbox off for debugging, loudly (the fresh folders stay);
 - in its own process group (killed as a whole when the session ends or its wall-clock budget
   runs out) with a small environment: the gateway settings, ``PATH``, locale, ``PYTHONPATH``,
-  ``VIRTUAL_ENV``, what the profile sets in ``env`` and the variables it names in ``pass_env``.
+  ``VIRTUAL_ENV``, what the agent file sets in ``env`` and the variables it names in ``pass_env``.
   Provider keys are not passed: the program reaches the model only through the gateway.
 
-A relative argument that names a file in the profile's folder is made absolute (the program no
+A relative argument that names a file in the agent file's folder is made absolute (the program no
 longer starts in that folder).
 """
 
@@ -61,7 +61,7 @@ XDG_DIRS = {
 
 
 def base_environment(pass_env: list[str], defaults: tuple[str, ...] = PASSED_ENV) -> dict[str, str]:
-    """The host variables an external agent may see: ``defaults`` and those the profile names."""
+    """The host variables an external agent may see: ``defaults`` and those the agent file names."""
     return {name: os.environ[name] for name in (*defaults, *pass_env) if name in os.environ}
 
 
@@ -188,7 +188,7 @@ class SubprocessAgent(ExternalAgent):
         )
 
     def _program_paths(self, env: dict[str, str]) -> list[Path]:
-        """What the program needs to read: its profile's folder, its scripts' folders, the
+        """What the program needs to read: its agent file's folder, its scripts' folders, the
         installation of each program it runs through (``env``, a script's ``#!`` line, symlinks:
         the folder above ``bin/``, a venv, /usr, a pyenv), and the venv and PYTHONPATH it is given."""
         paths = [self.cwd] if self.cwd else []

@@ -21,7 +21,7 @@ from pytest_pastbench.protocols.past.world import World
 from tests.agents.external.conftest import REPO, Engine
 from tests.family_samples import GOOD_MEMORY
 
-PROFILE = REPO / "examples" / "docker-agent" / "docker-example.yaml"
+EXAMPLE_AGENT_FILE = REPO / "examples" / "docker-agent" / "docker-example.yaml"
 
 PROBE = """\
 import json, os, socket, sys, urllib.request
@@ -132,11 +132,13 @@ def test_the_example_agent_runs_a_family_in_containers(
 ) -> None:
     (pytester.path / "families" / "memory").mkdir(parents=True)
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
-    # The example profile as it is, on this test process's image, mounts still beside the example.
-    profile = yaml.safe_load(PROFILE.read_text())
-    profile["image"] = podman_engine.image
-    profile["mounts"] = {str((PROFILE.parent / host).resolve()): to for host, to in profile["mounts"].items()}
-    (pytester.path / "docker-example.yaml").write_text(yaml.safe_dump(profile))
+    # The example agent file as it is, on this test process's image, mounts still beside the example.
+    agent_file = yaml.safe_load(EXAMPLE_AGENT_FILE.read_text())
+    agent_file["image"] = podman_engine.image
+    agent_file["mounts"] = {
+        str((EXAMPLE_AGENT_FILE.parent / host).resolve()): to for host, to in agent_file["mounts"].items()
+    }
+    (pytester.path / "docker-example.yaml").write_text(yaml.safe_dump(agent_file))
     result = pytester.runpytest_subprocess(
         "families",
         "-k",

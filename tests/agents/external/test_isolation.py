@@ -3,7 +3,7 @@
 The canary agent writes a secret to ``~/.cache``, ``$TMPDIR``, the XDG cache and its working
 directory in every learn session, and reports in every session what it finds there. Run over
 both arms and two episodes, it must find nothing, and nothing may be left in the user's home or
-the profile's folder. Sandboxed (the default) and with the debugging opt-out alike: the fresh
+the agent file's folder. Sandboxed (the default) and with the debugging opt-out alike: the fresh
 folders are not part of the sandbox.
 """
 

@@ -1,4 +1,4 @@
-"""Selecting external agents: subprocess:/docker: specs, profile files, and clear misuse errors."""
+"""Selecting external agents: subprocess:/docker: specs, agent files, and clear misuse errors."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.agents.base import HermesAgent
+from pytest_pastbench.agents.external.agent_files import spec_label
 from pytest_pastbench.agents.external.docker import engine_candidates
 from pytest_pastbench.agents.external.process import SubprocessAgent
-from pytest_pastbench.agents.external.profiles import spec_label
 from pytest_pastbench.agents.registry import make_agent
 from tests.family_samples import GOOD_MEMORY
 
 REPO = Path(__file__).resolve().parents[3]
-EXAMPLE_PROFILE = REPO / "examples" / "subprocess-agent" / "stdio-example.yaml"
+EXAMPLE_AGENT_FILE = REPO / "examples" / "subprocess-agent" / "stdio-example.yaml"
 REGISTERED = {"hermes": HermesAgent}
 
 
@@ -41,20 +41,20 @@ def test_a_spec_is_labelled_by_its_program_never_by_its_command_line(spec: str, 
     assert spec_label(kind, shlex.split(rest)) == label
 
 
-def test_a_profile_file_runs_its_command_from_its_own_folder() -> None:
-    agent = make_agent(str(EXAMPLE_PROFILE), REGISTERED)
+def test_an_agent_file_runs_its_command_from_its_own_folder() -> None:
+    agent = make_agent(str(EXAMPLE_AGENT_FILE), REGISTERED)
     assert isinstance(agent, SubprocessAgent)
-    # It starts in a fresh folder of its own: an argument naming a file of the profile's folder
+    # It starts in a fresh folder of its own: an argument naming a file of the agent file's folder
     # is made absolute.
     assert agent.name == "stdio-example" and agent.command == [
         "python3",
-        str(EXAMPLE_PROFILE.parent / "agent.py"),
+        str(EXAMPLE_AGENT_FILE.parent / "agent.py"),
     ]
-    assert agent.cwd == EXAMPLE_PROFILE.parent
+    assert agent.cwd == EXAMPLE_AGENT_FILE.parent
 
 
 @pytest.mark.parametrize(
-    ("profile", "expected"),
+    ("agent_file", "expected"),
     [
         ({"implementation": "subprocess"}, "command: Field required"),
         (
@@ -66,9 +66,9 @@ def test_a_profile_file_runs_its_command_from_its_own_folder() -> None:
         ({"implementation": "docker", "image": "x", "cpus": 0}, "cpus: Input should be greater than 0"),
     ],
 )
-def test_a_bad_profile_names_the_field(tmp_path: Path, profile: dict, expected: str) -> None:
+def test_a_bad_agent_file_names_the_field(tmp_path: Path, agent_file: dict, expected: str) -> None:
     path = tmp_path / "mine.yaml"
-    path.write_text(json.dumps(profile))  # JSON is YAML
+    path.write_text(json.dumps(agent_file))  # JSON is YAML
     with pytest.raises(ValueError, match=expected):
         make_agent(str(path), REGISTERED)
 
@@ -92,7 +92,13 @@ def test_the_example_subprocess_agent_runs_a_family_end_to_end(pytester: pytest.
     pytester.path.chmod(0o755)  # pytest's 0700: as root the sandbox runs the agent as another uid
     (pytester.path / "families" / "memory" / "tiny_prefs.yaml").write_text(GOOD_MEMORY)
     result = pytester.runpytest_subprocess(
-        "families", "-k", "ep01", f"--pastbench-agent={EXAMPLE_PROFILE}", "--pastbench-run-id=ext", "-n", "2"
+        "families",
+        "-k",
+        "ep01",
+        f"--pastbench-agent={EXAMPLE_AGENT_FILE}",
+        "--pastbench-run-id=ext",
+        "-n",
+        "2",
     )
     assert result.ret == 0, result.stdout.str()
     summary = json.loads((pytester.path / "reports/ext/sequence_summary.json").read_text())

@@ -1,10 +1,10 @@
-"""External agents from agent profiles (``implementation: subprocess|docker``) and short specs.
+"""External agents from agent files (``implementation: subprocess|docker``) and short specs.
 
     --pastbench-agent=subprocess:python3 my_agent.py     # a local program (split like a shell)
     --pastbench-agent=docker:IMAGE [COMMAND...]          # a program in a container
-    --pastbench-agent=path/to/profile.yaml               # a profile file (paths relative to it)
+    --pastbench-agent=path/to/my-agent.yaml              # an agent file (paths relative to it)
 
-Profiles are validated here; a bad one is a ``ValueError`` naming the field (a UsageError for
+Agent files are validated here; a bad one is a ``ValueError`` naming the field (a UsageError for
 the user, before anything runs).
 """
 
@@ -30,7 +30,7 @@ def _argv(value: Any) -> Any:
     return shlex.split(value) if isinstance(value, str) else value
 
 
-class _Profile(BaseModel):
+class _AgentFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     description: str = ""
     mechanisms: list[str] = Field(default_factory=list, description="labels for reports only")
@@ -38,11 +38,11 @@ class _Profile(BaseModel):
     pass_env: list[str] = Field(default_factory=list, description="host variables passed through")
 
 
-class SubprocessProfile(_Profile):
+class SubprocessAgentFile(_AgentFile):
     implementation: Literal["subprocess"]
     command: list[str] = Field(min_length=1, description="argv, or one string split like a shell")
     cwd: str | None = Field(
-        default=None, description="the program's folder (default: the profile's), readable in the sandbox"
+        default=None, description="the program's folder (default: the agent file's), readable in the sandbox"
     )
     read_only: list[str] = Field(
         default_factory=list, description="more folders the sandboxed program may read"
@@ -51,7 +51,7 @@ class SubprocessProfile(_Profile):
     _split = field_validator("command", mode="before")(_argv)
 
 
-class DockerProfile(_Profile):
+class DockerAgentFile(_AgentFile):
     implementation: Literal["docker"]
     image: str = Field(min_length=1)
     command: list[str] | None = Field(default=None, description="default: the image's own command")
@@ -67,19 +67,19 @@ class DockerProfile(_Profile):
 
 
 def external_agent(
-    name: str, profile: dict[str, Any], base_dir: Path | None, docker_host: str | None = None
+    name: str, agent_file: dict[str, Any], base_dir: Path | None, docker_host: str | None = None
 ) -> ExternalAgent:
-    """The agent a profile describes; relative paths are read against ``base_dir``."""
+    """The agent an agent file describes; relative paths are read against ``base_dir``."""
     base = base_dir or Path.cwd()
-    kind = profile.get("implementation")
-    model = SubprocessProfile if kind == "subprocess" else DockerProfile
+    kind = agent_file.get("implementation")
+    model = SubprocessAgentFile if kind == "subprocess" else DockerAgentFile
     try:
-        spec = model.model_validate(profile)
+        spec = model.model_validate(agent_file)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ValueError(f"agent profile {name!r}: {where}: {first['msg']}") from None
-    if isinstance(spec, SubprocessProfile):
+        raise ValueError(f"agent file {name!r}: {where}: {first['msg']}") from None
+    if isinstance(spec, SubprocessAgentFile):
         from .process import SubprocessAgent
 
         return SubprocessAgent(
