@@ -26,7 +26,7 @@ def result(name: str) -> Result:
     return run_contestant(name)
 
 
-def family_profiles(run: Result) -> dict[str, tuple[float, float, float]]:
+def family_signatures(run: Result) -> dict[str, tuple[float, float, float]]:
     """(S_on, S_off, Mech) per family."""
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for record in run.records:
@@ -48,15 +48,15 @@ def family_profiles(run: Result) -> dict[str, tuple[float, float, float]]:
     "0.283/0.301, 0.395/0.396); v2 had 11 families at exactly 0.75/0.20",
 )
 def test_a_verbatim_recall_agent_differs_across_families() -> None:
-    profiles = family_profiles(result("verbatim"))
-    assert len(profiles) == len(past_families())  # every built-in PAST family ran
+    signatures = family_signatures(result("verbatim"))
+    assert len(signatures) == len(past_families())  # every built-in PAST family ran
     alike = [
         (a, b)
-        for a, b in combinations(sorted(profiles), 2)
-        if all(abs(x - y) <= CLOSE for x, y in zip(profiles[a], profiles[b], strict=True))
+        for a, b in combinations(sorted(signatures), 2)
+        if all(abs(x - y) <= CLOSE for x, y in zip(signatures[a], signatures[b], strict=True))
     ]
     assert not alike, alike
-    s_on = [p[0] for p in profiles.values()]
+    s_on = [p[0] for p in signatures.values()]
     assert max(s_on) - min(s_on) >= 0.3  # not one score everywhere (main gave 0.75 in 11 families)
 
 
