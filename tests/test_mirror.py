@@ -48,8 +48,6 @@ NOT_YET = {
     "protocols/past/protocol.py",
     "protocols/plasticity/collect.py",
     "protocols/plasticity/protocol.py",
-    "protocols/plasticity/schema.py",
-    "protocols/plasticity/toolbox.py",
     "protocols/shared/quantities.py",
     "protocols/standalone.py",
     "protocols/stream/collect.py",
