@@ -42,8 +42,6 @@ NOT_YET = {
     "protocols/intervention/offline_policy.py",
     "protocols/intervention/profiles.py",
     "protocols/intervention/protocol.py",
-    "protocols/past/dataset/commands.py",
-    "protocols/past/labelled_answers.py",
     "protocols/past/protocol.py",
     "protocols/plasticity/collect.py",
     "protocols/plasticity/protocol.py",
