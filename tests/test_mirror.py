@@ -40,7 +40,6 @@ NOT_YET = {
     "hookspec.py",
     "protocols/intervention/collect.py",
     "protocols/intervention/offline_policy.py",
-    "protocols/intervention/profiles.py",
     "protocols/intervention/protocol.py",
     "protocols/past/protocol.py",
     "protocols/plasticity/collect.py",
