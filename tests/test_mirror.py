@@ -39,7 +39,6 @@ NOT_YET = {
     "core/tools.py",
     "hookspec.py",
     "protocols/intervention/collect.py",
-    "protocols/intervention/offline_policy.py",
     "protocols/intervention/protocol.py",
     "protocols/past/protocol.py",
     "protocols/plasticity/collect.py",
