@@ -95,7 +95,7 @@ def scored_record(family: str, episode: str, arm: str, score: float, **fields): 
 
 # A fixed slice of the built-in dataset for tests that run real benchmark items: two families per
 # capability, episodes 1-4 (32 episodes, as many as the first starter set). The whole dataset
-# (204 episodes) is run by `pytest -n 2` and audited by tests/dataset/test_audit.py.
+# (204 episodes) is run by `pytest -n 2` and audited by tests/protocols/past/dataset/test_audit.py.
 SAMPLE_FAMILIES = {
     "memory": ("SM01_preference_adoption", "SM02_constraint_retention"),
     "procedural": ("PC01_sop_bootstrap_01", "PC04_failure_to_rule_01"),

@@ -3,7 +3,7 @@ are isolated.
 
 These are the slowest tests (each is a real pytest run); they run a fixed sample of the dataset
 (``builtin_sample``: 8 families, 32 episodes, or its first two episodes per family). The whole
-dataset is audited in tests/dataset/.
+dataset is audited in tests/protocols/past/dataset/.
 """
 
 from __future__ import annotations

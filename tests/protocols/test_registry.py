@@ -8,22 +8,12 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.errors import GateSyntaxError
-from pytest_pastbench.protocols.base import BenchProtocol, GateMetric, ProtocolBase
+from pytest_pastbench.protocols.base import GateMetric, ProtocolBase
 from pytest_pastbench.protocols.registry import ProtocolRegistry
 from pytest_pastbench.protocols.standalone import standalone_registry
 from pytest_pastbench.results.gates import evaluate_metric_gates, parse_gates
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "sequence_summary.json"
-
-
-def test_the_four_built_in_protocols_register_through_the_hook() -> None:
-    registry = standalone_registry()
-    assert [p.name for p in registry] == ["past", "intervention", "plasticity", "stream"]
-    assert all(isinstance(p, BenchProtocol) for p in registry)
-    assert registry.by_tag("pastbench/v1") is registry["past"]
-    assert registry.of_payload({"record": {}}) is registry["past"]  # item files written before names
-    # The catch-all offline policy is PAST's alone: the others recognise their own sessions.
-    assert [p.name for p in registry if p.offline_policy().catch_all] == ["past"]
 
 
 def test_a_non_protocol_or_a_taken_name_is_a_usage_error() -> None:

@@ -1,4 +1,4 @@
-"""Family validation (errors name the field path), the dependency graph and the built-in set."""
+"""Family validation (errors name the field path), policy rules and the built-in set."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import yaml
 
 from pytest_pastbench.errors import FamilyFileError
 from pytest_pastbench.protocols.intervention.collect import load_intervention_family
-from pytest_pastbench.protocols.intervention.graph import DependencyGraph, changed_nodes
+from pytest_pastbench.protocols.intervention.graph import DependencyGraph
 from pytest_pastbench.protocols.intervention.schema import PolicyRule
 from pytest_pastbench.resources import families_dir
 from tests.docs_text import fenced_blocks
@@ -55,35 +55,6 @@ def test_a_bad_family_names_the_field(tmp_path: Path, change, message: str) -> N
 def test_the_id_must_be_the_file_name(tmp_path: Path) -> None:
     with pytest.raises(FamilyFileError, match="must equal the file name 'other'"):
         load_intervention_family(write(tmp_path, yaml.safe_load(TINY), name="other"))
-
-
-def test_dependents_are_the_transitive_reverse_closure() -> None:
-    graph = DependencyGraph(
-        {
-            "tool:a": (),
-            "tool:b": (),
-            "skill:s": ("tool:a",),
-            "query:q": ("skill:s",),
-            "query:free": ("tool:b",),
-            "memory:m": (),
-        }
-    )
-    assert graph.dependents(["tool:a"]) == {"skill:s", "query:q"}
-    assert graph.dependents(["tool:b"]) == {"query:free"}
-    assert graph.dependents([]) == set()
-
-
-def test_the_tiny_graph_and_its_changed_nodes(tmp_path: Path) -> None:
-    family = load_intervention_family(write(tmp_path, yaml.safe_load(TINY)))
-    graph = DependencyGraph.of(family)
-    event = family.event("method")
-    assert changed_nodes(event) == ["tool:correlation"]
-    assert graph.dependents(changed_nodes(event)) == {
-        "query:corr_a",
-        "query:corr_b",
-        "memory:howto",
-        "fallback:kendall",
-    }
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """The dataset audit (issue #3): shape, leaks, evidence order, satisfiable checks, no free scores.
 
-Run by ``pastbench validate`` and by ``tests/dataset/test_audit.py``. The score rules run the
-offline reference policies in-process (the real agent loop, tools, store and scoring; no pytest,
-no litellm), so the whole audit takes seconds:
+Run by ``pastbench validate`` and by ``tests/protocols/past/dataset/test_audit.py``. The score
+rules run the offline reference policies in-process (the real agent loop, tools, store and
+scoring; no pytest, no litellm), so the whole audit takes seconds:
 
 - **oracle**: each eval session is run with ``pastbench/curator`` on ``hermes-plus`` (all five
   mechanisms, so it reads what it is given) and a fresh store that holds

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
 from pytest_pastbench.protocols.stream.servelearn.engine import ToolCall, Turn
-from pytest_pastbench.protocols.stream.servelearn.schema import Scenario, read_servelearn
+from pytest_pastbench.protocols.stream.servelearn.schema import Scenario, Task, read_servelearn
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dataset"
 
@@ -16,6 +17,16 @@ def scenarios() -> dict[str, Scenario]:
     read = read_servelearn(FIXTURES)
     assert not read.errors, read.errors
     return {s.name: s for s in read.scenarios}
+
+
+@functools.cache
+def _fixture_scenarios() -> dict[str, Scenario]:
+    return scenarios()
+
+
+def task(scenario_name: str, task_id: str) -> Task:
+    """A fixture task by its scenario's name and its id (read once: tasks are not changed)."""
+    return next(t for t in _fixture_scenarios()[scenario_name].tasks() if t.task_id == task_id)
 
 
 def call(name: str, **args: Any) -> Turn:

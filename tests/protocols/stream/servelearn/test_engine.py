@@ -1,4 +1,4 @@
-"""The published turn rules and budgets, and how an episode is graded."""
+"""The published turn rules and budgets."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ SCENARIOS = scenarios()
 RETAIL, BANKING = SCENARIOS["retail_l1"], SCENARIOS["banking_l1"]
 CANCEL = next(t for t in RETAIL.serving if t.task_id == "rfx_s1")
 REFUSE = next(t for t in RETAIL.serving if t.task_id == "rfx_s2")
-QUESTION = next(t for t in RETAIL.serving if t.task_id == "rfx_s6")
 CHECKLIST = JudgeChecklist(ReferenceJudge())
 CANCEL_ARGS = {"order_id": "#W1000002", "reason": "no longer needed"}
 
@@ -86,33 +85,3 @@ def test_the_output_token_budget_ends_the_episode() -> None:
     agent = ScriptedAgent(*[Turn(text="long thoughts", output_tokens=100_000) for _ in range(5)])
     episode = run_episode(agent, RETAIL, CANCEL)
     assert (episode.turns, episode.ended_by, episode.finish) == (3, "token_budget", None)
-
-
-def test_the_wrong_state_or_a_wrong_declaration_scores_zero() -> None:
-    assert reward(ScriptedAgent(call("finish"))) == 0.0  # did nothing
-    other_reason = call("cancel_pending_order", order_id="#W1000002", reason="ordered by mistake")
-    assert reward(ScriptedAgent(other_reason, call("finish"))) == 0.0
-    refused_after = call("finish", decision="refuse", reason="invalid_status")
-    assert reward(ScriptedAgent(call("cancel_pending_order", **CANCEL_ARGS), refused_after)) == 0.0
-
-
-def test_a_refusal_needs_an_accepted_reason_and_an_untouched_database() -> None:
-    assert reward(ScriptedAgent(call("finish", decision="refuse", reason="over_threshold")), REFUSE) == 0.0
-    modify = call("modify_pending_order_items", order_id="#W2000002", item_ids=["7100000001"],
-                  new_item_ids=["7100000002"], payment_method_id="credit_card_3333")  # fmt: skip
-    refuse = call("finish", decision="refuse", reason="invalid_status")
-    assert reward(ScriptedAgent(modify, refuse), REFUSE) == 0.0
-    assert reward(ScriptedAgent(refuse), REFUSE) == 1.0
-
-
-def test_a_question_is_graded_on_its_answer() -> None:
-    assert reward(ScriptedAgent(call("finish", answer="1 order")), QUESTION) == 1.0
-    assert reward(ScriptedAgent(call("finish", answer="1 or 2")), QUESTION) == 0.0
-    assert reward(ScriptedAgent(call("finish", answer=1.5)), QUESTION) == 0.0
-
-
-def test_banking_grades_decision_and_reason_through_the_database() -> None:
-    task = next(t for t in BANKING.test if t.task_id == "bfx_t1")
-    right = ScriptedAgent(call("escalate_case", case_id="TXN-000003", reason="standing_hold"), call("finish"))
-    wrong = ScriptedAgent(call("escalate_case", case_id="TXN-000003", reason="over_limit"), call("finish"))
-    assert (reward(right, task, BANKING), reward(wrong, task, BANKING)) == (1.0, 0.0)

@@ -10,6 +10,7 @@ from pytest_pastbench.protocols.stream.servelearn.pitch import (
     JudgeChecklist,
     ReferenceJudge,
     Sheet,
+    distinct_claims,
     grade_pitch,
     oracle_pitch,
     rubric_score,
@@ -87,3 +88,8 @@ def test_no_pitch_scores_zero_and_any_judge_object_plugs_in() -> None:
 
     result = grade_pitch(PITCH, FIRST, "anything", JudgeChecklist(Everything()))
     assert result.judge == "test/everything" and result.reward == 1.0  # no dislike on this sheet
+
+
+def test_an_invented_claim_quoted_twice_with_other_punctuation_counts_once() -> None:
+    claims = ["Ships free!", "ships  free", "Waterproof to 30m.", "!!!"]
+    assert distinct_claims(claims) == ["ships free", "waterproof to 30m"]

@@ -63,3 +63,8 @@ def test_averages_over_a_chosen_set_of_settings() -> None:
     scores = {"retail_l1": {"hidden": 20.0, "fully_specified": 100.0}, "pitch_l1": {"hidden": 60.0}}
     result = averages(scores, scenarios=("retail_l1", "pitch_l1"))
     assert (result.avg_h, result.avg_f) == (40.0, 100.0)
+
+
+def test_the_score_line_keeps_six_significant_digits() -> None:
+    assert feedback_line(0.0123456) == "Score: 1.23456/100."  # not rounded to four decimals
+    assert feedback_line(0.123456789) == "Score: 12.3457/100."

@@ -222,32 +222,6 @@ def test_a_file_that_breaks_the_schema_is_a_finding(tmp_path: Path) -> None:
     assert "episodes.0.sessions.2.stage" in finding.message and finding.where.endswith("tiny.yaml")
 
 
-def test_validate_prints_the_counts_table_and_every_failure(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["validate", str(families_dir()), "--no-runs"]) == 0
-    out = capsys.readouterr().out
-    assert "capability      families    episodes  expected" in out
-    for capability, (n_families, n_episodes) in EXPECTED_SHAPE.items():
-        line = next(line for line in out.splitlines() if line.startswith(capability + " "))
-        assert line.split()[1:3] == [str(n_families), str(n_episodes)]
-    assert f"audit passed: {sum(f for f, _ in EXPECTED_SHAPE.values())} families" in out
-
-    write(tmp_path, mutated(_leak_key_fact))
-    assert main(["validate", str(tmp_path), "--any-shape"]) == 1
-    out = capsys.readouterr().out
-    # The user's own set: no built-in "expected" shape beside its counts.
-    header = next(line for line in out.splitlines() if line.startswith("capability"))
-    assert header.split("  ") and " ".join(header.split()) == (
-        "capability families episodes blind on-arm mean blind Δ present share"
-    )
-    assert "expected" not in out and " / " not in out
-    assert (
-        f"FAIL [leak] {tmp_path / 'memory' / 'tiny.yaml'}::ep01[2]: the eval_near text states key fact" in out
-    )
-    assert "audit failed" in out
-
-
 def test_an_unsatisfiable_check_names_file_episode_session_and_check(tmp_path: Path) -> None:
     report = audit(
         [write(tmp_path, mutated(_unsatisfiable_check))], standalone_registry(), check_counts=False

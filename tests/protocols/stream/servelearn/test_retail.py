@@ -1,4 +1,6 @@
-"""Where our tools once differed from the authors' published tools: one test per difference fixed."""
+"""Retail's tools as the authors published them (servelearnbench's retail tools): status rules,
+refunds, exchanges and the tier's mechanics. Each difference once found from the published tools
+has its own test."""
 
 from __future__ import annotations
 
@@ -7,72 +9,11 @@ from dataclasses import replace
 from datetime import date
 
 from pytest_pastbench.protocols.stream.servelearn import retail
-from pytest_pastbench.protocols.stream.servelearn.banking import reason_codes
-from pytest_pastbench.protocols.stream.servelearn.env import document_sections
 from pytest_pastbench.protocols.stream.servelearn.episode import toolbox
-from pytest_pastbench.protocols.stream.servelearn.pitch import distinct_claims
-from pytest_pastbench.protocols.stream.servelearn.schema import Task
-from pytest_pastbench.protocols.stream.servelearn.scoring import feedback_line
 
-from .helpers import scenarios
+from .helpers import scenarios, task
 
-SCENARIOS = scenarios()
-RETAIL, BANKING = SCENARIOS["retail_l1"], SCENARIOS["banking_l1"]
-
-
-def task(scenario_name: str, task_id: str) -> Task:
-    return next(t for t in SCENARIOS[scenario_name].tasks() if t.task_id == task_id)
-
-
-def test_the_reason_codes_are_every_code_the_scenario_files_name() -> None:
-    codes = reason_codes(BANKING)
-    # from the ground-truth actions, a batch line, the cases' accepted sets and the bulletins
-    assert {"standing_hold", "new_payee_review", "corridor_blocked", "merchant_restricted"} <= codes
-    assert "approve" not in codes and all("_" in code for code in codes)
-
-
-def test_a_workflow_list_of_reason_codes_is_read() -> None:
-    listed = (
-        "## reasons\nReason codes: corridor_blocked | only_listed_here | over_limit. Each code names a rule."
-    )
-    environment = BANKING.environment.model_copy(update={"workflow": listed})
-    assert "only_listed_here" in reason_codes(BANKING.model_copy(update={"environment": environment}))
-    assert "only_listed_here" not in reason_codes(BANKING)
-
-
-def test_a_case_reads_as_published_kind_and_no_reason_until_decided() -> None:
-    box = toolbox(BANKING, task("banking_l1", "bfx_t1"))
-    case = json.loads(box.call("get_case_details", {"case_id": "TXN-000003"}))
-    assert (case["kind"], case["status"], case["reason"]) == ("card_transaction", "pending", None)
-    box.call("escalate_case", {"case_id": "TXN-000003", "reason": "standing_hold"})
-    assert box.state["transactions"]["TXN-000003"]["reason"] == "standing_hold"
-
-
-def test_a_decision_citing_an_unknown_reason_code_is_an_error_and_the_case_stays_pending() -> None:
-    box = toolbox(BANKING, task("banking_l1", "bfx_s2"))
-    typo = box.call("deny_case", {"case_id": "TXN-000002", "reason": "corridor-blocked"})
-    assert typo == "Error: invalid reason code"
-    assert box.state["transactions"]["TXN-000002"]["status"] == "pending"  # the agent may still decide
-    assert box.call("deny_case", {"case_id": "TXN-000002", "reason": "corridor_blocked"}).startswith("Case")
-
-
-def test_a_batch_line_with_an_unknown_code_is_an_error_and_a_repeated_line_takes_the_last_entry() -> None:
-    box = toolbox(BANKING, task("banking_l1", "bfx_s4"))
-    bad = [{"line": 1, "action": "approve"}, {"line": 2, "action": "deny", "reason": "because"}]
-    assert box.call("decide_batch", {"case_id": "TRF-000001", "decisions": bad}) == (
-        "Error: invalid reason code"
-    )
-    repeated = [
-        {"line": 1, "action": "deny", "reason": "new_payee_review"},
-        {"line": "1", "action": "approve"},  # the published tool reads an int-like line number
-        {"line": 2, "action": "escalate", "reason": "new_payee_review"},
-    ]
-    assert box.call("decide_batch", {"case_id": "TRF-000001", "decisions": repeated}).startswith("Batch")
-    lines = box.state["transfers"]["TRF-000001"]["lines"]
-    assert [(line["status"], line["reason"]) for line in lines] == [
-        ("approved", None),
-        ("escalated", "new_payee_review"),
-    ]
+RETAIL = scenarios()["retail_l1"]
 
 
 def test_a_modification_settles_through_the_original_method_or_a_gift_card_and_no_clearance_item() -> None:
@@ -101,16 +42,6 @@ def test_a_placed_order_is_numbered_after_the_published_orders() -> None:
     box.state["orders"][f"#W{9_000_000 + visible + 2}"] = {"order_id": "taken"}
     second = json.loads(box.call("place_order", args))
     assert second["order_id"] == f"#W{9_000_000 + visible + 3}"  # skips a number already in use
-
-
-def test_an_invented_claim_quoted_twice_with_other_punctuation_counts_once() -> None:
-    claims = ["Ships free!", "ships  free", "Waterproof to 30m.", "!!!"]
-    assert distinct_claims(claims) == ["ships free", "waterproof to 30m"]
-
-
-def test_the_score_line_keeps_six_significant_digits() -> None:
-    assert feedback_line(0.0123456) == "Score: 1.23456/100."  # not rounded to four decimals
-    assert feedback_line(0.123456789) == "Score: 12.3457/100."
 
 
 def retail_box(task_id: str = "rfx_t1", **gates: bool):
@@ -227,31 +158,45 @@ def test_a_placed_order_is_dated_and_a_short_gift_card_is_drained_before_the_fal
     assert box.state["users"]["lena_park_1001"]["payment_methods"]["gift_card_2222"]["balance"] == 0.0
 
 
-def test_an_episode_never_changes_the_published_world() -> None:
-    before = json.dumps(RETAIL.environment.world, sort_keys=True)
-    box = retail_box("rfx_s1")
-    box.call("cancel_pending_order", {"order_id": "#W1000002", "reason": "no longer needed"})
-    box.state["users"]["lena_park_1001"]["orders"].append("#W-mutated")
-    assert json.dumps(RETAIL.environment.world, sort_keys=True) == before
+def test_retail_writes_follow_status_and_refund_gift_cards() -> None:
+    box = toolbox(RETAIL, task("retail_l1", "rfx_s1"))
+    order = json.loads(
+        box.call("cancel_pending_order", {"order_id": "#W1000002", "reason": "no longer needed"})
+    )
+    assert order["status"] == "cancelled" and order["payment_history"][-1]["transaction_type"] == "refund"
+    assert box.state["users"]["lena_park_1001"]["payment_methods"]["gift_card_2222"]["balance"] == 65.0
+    again = box.call("cancel_pending_order", {"order_id": "#W1000002", "reason": "no longer needed"})
+    assert again.startswith("Error: order status is 'cancelled'")
 
 
-def test_a_refusal_reports_the_code_it_stored() -> None:
-    box = toolbox(BANKING, task("banking_l1", "bfx_s2"))
-    said = box.call("deny_case", {"case_id": "TXN-000002", "reason": "merchant_restricted"})
-    assert said == "Case TXN-000002 denied (corridor_blocked)"  # an accepted code lands on the first
+def test_an_exchange_needs_an_available_variant_and_enough_gift_card_balance() -> None:
+    box = toolbox(RETAIL, task("retail_l1", "rfx_t4"))
+    args = {"order_id": "#W1000001", "item_ids": ["7100000001"], "payment_method_id": "gift_card_2222"}
+    assert box.call("exchange_delivered_order_items", {**args, "new_item_ids": ["7100000003"]}) == (
+        "Error: item 7100000003 is not available"
+    )
+    assert "not a variant" in box.call(
+        "exchange_delivered_order_items", {**args, "new_item_ids": ["7200000002"]}
+    )
+    done = json.loads(box.call("exchange_delivered_order_items", {**args, "new_item_ids": ["7100000002"]}))
+    assert (done["status"], done["exchange_price_difference"]) == ("exchange requested", 12.5)
+    assert box.state["users"]["lena_park_1001"]["payment_methods"]["gift_card_2222"]["balance"] == 27.5
 
 
-def test_section_slugs_follow_the_prompts_list_and_fall_back_to_the_headings() -> None:
-    def sections(prompt: str, doc: str = "policy") -> list[str]:
-        environment = BANKING.environment.model_copy(update={"system_prompt": prompt})
-        return [
-            name
-            for name, _, _ in document_sections(BANKING.model_copy(update={"environment": environment}), doc)
-        ]
-
-    listed = "Retrievable sections:\n  policy: txn, limits, transfers\n  workflow: steps, reasons"
-    assert sections(listed) == ["txn", "limits", "transfers"]
-    assert sections(listed, "workflow") == ["steps", "reasons"]
-    short = "Retrievable sections:\n  policy: txn, limits"  # two names for three sections
-    assert sections(short) == ["card-transactions", "limit-increases", "transfers"]
-    assert sections("") == ["card-transactions", "limit-increases", "transfers"]
+def test_refunds_go_to_the_original_method_or_a_gift_card_and_a_modified_order_stays_pending() -> None:
+    box = toolbox(RETAIL, task("retail_l1", "rfx_t1"))
+    methods = box.state["users"]["lena_park_1001"]["payment_methods"]
+    methods["credit_card_9999"] = {"source": "credit_card", "id": "credit_card_9999"}
+    args = {"order_id": "#W1000005", "item_ids": ["7100000001"], "reason": "no longer needed"}
+    other_card = box.call("return_delivered_order_items", {**args, "payment_method_id": "credit_card_9999"})
+    assert other_card == "Error: refund destination not permitted for this account"
+    assert box.call(
+        "return_delivered_order_items", {**args, "payment_method_id": "credit_card_1111"}
+    ).startswith("{")
+    pending = toolbox(RETAIL, task("retail_l1", "rfx_s5"))
+    swap = {"order_id": "#W1000003", "item_ids": ["7100000001"], "new_item_ids": ["7100000002"]}
+    pending.call("modify_pending_order_items", {**swap, "payment_method_id": "credit_card_1111"})
+    assert pending.state["orders"]["#W1000003"]["payment_history"][-1]["amount"] == 12.5
+    assert pending.state["orders"]["#W1000003"]["status"] == "pending"  # as the authors' tool leaves it
+    pending.call("cancel_pending_order", {"order_id": "#W1000003", "reason": "no longer needed"})
+    assert pending.state["orders"]["#W1000003"]["status"] == "cancelled"
