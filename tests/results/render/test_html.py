@@ -171,26 +171,6 @@ def test_the_same_run_renders_the_same_page(tmp_path: Path) -> None:
     )
 
 
-def test_cli_writes_report_html_and_prints_its_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_dir, _ = make_run(tmp_path)
-    assert main(["html", str(run_dir)]) == 0
-    assert capsys.readouterr().out.strip() == str(run_dir / "report.html")
-    assert 'id="summary-table"' in (run_dir / "report.html").read_text()
-
-    out = tmp_path / "sub" / "page.html"
-    assert main(["html", str(run_dir), "-o", str(out)]) == 0
-    assert capsys.readouterr().out.strip() == str(out)
-    assert out.is_file()
-
-
-def test_cli_unreadable_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["html", str(tmp_path / "nothing")]) == 2
-    captured = capsys.readouterr()
-    assert "nothing" in captured.err and captured.out == ""
-
-
 def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
     run_dir, _ = make_run(tmp_path)
     page = write_html(load_run(run_dir), tmp_path / "report.html", standalone_registry())
@@ -433,16 +413,6 @@ def test_the_page_fits_1280_px_and_each_protocol_viewer_opens_its_trace(tmp_path
         assert f'data-shown="{index}"' in viewer
         assert EVENT_TEXT[protocol] in html.unescape(viewer), protocol
         assert "<img src=x" not in dom
-
-
-def test_a_damaged_protocol_results_file_exits_2_with_its_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_dir = make_all_protocols_run(tmp_path, 1)
-    (run_dir / "protocol_results.json").write_text("{not json")
-    assert main(["html", str(run_dir)]) == 2
-    assert "protocol_results.json: unreadable" in capsys.readouterr().err
-    assert not (run_dir / "report.html").exists()
 
 
 def pastbench_section_end(stdout: str) -> list[str]:
