@@ -290,7 +290,7 @@ def test_the_run_header_says_it_for_a_real_model_and_not_for_an_offline_one(
 
 
 def test_ci_runs_the_command_on_the_shipped_set_after_the_docs_build_and_fails_with_it() -> None:
-    script = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text().splitlines()
+    script = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text().splitlines()
     [mkdocs] = [i for i, line in enumerate(script) if line.startswith("NO_MKDOCS_2_WARNING=1 mkdocs build")]
     [agreement] = [i for i, line in enumerate(script) if line.startswith("pastbench grader-agreement")]
     assert agreement > mkdocs and "--min-agreement" in script[agreement]
