@@ -23,7 +23,6 @@ TESTS = Path(__file__).resolve().parent
 # Modules with logic and no mirrored test file yet, as paths under pytest_pastbench/.
 NOT_YET = {
     # protocols/, cli/ and the modules issue 32 moved or made this round: their tests are next.
-    "hookspec.py",
     "protocols/builtin.py",
     "protocols/intervention/collect.py",
     "protocols/intervention/fallback.py",
