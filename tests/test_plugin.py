@@ -288,27 +288,6 @@ def test_builtin_families_collect_from_any_directory_and_k_selects_a_capability(
     assert all(line.split("::")[0].split("/")[-2] == capability for line in ids)
 
 
-def test_public_fixtures_in_a_users_own_test(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_mine="""
-        from pytest_pastbench import run_agent_session
-
-        def test_agent_keeps_a_preference(pastbench_agent, pastbench_model, pastbench_store, pastbench_world):
-            run_agent_session(pastbench_agent, pastbench_model, pastbench_store, pastbench_world,
-                              ["Plan the offsite. The Brightwater team prefers vegetarian catering."])
-            later = run_agent_session(pastbench_agent, pastbench_model, pastbench_store, pastbench_world,
-                                      ["What catering does the Brightwater team prefer?"], index=1)
-            assert "vegetarian" in later.answer
-
-        def test_arms(pastbench_persistence):
-            assert pastbench_persistence in ("on", "off")
-        """
-    )
-    result = run(pytester, "-v")
-    result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*test_arms?on? PASSED*", "*test_arms?off? PASSED*"])
-
-
 WORKER_MODULES_CONFTEST = """
 import json, os, sys
 
