@@ -1,3 +1,6 @@
+"""The ``pastbench`` command itself: its help and version (each subcommand is tested in
+tests/cli/test_<command>.py)."""
+
 import pytest
 
 from pytest_pastbench.cli import main

@@ -1,4 +1,5 @@
-"""``pastbench judge-agreement``: agreement figures, exit codes and line-numbered bad input."""
+"""A judge's agreement with human labels: the figures, the scale and line-numbered bad input (the
+command's own tests are in tests/cli/test_judge_agreement.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Comparison tables (a run against a reference, several side by side) and `pastbench compare`."""
+"""Comparison tables (a run against a reference, several side by side); the command's tests are in
+tests/cli/test_compare.py."""
 
 from __future__ import annotations
 

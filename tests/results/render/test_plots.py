@@ -1,4 +1,5 @@
-"""Report figures: each PNG is real (right size, not blank, deterministic) and the CLI's exit codes."""
+"""Report figures: each PNG is real (right size, not blank, deterministic); the command's tests are
+in tests/cli/test_plot.py."""
 
 from __future__ import annotations
 
