@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import socket
 
@@ -207,51 +206,6 @@ def test_infra_failure_is_an_error_with_a_reason_not_a_zero(pytester: pytest.Pyt
     assert overall["infra_blocked"] == 4 and overall["s_on"] is None and overall["delta"] is None
 
 
-def test_a_real_model_without_its_key_stops_before_running(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    make_project(pytester, tiny_prefs=GOOD_MEMORY)
-    result = run(pytester, "families", "--pastbench-model=openai/gpt-4o")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in result.stderr.lines if "OPENAI_API_KEY" in line]
-    assert errors == [
-        "ERROR: openai/gpt-4o needs OPENAI_API_KEY set in the environment "
-        "(or run offline with --pastbench-model=pastbench/recall)"
-    ]
-
-
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        (
-            ["--pastbench-model=nosuchprovider/x"],
-            "--pastbench-model=nosuchprovider/x: litellm has no provider*",
-        ),
-        (
-            ["--pastbench-model=pastbench/recal"],
-            "*choose one of pastbench/blind, * (did you mean pastbench/recall?)",
-        ),
-        (["--pastbench-model=glm5.1"], "--pastbench-model=glm5.1: * (did you mean glm-5.1?)*"),
-        (
-            ["--pastbench-judge-model=pastbench/jugde"],
-            "*no offline model 'jugde'; choose one of pastbench/judge*",
-        ),
-        (["-n", "2", "--pastbench-cache=replay"], "--pastbench-cache=replay: no cache at .pastbench/cache/*"),
-    ],
-)
-def test_a_model_that_can_never_answer_stops_the_run_at_start_in_one_line(
-    pytester: pytest.Pytester, options: list[str], message: str
-) -> None:
-    make_project(pytester, tiny_prefs=GOOD_MEMORY)
-    result = run(pytester, "families", *options)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert [line for line in result.stderr.lines if line.strip()] == [f"ERROR: {result.stderr.lines[0][7:]}"]
-    assert fnmatch.fnmatchcase(result.stderr.lines[0], f"ERROR: {message}"), result.stderr.lines[0]
-    assert not result.stdout.str().strip()  # nothing collected, nothing ran
-    assert not (pytester.path / ".pastbench").exists() and not (pytester.path / "reports").exists()
-
-
 @pytest.mark.parametrize(
     ("option", "message"),
     [
@@ -287,27 +241,6 @@ def test_builtin_families_collect_from_any_directory_and_k_selects_a_capability(
     ids = [line for line in result.stdout.lines if "::" in line]
     assert len(ids) == 2 * EXPECTED_SHAPE[capability][1]  # episodes × (on, off)
     assert all(line.split("::")[0].split("/")[-2] == capability for line in ids)
-
-
-def test_public_fixtures_in_a_users_own_test(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_mine="""
-        from pytest_pastbench import run_agent_session
-
-        def test_agent_keeps_a_preference(pastbench_agent, pastbench_model, pastbench_store, pastbench_world):
-            run_agent_session(pastbench_agent, pastbench_model, pastbench_store, pastbench_world,
-                              ["Plan the offsite. The Brightwater team prefers vegetarian catering."])
-            later = run_agent_session(pastbench_agent, pastbench_model, pastbench_store, pastbench_world,
-                                      ["What catering does the Brightwater team prefer?"], index=1)
-            assert "vegetarian" in later.answer
-
-        def test_arms(pastbench_persistence):
-            assert pastbench_persistence in ("on", "off")
-        """
-    )
-    result = run(pytester, "-v")
-    result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*test_arms?on? PASSED*", "*test_arms?off? PASSED*"])
 
 
 WORKER_MODULES_CONFTEST = """

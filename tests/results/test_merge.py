@@ -268,27 +268,6 @@ def test_only_the_shards_of_one_command_merge(tmp_path: Path) -> None:
     assert not (tmp_path / "m").exists()
 
 
-def test_cli_bad_input_exits_2_with_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2, (2, 2), seed=3)
-    assert main(["merge", str(a), str(b), "-o", str(tmp_path / "m")]) == 2
-    assert capsys.readouterr().err.startswith("pastbench merge: ")
-    assert main(["merge", str(a), str(tmp_path / "nothing"), "-o", str(tmp_path / "m")]) == 2
-    assert "nothing/sequence_results.json: missing" in capsys.readouterr().err
-    assert not list(tmp_path.glob("*-merged"))
-
-
-def test_cli_merge_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = make_run(tmp_path, "a", EP1)
-    b = make_run(tmp_path, "b", EP2, (2, 2))
-    joined = tmp_path / "out" / "joined"
-    assert main(["merge", str(a), str(b), "-o", str(joined)]) == 0
-    out = capsys.readouterr().out
-    assert "memory.prefs" in out and f"merged 2 shards into {joined} (pastbench summarize {joined})" in out
-    assert main(["summarize", str(joined)]) == 0
-    assert "memory.prefs" in capsys.readouterr().out
-
-
 @pytest.mark.slow  # several whole pytest runs: in CI, out of the quick loop
 def test_shards_of_a_plasticity_run_merge_with_their_protocol_records(pytester: pytest.Pytester) -> None:
     from tests.protocols.plasticity.helpers import SMALL_TEXT_FAMILY, write_family

@@ -171,26 +171,6 @@ def test_the_same_run_renders_the_same_page(tmp_path: Path) -> None:
     )
 
 
-def test_cli_writes_report_html_and_prints_its_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_dir, _ = make_run(tmp_path)
-    assert main(["html", str(run_dir)]) == 0
-    assert capsys.readouterr().out.strip() == str(run_dir / "report.html")
-    assert 'id="summary-table"' in (run_dir / "report.html").read_text()
-
-    out = tmp_path / "sub" / "page.html"
-    assert main(["html", str(run_dir), "-o", str(out)]) == 0
-    assert capsys.readouterr().out.strip() == str(out)
-    assert out.is_file()
-
-
-def test_cli_unreadable_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["html", str(tmp_path / "nothing")]) == 2
-    captured = capsys.readouterr()
-    assert "nothing" in captured.err and captured.out == ""
-
-
 def test_headless_chromium_renders_the_page_and_a_trace(tmp_path: Path) -> None:
     run_dir, _ = make_run(tmp_path)
     page = write_html(load_run(run_dir), tmp_path / "report.html", standalone_registry())
@@ -435,53 +415,6 @@ def test_the_page_fits_1280_px_and_each_protocol_viewer_opens_its_trace(tmp_path
         assert "<img src=x" not in dom
 
 
-def test_a_damaged_protocol_results_file_exits_2_with_its_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_dir = make_all_protocols_run(tmp_path, 1)
-    (run_dir / "protocol_results.json").write_text("{not json")
-    assert main(["html", str(run_dir)]) == 2
-    assert "protocol_results.json: unreadable" in capsys.readouterr().err
-    assert not (run_dir / "report.html").exists()
-
-
-def pastbench_section_end(stdout: str) -> list[str]:
-    """The pastbench lines just above pytest's final '=== … in Ns ===' line."""
-    lines = stdout.splitlines()
-    last = max(i for i, line in enumerate(lines) if line.startswith("=") and " in " in line)
-    return lines[:last]
-
-
-def test_a_run_writes_its_report_and_figures_and_prints_the_path_last(pytester: pytest.Pytester) -> None:
-    """A run ends with the page a person opens: report.html with the PAST figures in plots/."""
-    path = pytester.path / "families" / "memory" / "tiny_prefs.yaml"
-    path.parent.mkdir(parents=True)
-    from tests.family_samples import GOOD_MEMORY
-
-    path.write_text(GOOD_MEMORY)
-    # The project's conftest turns the report off for child runs; this run has the user's default.
-    result = pytester.runpytest_subprocess(
-        "families", "--pastbench-run-id=r", "-o", "pastbench_no_report=false"
-    )
-    assert result.ret == 0, result.stdout.str()
-    run_dir = pytester.path / "reports" / "r"
-    assert (run_dir / "report.html").is_file()
-    assert sorted(p.name for p in (run_dir / "plots").glob("*.png")) == [
-        "ablation_heatmap.png",
-        "capability_delta.png",
-        "frontier.png",
-    ]
-    page = (run_dir / "report.html").read_text()
-    assert page.count('src="data:image/png;base64,') == 3  # the figures it drew, embedded once
-    assert pastbench_section_end(result.stdout.str())[-1] == "report: reports/r/report.html"
-
-    off = pytester.runpytest_subprocess("families", "--pastbench-run-id=q", "--pastbench-no-report")
-    assert off.ret == 0, off.stdout.str()
-    assert not (pytester.path / "reports" / "q" / "report.html").exists()
-    assert not (pytester.path / "reports" / "q" / "plots").exists()
-    assert not any(line.startswith("report: ") for line in off.stdout.lines)
-
-
 def test_the_page_says_what_the_cis_are_over_as_the_terminal_does(tmp_path: Path) -> None:
     from pytest_pastbench.results.render.table import config_notes
     from tests.family_samples import scored_record
@@ -498,32 +431,6 @@ def test_the_page_says_what_the_cis_are_over_as_the_terminal_does(tmp_path: Path
     assert terminal_note == "95% CIs: paired bootstrap over 3 scenario groups."
     assert terminal_note in page  # the page said "over episodes" while the terminal said groups
     assert "CI over episodes" not in page
-
-
-def test_a_report_that_cannot_be_drawn_is_a_line_not_a_failed_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from types import SimpleNamespace
-
-    from pytest_pastbench.plugin.finish import write_report
-    from pytest_pastbench.results.render import plots
-
-    run_dir, _ = make_run(tmp_path)
-
-    def broken(*args: object, **kwargs: object) -> None:
-        raise TypeError("a drawing bug")
-
-    monkeypatch.setattr(plots, "make_plots", broken)
-    run = SimpleNamespace(
-        summary={"configs": []},
-        run_dir=run_dir,
-        options=SimpleNamespace(report=True),
-        report_path=None,
-        interrupted=False,
-        registry=None,
-    )
-    write_report(run)  # type: ignore[arg-type]
-    assert run.report_path is None and run.report_error == "TypeError: a drawing bug"
 
 
 def config_table(config: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""Report figures: each PNG is real (right size, not blank, deterministic) and the CLI's exit codes."""
+"""Report figures: each PNG is real (right size, not blank, deterministic); the command's tests are
+in tests/cli/test_plot.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 from matplotlib.image import imread
 from matplotlib.legend import Legend
 
-from pytest_pastbench.cli import main
 from pytest_pastbench.core.records import MechScore
 from pytest_pastbench.errors import PlotError
 from pytest_pastbench.protocols.past.metrics import build_comparison, summarize
@@ -145,36 +145,6 @@ def test_a_run_without_configs_is_a_clear_value_error(tmp_path: Path) -> None:
         plot_run(run, tmp_path / "plots", standalone_registry())
     assert isinstance(info.value, PlotError)
     assert not (tmp_path / "plots").exists()
-
-
-def test_cli_plots_into_run_plots_and_says_what_it_skipped(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_dir = make_run(tmp_path)
-    assert main(["plot", str(run_dir)]) == 0
-    out = capsys.readouterr().out.splitlines()
-    for name in EXPECTED_SHAPES:
-        assert str(run_dir / "plots" / name) in out
-        assert (run_dir / "plots" / name).is_file()
-    # A PAST-only run: one line per protocol it does not hold, and none of their PNGs.
-    assert "this run has no stream items: reward_per_window.png not drawn" in out
-    assert "this run has no plasticity items: learning_curves.png not drawn" in out
-    assert "this run has no intervention items: intervention_matrix.png not drawn" in out
-    assert sorted(p.name for p in (run_dir / "plots").iterdir()) == sorted(EXPECTED_SHAPES)
-
-    assert main(["plot", str(run_dir), "-o", str(tmp_path / "elsewhere")]) == 0
-    assert str(tmp_path / "elsewhere" / "frontier.png") in capsys.readouterr().out
-    assert (tmp_path / "elsewhere" / "frontier.png").is_file()
-
-
-def test_cli_unreadable_or_empty_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plot", str(tmp_path / "missing")]) == 2
-    captured = capsys.readouterr()
-    assert "missing" in captured.err and captured.out == ""
-
-    empty = write_run(tmp_path, "empty", {"id": "empty"}, [], {}, summarize([], {}, 0), {"rows": []})
-    assert main(["plot", str(empty)]) == 2
-    assert "no PAST configs" in capsys.readouterr().err
 
 
 def test_importing_the_module_does_not_import_matplotlib() -> None:
@@ -330,19 +300,6 @@ def test_padded_limits_contain_the_values_and_widen_a_single_point() -> None:
     assert padded_limits([float("nan")], include=()) == (-0.1, 0.1)
     lo, hi = padded_limits([-3.0, 2.0], include=(0.0, 10.0))
     assert lo < -3.0 and hi > 10.0
-
-
-def test_a_protocol_the_run_lacks_is_one_line_and_no_png(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_dir = make_run(tmp_path)  # PAST only
-    assert main(["plot", str(run_dir), "--protocol", "stream"]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.strip().splitlines() == [
-        f"pastbench plot: {run_dir}: this run has no stream items: reward_per_window.png not drawn"
-    ]
-    assert not (run_dir / "plots").exists()
 
 
 def test_a_run_of_the_other_protocols_draws_their_figures_only(tmp_path: Path) -> None:
