@@ -1,5 +1,7 @@
 """Shared set-up of the project's own tests."""
 
+import os
+
 # pytester restores sys.modules after every test that uses it, dropping the modules that test
 # imported. A test that draws (plots, plasticity PNGs through `pastbench merge`) in the test
 # process would leave matplotlib half unloaded, and the next drawing test would see two copies
@@ -44,6 +46,7 @@ def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: p
     if "pytester" in request.fixturenames:
         pytester = request.getfixturevalue("pytester")
         monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(CHILD_RUN_OPTIONS))
-        if request.node.get_closest_marker("fresh_interpreter") is None:
+        cold = os.environ.get("PASTBENCH_TEST_CHILDREN") == "cold"
+        if not cold and request.node.get_closest_marker("fresh_interpreter") is None:
             # tests/zygote.py: the child runs start from a warm interpreter (litellm imported).
             monkeypatch.setattr(pytester, "popen", forked_popen(pytester.popen))

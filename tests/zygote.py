@@ -12,11 +12,13 @@ import, whose result the fork copies.
 
 A test that must see a cold interpreter (what a run imports at start) asks for it with the
 ``fresh_interpreter`` marker; ``pytester.popen`` calls with options of their own (a new session,
-a pipe) always get a real subprocess.
+a pipe) always get a real subprocess. ``PASTBENCH_TEST_CHILDREN=cold`` turns the forking off for a
+whole test run (to compare, or to rule it out).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -106,6 +108,14 @@ class _Helper:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def close(self) -> None:
+        """At the test process's exit: the helper ends when its channel closes; reap it."""
+        self.channel.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
 
 class ForkedRun:
     """The part of ``subprocess.Popen`` that ``Pytester.run`` uses, for one forked child run."""
@@ -152,6 +162,7 @@ def helper() -> _Helper:
     with _start:
         if _helper is None or not _helper.alive():
             _helper = _Helper()
+            atexit.register(_helper.close)
         return _helper
 
 
