@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import pytest
 
-from ..errors import FamilyFileError, ItemInfraError
+from ..errors import FamilyFileError, InfraError, ItemInfraError
 from ..plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..plugin.run_handle import pastbench_run
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
@@ -146,11 +146,6 @@ class BenchProtocol(Protocol):
     def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         """Load and validate ``parent.path`` (raise ``FamilyFileError`` naming file and field), call
         ``parent.identify(family_id, file_hash)``, yield ``ProtocolItem`` subclasses."""
-        ...
-
-    def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (errors.py) when the
-        infrastructure, not the agent, failed."""
         ...
 
     # -- records and results ----------------------------------------------------------------------------
@@ -309,9 +304,6 @@ class ProtocolBase:
 
     def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         raise NotImplementedError
-
-    def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        return item.measure()
 
     def load_record(self, record: dict[str, Any]) -> Any:
         if not (isinstance(record, dict) and isinstance(record.get("nodeid"), str)):
@@ -538,27 +530,31 @@ class ProtocolItem(OneLineItem):
 
     # -- what a protocol implements ------------------------------------------------------------
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Run the measurement: (record, trace). ``record`` is plain JSON; it must hold a short
-        ``headline`` string for the terminal (e.g. ``"reward 0.62"``). Raise ``InfraError``
-        (errors.py) when the infrastructure, not the agent, failed."""
+        """Measure this item: run it on its protocol's engine (``protocols/<name>/engine.py``
+        ``run``) with the run's agent, model client and budgets, and return (record, trace).
+        ``record`` is plain JSON; it must hold a short ``headline`` string for the terminal (e.g.
+        ``"reward 0.62"``). Raise ``InfraError`` (errors.py) when the infrastructure, not the
+        agent, failed."""
         raise NotImplementedError
 
     def secrets(self) -> list[str]:
         """Values that must never appear in any output of this item."""
         return []
 
-    # -- shared ----------------------------------------------------------------------------------
+    # -- shared: one step, "measure", from pytest's setup to the protocol's measure -------------
     def setup(self) -> None:
+        """pytest's setup measures the item, so an infrastructure failure is a pytest error and
+        never a score; the run decides on which thread (``PastbenchRun.measure``)."""
         pastbench_run(self.config).measure(self)
 
     def measure_item(self) -> None:
-        """Measure (on any thread: see ``concurrency``)."""
+        """What the run calls, here or on a thread of its pool: ``measure``, keeping the record
+        and trace; an ``InfraError`` becomes ``infra_blocked`` (its text redacted)."""
+        # Lazy: collection imports this module, and core.trace's redaction is for running items.
         from ..core.trace import redact_text
-        from ..errors import InfraError
 
-        protocol: BenchProtocol = self.parent.protocol  # type: ignore[attr-defined]
         try:
-            self.record, self.trace = protocol.run_item(self)
+            self.record, self.trace = self.measure()
         except InfraError as exc:
             # A provider error may quote the key it rejected: redact before it is reported.
             self.infra_error = redact_text(str(exc), self.secrets())

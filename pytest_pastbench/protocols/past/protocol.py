@@ -90,9 +90,6 @@ class PastProtocol(ProtocolBase):
 
         return collect(parent)
 
-    def run_item(self, item: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        return item.measure()
-
     # -- records: validated ItemRecords ------------------------------------------------------------
     def load_record(self, record: dict[str, Any]) -> Any:
         from pytest_pastbench.results.item_record import ItemRecord
