@@ -20,7 +20,7 @@ from .run_models import RunModels
 
 def _locked(method: Any) -> Any:
     """Items run on several threads (--pastbench-concurrency): the lazily built agents, clients
-    and judge are built once, under the session's lock."""
+    and judge are built once, under the run's lock."""
 
     def locked(self: PastbenchRun, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
@@ -199,7 +199,7 @@ class PastbenchRun:
         try:
             write_item(self.ensure_run_dir(), nodeid, payload)
         except OSError as exc:
-            # The result is still in memory for the final files; losing the whole session over a
+            # The result is still in memory for the final files; losing the whole run over a
             # full disk would be worse than losing crash safety, but say so once.
             if not self._item_write_failed:
                 self._item_write_failed = True
