@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..errors import FamilyFileError
 from ..protocols.detect import is_family_file
 from ..results.run_folder import ITEMS_DIR, RUN_FILE, TMP_SUFFIX
+from ..version import plugin_version
+from .collection import under_families
 from .options import resume_options
 
 if TYPE_CHECKING:
@@ -68,8 +71,7 @@ def resume_fields(registry: ProtocolRegistry) -> dict[str, str]:
 def run_file(options: RunOptions, run_id: str, started: str, registry: ProtocolRegistry) -> dict[str, Any]:
     """The content of ``run.json``: written at the start of a run, checked by a resume.
     ``registry``: whose protocols' resume fields it records (the run's)."""
-    from ..judge.llm import judge_info
-    from ..version import plugin_version
+    from ..judge.llm import judge_info  # lazy: the judge module loads the model client
 
     document = {
         "schema_version": RUN_FILE_SCHEMA,
@@ -197,9 +199,7 @@ def _family_files(config: pytest.Config) -> Iterator[Path]:
 def collected_family_hashes(config: pytest.Config) -> dict[str, str]:
     """Family id -> file hash of the families this invocation collects (as the collector hashes
     them): the files collection hands to a protocol (``collection.protocol_file``)."""
-    from ..errors import FamilyFileError
-    from ..protocols.registry import registry_of
-    from .collection import under_families
+    from ..protocols.registry import registry_of  # lazy: the registry loads every protocol object
 
     registry = registry_of(config)
     hashes: dict[str, str] = {}
@@ -280,7 +280,7 @@ class ResumeHooks:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.run.payloads and self.run.resumed == set(self.run.payloads):
-            from .terminal import add_parts
+            from .terminal import add_parts  # lazy: only when nothing was left to run
 
             text = f"nothing left to run in {self.run_dir}"
             terminalreporter.write_line(

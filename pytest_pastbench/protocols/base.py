@@ -13,6 +13,7 @@ travels to the controller is ``payload()``: plain JSON, redacted.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 from ..errors import FamilyFileError, InfraError, ItemInfraError
 from ..plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..plugin.run_handle import pastbench_run
+from ..resources import packaged_nodeid
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
@@ -311,8 +313,6 @@ class ProtocolBase:
         return record
 
     def read_records(self, run_dir: Path) -> list[dict[str, Any]]:
-        import json
-
         path = run_dir / PROTOCOL_RESULTS_FILE
         if not path.is_file():
             return []
@@ -328,6 +328,7 @@ class ProtocolBase:
         if records:
             section = self.summarize(records, seed)
             if self.ablation is not None:
+                # lazy: the ablation loads the agents' mechanisms, asked only at the end of a run
                 from ..results.ablation import ablation_rows
 
                 rows = ablation_rows(self.ablation, records, seed)
@@ -363,7 +364,7 @@ class ProtocolBase:
             terminal.write_line(self.render_section(section))
         ablation = (section or {}).get("ablation")
         if ablation and self.ablation is not None:
-            from ..results.ablation import render_ablation
+            from ..results.ablation import render_ablation  # lazy: as in add_to_summary
 
             terminal.section(f"pastbench: {self.name} mechanism ablation")
             rows = ablation["rows"]
@@ -385,7 +386,7 @@ class ProtocolBase:
 
     def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
         """The terminal's text of its section (``render_section``), preformatted."""
-        from ..results.render.html_kit import TEXT_SECTION
+        from ..results.render.html_kit import TEXT_SECTION  # lazy: the HTML kit loads Jinja2
 
         return HtmlSection(TEXT_SECTION, {"text": self.render_section(dict(self.section(summary) or {}))})
 
@@ -480,8 +481,6 @@ class ProtocolFile(pytest.File):
 def protocol_file(file_path: Path, parent: pytest.Collector) -> ProtocolFile | None:
     """The collector of a file a registered protocol reads (its format tag, or the protocol
     claims it), None for any other file."""
-    from ..resources import packaged_nodeid
-
     protocol = pastbench_run(parent.config).registry.owner(file_path)  # the run's, handed down
     if protocol is None:
         return None  # a format no registered protocol reads
@@ -520,6 +519,7 @@ class ProtocolItem(OneLineItem):
         for keyword in (self.protocol, self.family_id, self.parent.path.stem):
             self.extra_keyword_matches.add(keyword)
         if self.mechanisms is not None:
+            # lazy: the mechanisms module loads the store and the tools (collection stays light)
             from ..agents.mechanisms import mechanism_set_label
 
             self.extra_keyword_matches.add(mechanism_set_label(self.mechanisms))
@@ -594,7 +594,7 @@ class ProtocolItem(OneLineItem):
         return {**self.base_record(), "infra_blocked": True, "reason": reason, "headline": "blocked"}
 
     def payload(self) -> dict[str, Any]:
-        from ..core.trace import redact
+        from ..core.trace import redact  # lazy: as in measure_item
 
         payload = {
             "protocol": self.protocol,
