@@ -165,7 +165,7 @@ class InterventionProtocol(ProtocolBase):
 
 
 def _mean_of(units: Mapping[str, Mapping[str, float]] | None) -> float | None:
-    from ...core.stats import stratified_mean
+    from ...core.stats import stratified_mean  # lazy: asked only of a gate, not at start
 
     return None if units is None else stratified_mean(units)
 

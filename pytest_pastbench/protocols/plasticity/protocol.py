@@ -126,7 +126,7 @@ class PlasticityProtocol(ProtocolBase):
                 p_sat = ((line.get("p_sat") or {}).get("per_1000_tokens") or {}).get("value")
                 if p_sat is not None:
                     metrics["p_sat"].setdefault(family, {})[f"t{line['trial']}"] = float(p_sat)
-        from ...core.stats import stratified_mean
+        from ...core.stats import stratified_mean  # lazy: asked only of a gate, not at start
 
         result = []
         for label, metrics in sorted(per_config.items()):
