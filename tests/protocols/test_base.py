@@ -21,7 +21,7 @@ from pytest_pastbench.protocols.base import (
     tool_names,
 )
 from pytest_pastbench.results.run_folder import PROTOCOL_RESULTS_FILE
-from tests.protocols.stand_ins import item_of
+from tests.protocols.stand_ins import item_of, run_of
 from tests.recording_terminal import Terminal
 
 
@@ -157,3 +157,11 @@ def test_an_infra_error_in_measure_is_a_redacted_infra_blocked_error() -> None:
     item.outcome = ValueError("a bug")
     with pytest.raises(ValueError, match="a bug"):
         item.measure_item()
+
+
+def test_setup_hands_the_item_to_the_run_which_decides_the_thread() -> None:
+    item = item_of(Measured, RunOptions(), outcome=({"headline": "reward 1"}, []))
+    handed: list[Any] = []
+    run_of(item).measure = handed.append  # type: ignore[attr-defined]
+    item.setup()
+    assert handed == [item] and item.record is None  # measured by the run, not by setup itself
