@@ -53,6 +53,7 @@ PAST_COLLECTION = START | {
     f"{PACKAGE}.protocols.past.collect",
     f"{PACKAGE}.protocols.past.components",
     f"{PACKAGE}.protocols.past.family_files",
+    f"{PACKAGE}.protocols.past.items",
     f"{PACKAGE}.protocols.past.protocol",
     f"{PACKAGE}.protocols.past.schema",
     f"{PACKAGE}.protocols.shared",  # the check language a family file holds

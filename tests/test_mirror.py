@@ -22,18 +22,7 @@ TESTS = Path(__file__).resolve().parent
 
 # Modules with logic and no mirrored test file yet, as paths under pytest_pastbench/.
 NOT_YET = {
-    # protocols/, cli/ and the modules issue 32 moved or made this round: their tests are next.
-    "protocols/intervention/collect.py",
-    "protocols/intervention/protocol.py",
-    "protocols/past/protocol.py",
-    "protocols/plasticity/collect.py",
-    "protocols/plasticity/protocol.py",
-    "protocols/stream/collect.py",
-    "protocols/stream/protocol.py",
     "protocols/stream/servelearn/collect.py",
-    # The rest of the package: covered today only through other modules' tests or end to end
-    # (tests/test_plugin.py runs the plugin's hooks in throw-away projects).
-    "plugin/run.py",
 }
 
 

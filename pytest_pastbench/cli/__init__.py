@@ -8,6 +8,7 @@ from importlib import import_module
 
 from ..models.offline_models import use_protocols
 from ..protocols.standalone import standalone_registry
+from ..version import plugin_version
 
 # Modules that add their own subcommands with ``register_cli(subparsers)``; one job each.
 COMMAND_MODULES = (
@@ -39,8 +40,6 @@ DESCRIPTION = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..version import plugin_version
-
     parser = argparse.ArgumentParser(prog="pastbench", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"pastbench {plugin_version()}")
     commands = parser.add_subparsers(dest="command", required=True)

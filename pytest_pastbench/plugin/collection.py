@@ -1,8 +1,8 @@
 """Collection helpers every protocol shares: model × trial variants, parsable node ids, the
 one-line error items, the control arms ``--lf`` reruns and the longest-first order.
 
-A family file is collected by its protocol (protocols/base.py ``ProtocolFile``); PAST's items
-are in protocols/past/collect.py.
+A family file is collected by its protocol (protocols/base.py ``ProtocolFile``): each
+protocol's ``collect.py`` yields the items of its ``items.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..compat.pytest import last_failed
 from ..errors import InvalidFamily
+from .run_handle import RUN_KEY
 
 if TYPE_CHECKING:
     from .options import RunOptions
@@ -22,8 +24,6 @@ if TYPE_CHECKING:
 
 def under_families(path: Path, config: pytest.Config) -> bool:
     """Only what the user pointed --pastbench-families at: a stray dataset file is not a benchmark."""
-    from .run_handle import RUN_KEY
-
     run = config.stash.get(RUN_KEY, None)
     chosen = [Path(f).resolve() for f in (run.options.families if run is not None else ()) if f != "builtin"]
     if not chosen:
@@ -33,35 +33,30 @@ def under_families(path: Path, config: pytest.Config) -> bool:
 
 
 def item_variants(options: RunOptions) -> Iterator[tuple[str, int, str, list[str] | None, str]]:
-    """(model, trial, arm, mechanism set, id suffix) of each item of one lineage, in collection
-    order: ``on-t0``, with the model appended when the run compares several and the mechanism
-    set's label when it runs several (``config_variants``)."""
+    """``config_variants`` × the run's arms (--pastbench-persistence): (model, trial, arm,
+    mechanism set, id suffix) in collection order, the suffix ``on-t0`` with the model and the
+    set's label appended as ``config_variants`` says (PAST's episodes, plasticity's lineages)."""
     for model, trial, mechanisms, parts in config_variants(options):
         for arm in options.arms:
             yield model, trial, arm, mechanisms, "-".join([arm, *parts])
 
 
-def model_trials(options: Any) -> Iterator[tuple[str, int, list[str]]]:
-    """(model, trial, id parts) for every model × trial of one unit of work: ``t0``, plus the
-    model when several run (``t0-pastbench/blind``). Shared by every protocol's collection."""
-    multi_model = len(options.models) > 1
-    for model in options.models:
-        for trial in range(options.trials):
-            yield model, trial, [f"t{trial}"] + ([model] if multi_model else [])
-
-
 def config_variants(options: Any) -> Iterator[tuple[str, int, list[str] | None, list[str]]]:
-    """``model_trials`` × the run's mechanism sets (--pastbench-mechanisms / --pastbench-ablation):
-    (model, trial, mechanisms, id parts). ``mechanisms`` None: the agent's own set; the set's
-    label (``base``, ``E1``, ``all``) joins the id parts only when the run has several."""
+    """Every model × trial × mechanism set of one unit of work (--pastbench-model,
+    --pastbench-trials, --pastbench-mechanisms / --pastbench-ablation): (model, trial, mechanisms,
+    id parts). The parts are ``t0``, then the model when several run (``t0-pastbench/blind``),
+    then the set's label (``base``, ``E1``, ``all``) when several run. ``mechanisms`` None: the
+    agent's own set. Shared by every protocol's collection."""
     sets: list[list[str] | None] = list(options.mechanism_sets or [None])
     if len(sets) > 1:
         # Only then: the mechanisms module loads the store and the tools (collection stays light).
         from ..agents.mechanisms import mechanism_set_label
-    for model, trial, parts in model_trials(options):
-        for mechanisms in sets:
-            label = [mechanism_set_label(mechanisms or [])] if len(sets) > 1 else []
-            yield model, trial, mechanisms, [*parts, *label]
+    multi_model = len(options.models) > 1
+    for model in options.models:
+        for trial in range(options.trials):
+            for mechanisms in sets:
+                label = [mechanism_set_label(mechanisms or [])] if len(sets) > 1 else []
+                yield model, trial, mechanisms, [f"t{trial}", *([model] if multi_model else []), *label]
 
 
 def with_parsable_nodeid(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -146,8 +141,6 @@ def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
 def rerun_control_arms(config: pytest.Config) -> set[Any]:
     """--lf / --ff: add the control item of each failed on item to pytest's last failures, on
     every process (xdist workers collect), so the rerun measures Δ; returns what was added."""
-    from ..compat.pytest import last_failed
-
     known = last_failed(config)
     if not known:
         return set()

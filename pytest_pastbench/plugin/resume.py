@@ -5,7 +5,7 @@ While a run goes, the controller writes every finished item to ``<run>/items/`` 
 A resume reuses the run's id and folder; refuses (``pytest.UsageError``) when this invocation
 would measure something else than the run did; deselects the finished items at collection (the
 same list on every xdist worker: the controller hands it over) and feeds their payloads into the
-session as if received, so the final files equal those of an uninterrupted run.
+run as if received, so the final files equal those of an uninterrupted run.
 
 Import-light: loaded on xdist workers and at configure; pydantic and the loader load lazily.
 """
@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..errors import FamilyFileError
 from ..protocols.detect import is_family_file
 from ..results.run_folder import ITEMS_DIR, RUN_FILE, TMP_SUFFIX
+from ..version import plugin_version
+from .collection import under_families
 from .options import resume_options
 
 if TYPE_CHECKING:
@@ -68,8 +71,7 @@ def resume_fields(registry: ProtocolRegistry) -> dict[str, str]:
 def run_file(options: RunOptions, run_id: str, started: str, registry: ProtocolRegistry) -> dict[str, Any]:
     """The content of ``run.json``: written at the start of a run, checked by a resume.
     ``registry``: whose protocols' resume fields it records (the run's)."""
-    from ..judge.llm import judge_info
-    from ..version import plugin_version
+    from ..judge.llm import judge_info  # lazy: the judge module loads the model client
 
     document = {
         "schema_version": RUN_FILE_SCHEMA,
@@ -197,9 +199,7 @@ def _family_files(config: pytest.Config) -> Iterator[Path]:
 def collected_family_hashes(config: pytest.Config) -> dict[str, str]:
     """Family id -> file hash of the families this invocation collects (as the collector hashes
     them): the files collection hands to a protocol (``collection.protocol_file``)."""
-    from ..errors import FamilyFileError
-    from ..protocols.registry import registry_of
-    from .collection import under_families
+    from ..protocols.registry import registry_of  # lazy: the registry loads every protocol object
 
     registry = registry_of(config)
     hashes: dict[str, str] = {}
@@ -263,35 +263,35 @@ def current_payloads(payloads: dict[str, dict[str, Any]], resumed: set[str]) -> 
 class ResumeHooks:
     """Controller hooks of a resumed run (registered per config, like the plugin's own)."""
 
-    def __init__(self, session: PastbenchRun, run_dir: Path, unreadable: int) -> None:
-        self.session = session
+    def __init__(self, run: PastbenchRun, run_dir: Path, unreadable: int) -> None:
+        self.run = run
         self.run_dir = run_dir
         self.unreadable = unreadable
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput[WORKERINPUT_KEY] = sorted(self.session.finished_nodeids)
+        node.workerinput[WORKERINPUT_KEY] = sorted(self.run.finished_nodeids)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         # Every item had finished (the crash came after the last one): nothing ran, but the run is
         # complete and its files are written now, which is a success, not "no tests collected".
-        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.session.summary is not None:
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.run.summary is not None:
             session.exitstatus = pytest.ExitCode.OK
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.session.payloads and self.session.resumed == set(self.session.payloads):
-            from .terminal import add_parts
+        if self.run.payloads and self.run.resumed == set(self.run.payloads):
+            from .terminal import add_parts  # lazy: only when nothing was left to run
 
             text = f"nothing left to run in {self.run_dir}"
             terminalreporter.write_line(
-                f"pastbench: {text}: all {len(self.session.payloads)} items had finished; "
+                f"pastbench: {text}: all {len(self.run.payloads)} items had finished; "
                 "its files were written again from them"
             )
             add_parts(terminalreporter, [(text, {"green": True})])
 
     def pytest_report_header(self) -> list[str]:
         line = (
-            f"pastbench: resuming {self.run_dir}: {len(self.session.finished_nodeids)} finished items "
+            f"pastbench: resuming {self.run_dir}: {len(self.run.finished_nodeids)} finished items "
             "kept and deselected"
         )
         if self.unreadable:
@@ -299,9 +299,9 @@ class ResumeHooks:
         return [line]
 
 
-def start_resume(config: pytest.Config, session: PastbenchRun) -> None:
-    """Controller, at configure: check the run, load its finished items, hand them to the session."""
-    options = session.options
+def start_resume(config: pytest.Config, run: PastbenchRun) -> None:
+    """Controller, at configure: check the run, load its finished items, hand them to the run."""
+    options = run.options
     value = str(options.resume)
     run_dir = resolve_run_dir(value, options.report_dir)
     if options.run_id is not None and options.run_id != run_dir.name:
@@ -310,9 +310,9 @@ def start_resume(config: pytest.Config, session: PastbenchRun) -> None:
             f"{options.run_id}: drop one of them"
         )
     recorded = read_run_file(run_dir, value)
-    current = run_file(options, run_dir.name, "", session.registry)
-    check_options(value, recorded, current, session.registry)
-    finished, problems = load_finished(run_dir, session.registry)
+    current = run_file(options, run_dir.name, "", run.registry)
+    check_options(value, recorded, current, run.registry)
+    finished, problems = load_finished(run_dir, run.registry)
     check_families(value, finished, collected_family_hashes(config))
     for problem in problems:
         config.issue_config_time_warning(
@@ -323,13 +323,13 @@ def start_resume(config: pytest.Config, session: PastbenchRun) -> None:
     for leftover in (run_dir / ITEMS_DIR).glob(f"*{TMP_SUFFIX}"):
         leftover.unlink(missing_ok=True)
 
-    session.run_id = run_dir.name
-    session.run_dir = run_dir
-    session.run_started = str(recorded.get("started") or session.run_started)
-    session.payloads.update(finished)
-    session.resumed = set(finished)
-    session.finished_nodeids = frozenset(finished)
-    config.pluginmanager.register(ResumeHooks(session, run_dir, len(problems)), HOOKS_NAME)
+    run.run_id = run_dir.name
+    run.run_dir = run_dir
+    run.run_started = str(recorded.get("started") or run.run_started)
+    run.payloads.update(finished)
+    run.resumed = set(finished)
+    run.finished_nodeids = frozenset(finished)
+    config.pluginmanager.register(ResumeHooks(run, run_dir, len(problems)), HOOKS_NAME)
 
 
 def deselect_finished(items: list[pytest.Item], finished: frozenset[str]) -> tuple[list[Any], list[Any]]:

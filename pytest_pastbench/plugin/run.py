@@ -2,10 +2,15 @@
 process, aggregates on the controller only (pytest-xdist: workers send plain JSON in reports, the
 controller writes). Its collaborators: ``RunModels`` (model service, gateway, clients, judge),
 ``run_aggregate`` (records by protocol to summary and files) and ``run_report`` (the end of the
-run: files, JUnit, CI summary, baselines, terminal)."""
+run: files, JUnit, CI summary, baselines, terminal).
+
+Every pytest start imports this module, so what the run drives (agents, protocols, the item pool,
+results, the end of the run) is imported inside the method that needs it ("lazy"): a run that
+measures nothing loads none of it (tests/test_lazy_start.py)."""
 
 from __future__ import annotations
 
+import shlex
 import threading
 import time
 import warnings
@@ -20,7 +25,7 @@ from .run_models import RunModels
 
 def _locked(method: Any) -> Any:
     """Items run on several threads (--pastbench-concurrency): the lazily built agents, clients
-    and judge are built once, under the session's lock."""
+    and judge are built once, under the run's lock."""
 
     def locked(self: PastbenchRun, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
@@ -69,7 +74,7 @@ class PastbenchRun:
         # travels with each payload because under xdist only the workers collect.
         self.selection: str | None = None
         if self.is_worker:
-            from .resume import WORKERINPUT_KEY
+            from .resume import WORKERINPUT_KEY  # lazy: see the module docstring
 
             # From the controller, so every worker deselects the same items even while the
             # controller is already writing new item files.
@@ -97,7 +102,7 @@ class PastbenchRun:
 
     @_locked
     def agent(self) -> Any:
-        from ..agents.registry import make_agent
+        from ..agents.registry import make_agent  # lazy: see the module docstring
 
         if self.options.agent not in self._agents:
             try:
@@ -137,7 +142,7 @@ class PastbenchRun:
     @property
     def registry(self) -> Any:
         """The protocols this run knows (``pytest_pastbench_register_protocols``)."""
-        from ..protocols.registry import registry_of
+        from ..protocols.registry import registry_of  # lazy: see the module docstring
 
         return registry_of(self.config)
 
@@ -161,7 +166,7 @@ class PastbenchRun:
 
     def budgets(self) -> Any:
         """The per-session ``Budgets`` of this run's options (every protocol's sessions)."""
-        from ..agents.base import Budgets
+        from ..agents.base import Budgets  # lazy: see the module docstring
 
         return Budgets(tool_calls=self.options.max_tool_calls, wall_s=self.options.session_timeout)
 
@@ -171,7 +176,7 @@ class PastbenchRun:
         if self.options.concurrency == 1:
             item.measure_item()
             return
-        from .concurrency import ItemPool, upcoming_items
+        from .concurrency import ItemPool, upcoming_items  # lazy: see the module docstring
 
         if self._pool is None:
             session = item.session
@@ -192,14 +197,14 @@ class PastbenchRun:
 
     def receive(self, nodeid: str, payload: dict[str, Any]) -> None:
         """An item finished: keep its payload and write it to ``items/`` at once (crash safety)."""
-        from ..results.run_folder import write_item
+        from ..results.run_folder import write_item  # lazy: see the module docstring
 
         self.payloads[nodeid] = payload
         self.resumed.discard(nodeid)  # measured again in this invocation: the new result counts
         try:
             write_item(self.ensure_run_dir(), nodeid, payload)
         except OSError as exc:
-            # The result is still in memory for the final files; losing the whole session over a
+            # The result is still in memory for the final files; losing the whole run over a
             # full disk would be worse than losing crash safety, but say so once.
             if not self._item_write_failed:
                 self._item_write_failed = True
@@ -224,8 +229,6 @@ class PastbenchRun:
 
     def resume_command(self) -> str:
         """The command that finishes this run: the same arguments, resuming this run id."""
-        import shlex
-
         args = [a for a in self.config.invocation_params.args if not str(a).startswith("--pastbench-resume")]
         return shlex.join(["pytest", *map(str, args), f"--pastbench-resume={self.run_id}"])
 
@@ -233,6 +236,7 @@ class PastbenchRun:
         """Make this run's folder and its ``run.json`` once, before the first item file."""
         if self.run_dir is not None:
             return self.run_dir
+        # lazy: see the module docstring
         from ..results.run_folder import RUN_FILE, clear_run, write_json_atomic
         from .resume import run_file
 
@@ -263,7 +267,7 @@ class PastbenchRun:
         # --collect-only with --pastbench-resume holds resumed payloads but measured nothing.
         if self.is_worker or not self.payloads or getattr(self.config.option, "collectonly", False):
             return
-        from .finish import write_run_files
+        from .finish import write_run_files  # lazy: see the module docstring
 
         write_run_files(self)
 

@@ -13,6 +13,7 @@ travels to the controller is ``payload()``: plain JSON, redacted.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +21,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import pytest
 
-from ..errors import FamilyFileError, ItemInfraError
+from ..errors import FamilyFileError, InfraError, ItemInfraError
 from ..plugin.collection import INVALID_FAMILY_NAME, InvalidFamilyItem, OneLineItem, with_parsable_nodeid
 from ..plugin.run_handle import pastbench_run
+from ..resources import packaged_nodeid
 from ..results.run_folder import PROTOCOL_RESULTS_FILE
 
 if TYPE_CHECKING:
@@ -146,11 +148,6 @@ class BenchProtocol(Protocol):
     def collect(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         """Load and validate ``parent.path`` (raise ``FamilyFileError`` naming file and field), call
         ``parent.identify(family_id, file_hash)``, yield ``ProtocolItem`` subclasses."""
-        ...
-
-    def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Measure one item: (record, trace), plain JSON. Raise ``InfraError`` (errors.py) when the
-        infrastructure, not the agent, failed."""
         ...
 
     # -- records and results ----------------------------------------------------------------------------
@@ -310,17 +307,12 @@ class ProtocolBase:
     def items(self, parent: ProtocolFile) -> Iterable[pytest.Item]:
         raise NotImplementedError
 
-    def run_item(self, item: ProtocolItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        return item.measure()
-
     def load_record(self, record: dict[str, Any]) -> Any:
         if not (isinstance(record, dict) and isinstance(record.get("nodeid"), str)):
             raise ValueError("not a protocol item file (record.nodeid)")
         return record
 
     def read_records(self, run_dir: Path) -> list[dict[str, Any]]:
-        import json
-
         path = run_dir / PROTOCOL_RESULTS_FILE
         if not path.is_file():
             return []
@@ -336,6 +328,7 @@ class ProtocolBase:
         if records:
             section = self.summarize(records, seed)
             if self.ablation is not None:
+                # lazy: the ablation loads the agents' mechanisms, asked only at the end of a run
                 from ..results.ablation import ablation_rows
 
                 rows = ablation_rows(self.ablation, records, seed)
@@ -371,7 +364,7 @@ class ProtocolBase:
             terminal.write_line(self.render_section(section))
         ablation = (section or {}).get("ablation")
         if ablation and self.ablation is not None:
-            from ..results.ablation import render_ablation
+            from ..results.ablation import render_ablation  # lazy: as in add_to_summary
 
             terminal.section(f"pastbench: {self.name} mechanism ablation")
             rows = ablation["rows"]
@@ -393,7 +386,7 @@ class ProtocolBase:
 
     def html_section(self, summary: Mapping[str, Any]) -> HtmlSection:
         """The terminal's text of its section (``render_section``), preformatted."""
-        from ..results.render.html_kit import TEXT_SECTION
+        from ..results.render.html_kit import TEXT_SECTION  # lazy: the HTML kit loads Jinja2
 
         return HtmlSection(TEXT_SECTION, {"text": self.render_section(dict(self.section(summary) or {}))})
 
@@ -488,8 +481,6 @@ class ProtocolFile(pytest.File):
 def protocol_file(file_path: Path, parent: pytest.Collector) -> ProtocolFile | None:
     """The collector of a file a registered protocol reads (its format tag, or the protocol
     claims it), None for any other file."""
-    from ..resources import packaged_nodeid
-
     protocol = pastbench_run(parent.config).registry.owner(file_path)  # the run's, handed down
     if protocol is None:
         return None  # a format no registered protocol reads
@@ -528,6 +519,7 @@ class ProtocolItem(OneLineItem):
         for keyword in (self.protocol, self.family_id, self.parent.path.stem):
             self.extra_keyword_matches.add(keyword)
         if self.mechanisms is not None:
+            # lazy: the mechanisms module loads the store and the tools (collection stays light)
             from ..agents.mechanisms import mechanism_set_label
 
             self.extra_keyword_matches.add(mechanism_set_label(self.mechanisms))
@@ -538,27 +530,31 @@ class ProtocolItem(OneLineItem):
 
     # -- what a protocol implements ------------------------------------------------------------
     def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Run the measurement: (record, trace). ``record`` is plain JSON; it must hold a short
-        ``headline`` string for the terminal (e.g. ``"reward 0.62"``). Raise ``InfraError``
-        (errors.py) when the infrastructure, not the agent, failed."""
+        """Measure this item: run it on its protocol's engine (``protocols/<name>/engine.py``
+        ``run``) with the run's agent, model client and budgets, and return (record, trace).
+        ``record`` is plain JSON; it must hold a short ``headline`` string for the terminal (e.g.
+        ``"reward 0.62"``). Raise ``InfraError`` (errors.py) when the infrastructure, not the
+        agent, failed."""
         raise NotImplementedError
 
     def secrets(self) -> list[str]:
         """Values that must never appear in any output of this item."""
         return []
 
-    # -- shared ----------------------------------------------------------------------------------
+    # -- shared: one step, "measure", from pytest's setup to the protocol's measure -------------
     def setup(self) -> None:
+        """pytest's setup measures the item, so an infrastructure failure is a pytest error and
+        never a score; the run decides on which thread (``PastbenchRun.measure``)."""
         pastbench_run(self.config).measure(self)
 
     def measure_item(self) -> None:
-        """Measure (on any thread: see ``concurrency``)."""
+        """What the run calls, here or on a thread of its pool: ``measure``, keeping the record
+        and trace; an ``InfraError`` becomes ``infra_blocked`` (its text redacted)."""
+        # Lazy: collection imports this module, and core.trace's redaction is for running items.
         from ..core.trace import redact_text
-        from ..errors import InfraError
 
-        protocol: BenchProtocol = self.parent.protocol  # type: ignore[attr-defined]
         try:
-            self.record, self.trace = protocol.run_item(self)
+            self.record, self.trace = self.measure()
         except InfraError as exc:
             # A provider error may quote the key it rejected: redact before it is reported.
             self.infra_error = redact_text(str(exc), self.secrets())
@@ -598,7 +594,7 @@ class ProtocolItem(OneLineItem):
         return {**self.base_record(), "infra_blocked": True, "reason": reason, "headline": "blocked"}
 
     def payload(self) -> dict[str, Any]:
-        from ..core.trace import redact
+        from ..core.trace import redact  # lazy: as in measure_item
 
         payload = {
             "protocol": self.protocol,

@@ -11,9 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..core.family_files import dataset_hash
 from ..errors import MergeError, RunLoadError
+from ..models.rate_limit import merge_rate_limits
 from ..protocols.registry import ProtocolRegistry
+from .aggregate import build_run_summary, write_run_folder
 from .read import LoadedRun, load_run
+from .run_folder import RESULTS_FILE, trace_path
 
 # Run settings that change what is measured or how it is summarised: shards must agree on them.
 PROTOCOL_KEYS = ("seed", "agent", "models", "persistence", "trials", "judge", "plugin_version")
@@ -142,8 +146,6 @@ def _run_values(runs: list[LoadedRun]) -> dict[str, Any]:
         if key in COMPUTED_KEYS:
             continue
         if key == "rate_limits":  # only the shards that met a 429 have one; lowest is a minimum
-            from ..models.rate_limit import merge_rate_limits
-
             merged[key] = merge_rate_limits([r.run.get(key) for r in runs])
             continue
         values = [r.run.get(key) for r in runs]
@@ -188,8 +190,6 @@ def _records(
 
 
 def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
-    from .run_folder import trace_path
-
     path = trace_path(loaded.path, nodeid)
     try:
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -199,10 +199,6 @@ def _trace(loaded: LoadedRun, nodeid: str) -> list[dict[str, Any]]:
 
 def merge_runs(paths: list[Path], out: Path, registry: ProtocolRegistry) -> Path:
     """Merge the shard runs of one command into the run folder ``out`` (its run id is its name)."""
-    from ..core.family_files import dataset_hash
-    from .aggregate import build_run_summary, write_run_folder
-    from .run_folder import RESULTS_FILE
-
     runs = _load([Path(p) for p in paths])
     _check_shards(runs)
     _check_protocol(runs)

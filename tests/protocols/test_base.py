@@ -1,6 +1,6 @@
 """ProtocolBase's defaults for a protocol whose records are plain JSON: identity, records in and
 out of protocol_results.json, its summary section and terminal text, resume values, and the
-small helpers every protocol uses."""
+small helpers every protocol uses; and ProtocolItem's shared step, ``measure_item``."""
 
 from __future__ import annotations
 
@@ -10,15 +10,18 @@ from typing import Any, ClassVar
 
 import pytest
 
+from pytest_pastbench.errors import InfraError, ItemInfraError
 from pytest_pastbench.plugin.option_spec import OptionGroup, OptionSpec
 from pytest_pastbench.plugin.options import RunOptions
 from pytest_pastbench.protocols.base import (
     BenchProtocol,
     ProtocolBase,
+    ProtocolItem,
     known_units,
     tool_names,
 )
 from pytest_pastbench.results.run_folder import PROTOCOL_RESULTS_FILE
+from tests.protocols.stand_ins import item_of, run_of
 from tests.recording_terminal import Terminal
 
 
@@ -119,3 +122,46 @@ def test_known_units_drop_empty_strata_and_tool_names_read_functions() -> None:
     assert known_units({"a": {}}) is None and known_units({}) is None
     tools = [{"type": "function", "function": {"name": "memory_write"}}, {"type": "other"}, "junk"]
     assert tool_names(tools) == {"memory_write"}  # type: ignore[arg-type]
+
+
+class Measured(ProtocolItem):
+    protocol = "toy"
+    outcome: Any = None
+
+    def measure(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+    def secrets(self) -> list[str]:
+        return ["sk-live-123"]
+
+
+def test_measure_item_keeps_what_the_items_measure_returned() -> None:
+    item = item_of(Measured, RunOptions(), outcome=({"headline": "reward 1"}, [{"event": "served"}]))
+    item.measure_item()
+    assert (item.record, item.trace, item.infra_error) == (
+        {"headline": "reward 1"},
+        [{"event": "served"}],
+        None,
+    )
+
+
+def test_an_infra_error_in_measure_is_a_redacted_infra_blocked_error() -> None:
+    item = item_of(Measured, RunOptions(), outcome=InfraError("401: key sk-live-123 rejected"))
+    with pytest.raises(ItemInfraError, match="^infra_blocked: 401: key .* rejected$") as raised:
+        item.measure_item()
+    assert "sk-live-123" not in str(raised.value) and "sk-live-123" not in item.infra_error
+    assert item.record is None and item.full_record()["reason"] == item.infra_error
+    # Any other error is the harness's: it propagates as it is (pytest reports it with its traceback).
+    item.outcome = ValueError("a bug")
+    with pytest.raises(ValueError, match="a bug"):
+        item.measure_item()
+
+
+def test_setup_hands_the_item_to_the_run_which_decides_the_thread() -> None:
+    item = item_of(Measured, RunOptions(), outcome=({"headline": "reward 1"}, []))
+    handed: list[Any] = []
+    run_of(item).measure = handed.append  # type: ignore[attr-defined]
+    item.setup()
+    assert handed == [item] and item.record is None  # measured by the run, not by setup itself

@@ -1,10 +1,13 @@
 """User-conditioned temporal interventions (docs/design.md §8, the "Toward User-Conditioned Evaluation"
 paper): one change event of a versioned domain, replayed over several user-state profiles.
 
-Modules: ``schema`` (the family file), ``graph`` (event–dependency graph), ``domain`` (the
-versioned service and the agent's tools), ``engine`` (one item: pre phase, event, post phase),
-``scoring`` (pass/fail of a query), ``fallback`` (γ's fields), ``metrics`` (α_L, γ, σ, κ, ρ),
-``items`` (collection), ``report`` (summary section and terminal matrix).
+Modules: ``schema`` (the family file), ``graph`` (event–dependency graph), ``service`` (the
+versioned domain), ``toolbox`` (the agent's tools), ``collect`` (a file's items), ``items`` (the
+item and its measure), ``engine`` (one item: pre phase, event, post phase), ``scoring``
+(pass/fail of a query), ``fallback`` (γ's fields), ``metrics`` (α_L, γ, σ, κ, ρ), ``report``
+(summary section and terminal matrix).
+Its methods import the package's other modules where they use them: the registry loads every
+protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
 """
 
 from __future__ import annotations
@@ -162,7 +165,7 @@ class InterventionProtocol(ProtocolBase):
 
 
 def _mean_of(units: Mapping[str, Mapping[str, float]] | None) -> float | None:
-    from ...core.stats import stratified_mean
+    from ...core.stats import stratified_mean  # lazy: asked only of a gate, not at start
 
     return None if units is None else stratified_mean(units)
 

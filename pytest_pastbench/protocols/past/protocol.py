@@ -1,8 +1,10 @@
 """PAST (docs/design.md §4): persistence on/off arms over episodes of sessions; Δ = S_on − S_off and Mech.
 
 This module holds the protocol object the run talks to (``PROTOCOL``), like every other
-protocol's ``protocol.py``; the package's other modules are its schema, collection, engine,
-scoring, metrics, report, offline policy and dataset tools.
+protocol's ``protocol.py``; the package's other modules are its schema, collection, items,
+engine, scoring, metrics, report, offline policy and dataset tools.
+Its methods import the package's other modules where they use them: the registry loads every
+protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
 """
 
 from __future__ import annotations
@@ -89,9 +91,6 @@ class PastProtocol(ProtocolBase):
         from .collect import collect
 
         return collect(parent)
-
-    def run_item(self, item: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        return item.measure()
 
     # -- records: validated ItemRecords ------------------------------------------------------------
     def load_record(self, record: dict[str, Any]) -> Any:

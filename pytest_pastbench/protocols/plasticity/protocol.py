@@ -4,10 +4,13 @@ A family file (``format: pastbench/plasticity-v1``) is one lineage setting; each
 trial is an item that runs checkpoints 0..C (``engine.run``). Arm ``on`` reflects and
 keeps validated artifacts; arm ``off`` never reflects (the control: the inventory stays empty).
 
-Modules: ``schema`` (family file), ``collect`` (its items), ``text_env`` and ``chess_env``
+Modules: ``schema`` (family file), ``collect`` and ``items`` (its items), ``text_env`` and ``chess_env``
 (environments), ``artifacts`` (inventory and edit checks, sandboxed), ``toolbox`` (the agent's
 tools), ``engine`` (the checkpoint loop), ``metrics`` (P, P_sat, taxonomy), ``report`` (summary,
 tables, PNGs).
+
+Its methods import the package's other modules where they use them: the registry loads every
+protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
 """
 
 from __future__ import annotations
@@ -123,7 +126,7 @@ class PlasticityProtocol(ProtocolBase):
                 p_sat = ((line.get("p_sat") or {}).get("per_1000_tokens") or {}).get("value")
                 if p_sat is not None:
                     metrics["p_sat"].setdefault(family, {})[f"t{line['trial']}"] = float(p_sat)
-        from ...core.stats import stratified_mean
+        from ...core.stats import stratified_mean  # lazy: asked only of a gate, not at start
 
         result = []
         for label, metrics in sorted(per_config.items()):

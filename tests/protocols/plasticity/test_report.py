@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.agents.base import Budgets, HermesAgent
-from pytest_pastbench.protocols.plasticity.collect import headline, headline_metrics
 from pytest_pastbench.protocols.plasticity.engine import run
+from pytest_pastbench.protocols.plasticity.items import headline, headline_metrics
 from pytest_pastbench.protocols.plasticity.metrics import lineage_metrics, summarize
 from pytest_pastbench.protocols.plasticity.report import render, write_files
 
