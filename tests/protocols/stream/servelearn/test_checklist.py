@@ -14,7 +14,7 @@ from pytest_pastbench.protocols.stream.servelearn.checklist import (
     ModelChecklist,
     parse_checklist,
 )
-from pytest_pastbench.protocols.stream.servelearn.collect import pitch_checklist
+from pytest_pastbench.protocols.stream.servelearn.items import pitch_checklist
 from pytest_pastbench.protocols.stream.servelearn.pitch import JudgeChecklist, grade_pitch, sheet
 
 from .helpers import scenarios
