@@ -247,7 +247,7 @@ def summarize(records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
         )
     summary: dict[str, Any] = {"schema_version": 1, "seed": seed, "configs": configs}
     # What a reader must know beside the tables, one line each: a published row not found, an
-    # offline model's replay-oracle-only scenarios (servelearn/collect.py); and the sample run.
+    # offline model's replay-oracle-only scenarios (servelearn/items.py); and the sample run.
     notes = sorted({note for record in records for note in record.get("notes") or ()})
     if notes:
         summary["notes"] = notes

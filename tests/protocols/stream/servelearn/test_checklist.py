@@ -14,8 +14,7 @@ from pytest_pastbench.protocols.stream.servelearn.checklist import (
     ModelChecklist,
     parse_checklist,
 )
-from pytest_pastbench.protocols.stream.servelearn.collect import pitch_checklist
-from pytest_pastbench.protocols.stream.servelearn.pitch import JudgeChecklist, grade_pitch, sheet
+from pytest_pastbench.protocols.stream.servelearn.pitch import grade_pitch, sheet
 
 from .helpers import scenarios
 
@@ -95,18 +94,3 @@ def test_contradictions_and_invented_claims_count_through_the_checklist() -> Non
     )
     assert result.reward == pytest.approx(0.25)  # one contradiction and one invented claim: x0.5 x0.5
     assert result.judge == f"test/checker (checklist {PROMPT_HASH})"
-
-
-def test_a_real_judge_model_gets_the_checklist_and_the_offline_judge_the_per_fact_seam() -> None:
-    class Bench:
-        def __init__(self, judge_model: str | None) -> None:
-            self.options = type("Options", (), {"judge_model": judge_model})()
-
-        def client(self, model: str) -> Replies:
-            client = Replies()
-            client.model = model
-            return client
-
-    assert isinstance(pitch_checklist(Bench(None)), JudgeChecklist)
-    assert pitch_checklist(Bench("pastbench/judge")).name == "pastbench/judge"
-    assert pitch_checklist(Bench("openai/gpt-x")).name == f"openai/gpt-x (checklist {PROMPT_HASH})"
