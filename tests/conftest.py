@@ -24,6 +24,16 @@ from tests.zygote import forked_popen
 pytest_plugins = ["pytester", "_hypothesis_pytestplugin"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests (whole-dataset runs, example environments) first, each group in its order.
+
+    xdist deals the first quarter of the items to its workers in turn and hands out the rest as
+    they finish. Collected in file order, the longest tests (tests/test_readme.py and
+    test_framework_examples.py sort last) started after everything else, and one worker sat idle
+    through each of them. Dealt first, the short tests fill in around them."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """pytest runs started through pytester leave out its unraisable-exception plugin.
