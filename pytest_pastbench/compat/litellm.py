@@ -15,6 +15,8 @@ network). tests/compat/test_litellm.py checks these against the installed litell
 
 from __future__ import annotations
 
+import importlib
+from importlib.metadata import version
 from typing import Any
 
 RESPONSES_MODULE = "litellm.responses.litellm_completion_transformation.transformation"
@@ -22,8 +24,6 @@ MESSAGES_MODULE = "litellm.llms.anthropic.messages.adapters"
 
 
 def litellm_version() -> str:
-    from importlib.metadata import version
-
     return version("litellm")
 
 
@@ -37,8 +37,6 @@ def internal_call_flag() -> Any:
 
 
 def _member(module: str, name: str) -> Any:
-    import importlib
-
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:

@@ -15,7 +15,7 @@ import platform
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,7 +261,6 @@ def protocol_gate_metrics(
 ) -> list[GateMetric]:
     """Every registered protocol's gate metrics in ``summary``, with the units its ``gate_units``
     draws from ``records`` (protocol -> plain records) where the summary holds none."""
-    from dataclasses import replace
 
     metrics = []
     for protocol in registry:

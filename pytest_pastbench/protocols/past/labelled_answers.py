@@ -12,7 +12,7 @@ from typing import Any
 from pytest_pastbench.errors import FamilyFileError
 
 from ..base import GradedAnswer
-from .schema import EVAL_STAGES, Family, Session
+from .schema import EVAL_STAGES, Family, Session, is_guard
 
 
 class PastAnswerGrader:
@@ -79,7 +79,6 @@ class Families:
 def text_checks(session: Session) -> list[Any]:
     """The session's credit checks that grade the answer's text (``checks.is_text_check``)."""
     from ..shared.checks import is_text_check
-    from .schema import is_guard
 
     return [c for c in session.checks if is_text_check(c) and not is_guard(c)]
 

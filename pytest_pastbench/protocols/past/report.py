@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .metrics import COMPONENTS
+from .metrics import COMPONENTS, ablation_rows
 
 
 def render(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
@@ -38,7 +38,6 @@ def render(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
 
             terminal.section("pastbench: configs side by side")
             terminal.write_line(render_side_by_side([("", summary)]))
-    from .metrics import ablation_rows
 
     ablation = ablation_rows(summary, records)
     if ablation:
