@@ -22,16 +22,11 @@ import tokenize
 from pathlib import Path
 
 import pytest_pastbench
+from tests.test_import_graph import _is_type_checking
 
 ROOT = Path(pytest_pastbench.__file__).parent
 DOCSTRING_SENTENCE = "Imports inside functions"
 REASON_PREFIXES = ("# lazy", "# noqa")
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
 
 
 def _function_level_imports(node: ast.AST, *, inside: bool = False) -> list[ast.stmt]:

@@ -30,7 +30,7 @@ def litellm_version() -> str:
 def internal_call_flag() -> Any:
     """litellm's ``is_internal_call`` ContextVar, None when this litellm has none."""
     try:
-        from litellm._internal_context import is_internal_call
+        from litellm._internal_context import is_internal_call  # lazy: litellm, only when a model is called
     except ImportError:
         return None
     return is_internal_call

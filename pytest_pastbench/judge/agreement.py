@@ -99,6 +99,7 @@ def share_text(agree: int, n: int) -> str:
 def make_judge(model: str, aliases: str | None, retries: int) -> Any:
     """The ``LLMJudge`` of an agreement command, on the run's model path (gateway, retries,
     offline ``pastbench/...``); ``ValueError`` naming what is missing."""
+    # lazy: the model client and gateway, only when a model judges
     from ..models.client import RetryPolicy, missing_keys, use_alias_file
     from ..models.gateway import ModelService, ServiceClient
 

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from ..compat.litellm import internal_call_flag
 from ..errors import InfraError
 from ..resources import agents_dir
 from .litellm_warnings import silence_read_only_typeddict_warnings
@@ -279,10 +280,10 @@ def import_litellm() -> Any:
         finally:
             if collecting:
                 gc.enable()
-    import litellm
+    import litellm  # lazy: litellm takes seconds to import, only when a model is called
 
     litellm.suppress_debug_info = True
-    from .offline_provider import register
+    from .offline_provider import register  # lazy: imports litellm
 
     register()
     return litellm
@@ -445,8 +446,6 @@ def _no_success_logging() -> Iterator[None]:
     handler for its own nested calls (``is_internal_call``, private: compat/litellm.py; a litellm
     without it just logs).
     """
-    from ..compat.litellm import internal_call_flag
-
     is_internal_call = internal_call_flag()
     if is_internal_call is None:
         yield

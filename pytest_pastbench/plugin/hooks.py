@@ -1,7 +1,8 @@
 """pytest hook glue. Everything real happens in ``PastbenchRun`` and the modules it calls.
 
-Import-light on purpose: a project that uses none of this must not pay for litellm, pydantic
-models or the dataset (the plugin is loaded into every pytest run once installed).
+Imports inside functions keep it light on purpose: a project that uses none of this must not pay
+for litellm, pydantic models or the dataset (the plugin is loaded into every pytest run once
+installed; tests/test_lazy_start.py).
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ def baseline_rows(current: dict[str, Any], baseline: dict[str, Any], registry: A
 
 def add_gate_verdict(terminalreporter: Any, results: list[GateResult]) -> None:
     """The gates' verdict in pytest's final line: "1 gate failed" in red, "2 gates passed"."""
-    from .terminal import add_parts
+    from .terminal import add_parts  # lazy: the terminal code, only when a verdict is shown
 
     parts = verdict_parts(results)
     markup = [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]

@@ -193,6 +193,7 @@ def _from_file(path: Path) -> Baseline:
 
 
 def _gate_metrics_from_json(raw: Any, source: Path) -> list[GateMetric] | None:
+    # lazy: the protocol interface, only when a baseline lists gate metrics
     from ..protocols.base import GateMetric
 
     if raw is None:

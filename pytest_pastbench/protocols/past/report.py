@@ -1,5 +1,9 @@
 """PAST's part of the terminal report: the Δ table per family, judge and agent-error lines, the
-configs side by side and the mechanism ablation table."""
+configs side by side and the mechanism ablation table.
+
+Imports inside functions load the judge, grader, comparison and table code only for the report parts
+a run has.
+"""
 
 from __future__ import annotations
 
