@@ -1,8 +1,7 @@
 """pytest hook glue. Everything real happens in ``PastbenchRun`` and the modules it calls.
 
-Imports inside functions keep it light on purpose: a project that uses none of this must not pay
-for litellm, pydantic models or the dataset (the plugin is loaded into every pytest run once
-installed; tests/test_lazy_start.py).
+Imports inside functions keep it light: a project that uses none of this must not pay for litellm,
+pydantic models or the dataset (the plugin is loaded into every pytest run once installed).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from ..models.litellm_warnings import silence_read_only_typeddict_warnings
 from ..models.offline_models import use_protocols
 from ..protocols.detect import family_format
 from . import stopping
-from .collection import INVALID_FAMILY_NAME, longest_first, parametrizes, rerun_control_arms, under_families
+from .collection import INVALID_FAMILY_NAME, parametrizes, rerun_control_arms, under_families
 from .fixtures import (  # noqa: F401  (fixtures are registered by being in the plugin module)
     pastbench_agent,
     pastbench_model,
@@ -26,7 +25,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being in the 
     pastbench_world,
 )
 from .options import add_options, any_option_given, resolve
-from .preflight import add_family_paths, baseline_check, builtin_protocols, check_run_setup, grading_line
+from .preflight import builtin_protocols
 from .run import PastbenchRun
 from .run_handle import PAYLOAD_ATTR, RUN_KEY, pastbench_run
 
@@ -67,8 +66,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_progress(config, options.progress, lambda: pastbench_run(config).models.ledger(warn=False))
     if options.families:
+        from .preflight import add_family_paths
+
         add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
+        from .preflight import baseline_check, check_run_setup  # lazy: a conftest may replace them
+
         check_run_setup(config)
         config.stash[RUN_KEY].regression = baseline_check(config)
     if options.resume is not None and not hasattr(config, "workerinput"):
@@ -128,6 +131,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # After sharding and resume, which keep the collection order. In every process that runs
         # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
         # xdist hands items out in this order; every worker computes the same one.
+        from .collection import longest_first
+
         items[:] = longest_first(items)
 
 
@@ -149,6 +154,8 @@ class _ControllerHooks:
                 f"pastbench: the failed on items rerun with their episodes' {len(self.control_arms)} "
                 "control items (Δ = S_on − S_off needs both arms)"
             )
+        from .preflight import grading_line
+
         grading = grading_line(self.config)
         if grading:
             lines.append(grading)
