@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import FamilyFileError
 from ..protocols.standalone import standalone_registry
 from .protocol_choice import DEFAULT_PROTOCOL, Unanswered, add_protocol_arguments, protocol_answer
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import FamilyFileError
-
     out = Path(args.out or f"{args.protocol}_dataset.json")
     families = Path(args.families) if args.families else None
     try:

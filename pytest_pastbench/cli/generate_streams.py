@@ -23,6 +23,7 @@ from ..resources import families_dir
 
 def stream_files(paths: list[str]) -> list[Path]:
     """Stream family files under the given files or folders (the packaged ones by default)."""
+    # lazy: keeps `pastbench --help` and the other subcommands light
     from ..protocols.detect import family_format
 
     roots = [Path(p) for p in paths] or [families_dir() / "streams"]

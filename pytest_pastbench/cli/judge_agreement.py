@@ -34,7 +34,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         print("pastbench judge-agreement: --scale must be > 0 and --tolerance ≥ 0", file=err)
         return 2
     try:
-        from ..models.client import use_alias_file  # loads litellm: not for --help
+        from ..models.client import use_alias_file  # lazy: loads litellm, not for --help
 
         use_alias_file(args.model_aliases)
         check_judge_model(args.judge_model)

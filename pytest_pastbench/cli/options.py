@@ -15,7 +15,7 @@ REFERENCE_FILE = "docs/options.md"
 
 def builtin_option_groups() -> list[OptionGroup]:
     """The built-in protocols' option groups, registered through the same hook as in a run."""
-    from ..protocols import builtin
+    from ..protocols import builtin  # lazy: keeps `pastbench --help` and the other subcommands light
 
     groups: list[OptionGroup] = []
     builtin.pytest_pastbench_register_options(register=groups.append)

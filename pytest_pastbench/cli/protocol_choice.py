@@ -15,6 +15,7 @@ DEFAULT_PROTOCOL = "past"  # the built-in family set's protocol
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    # lazy: keeps `pastbench --help` and the other subcommands light
     from ..protocols.registry import add_plugin_argument
 
     parser.add_argument(

@@ -10,6 +10,7 @@ from typing import Any
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: keeps `pastbench --help` and the other subcommands light
     from ..results.render.table import render_delta_table
     from ..results.run_folder import SUMMARY_FILE
 

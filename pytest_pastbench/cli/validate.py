@@ -14,6 +14,7 @@ from .protocol_choice import Unanswered, add_protocol_arguments, protocol_answer
 
 def run(args: argparse.Namespace) -> int:
     """Schema of every file, then the protocol's audit (PAST's: counts table and every failure)."""
+    # lazy: keeps `pastbench --help` and the other subcommands light
     from ..protocols.stream.servelearn.schema import is_servelearn
 
     paths = [Path(raw) for raw in args.paths]
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
 def validate_downloads(paths: list[Path]) -> int:
     """Print each ServeLearnBench download's replay audit; 0 when every task replayed exactly and
     every scenario read."""
+    # lazy: keeps `pastbench --help` and the other subcommands light
     from ..protocols.stream.servelearn.replay import validate_servelearn
 
     status = 0

@@ -15,6 +15,8 @@ network). tests/compat/test_litellm.py checks these against the installed litell
 
 from __future__ import annotations
 
+import importlib
+from importlib.metadata import version
 from typing import Any
 
 RESPONSES_MODULE = "litellm.responses.litellm_completion_transformation.transformation"
@@ -22,23 +24,19 @@ MESSAGES_MODULE = "litellm.llms.anthropic.messages.adapters"
 
 
 def litellm_version() -> str:
-    from importlib.metadata import version
-
     return version("litellm")
 
 
 def internal_call_flag() -> Any:
     """litellm's ``is_internal_call`` ContextVar, None when this litellm has none."""
     try:
-        from litellm._internal_context import is_internal_call
+        from litellm._internal_context import is_internal_call  # lazy: litellm, only when a model is called
     except ImportError:
         return None
     return is_internal_call
 
 
 def _member(module: str, name: str) -> Any:
-    import importlib
-
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:

@@ -39,7 +39,7 @@ def forget_failures(config: pytest.Config, keys: Any) -> None:
 def junit_xml(config: pytest.Config) -> Any:
     """The junitxml plugin's ``LogXML`` object, None without ``--junitxml``."""
     try:
-        from _pytest.junitxml import xml_key
+        from _pytest.junitxml import xml_key  # lazy: pytest's junitxml, only when a JUnit file is written
     except ImportError:  # pragma: no cover - tests/compat/test_pytest.py fails first
         return None
     return config.stash.get(xml_key, None)

@@ -13,9 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tabulate import tabulate
 
 from ..core.stats import mean
-from ..errors import LabelError
+from ..errors import InfraError, JudgeError, LabelError
 from ..results.render.table import format_number
-from .llm import PASS_AT, REFERENCE_JUDGE
+from .llm import PASS_AT, REFERENCE_JUDGE, LLMJudge, check_judge_model
 
 DEFAULT_TOLERANCE = 0.5
 
@@ -99,9 +99,9 @@ def share_text(agree: int, n: int) -> str:
 def make_judge(model: str, aliases: str | None, retries: int) -> Any:
     """The ``LLMJudge`` of an agreement command, on the run's model path (gateway, retries,
     offline ``pastbench/...``); ``ValueError`` naming what is missing."""
+    # lazy: the model client and gateway, only when a model judges
     from ..models.client import RetryPolicy, missing_keys, use_alias_file
     from ..models.gateway import ModelService, ServiceClient
-    from .llm import LLMJudge, check_judge_model
 
     use_alias_file(aliases)
     check_judge_model(model)
@@ -136,8 +136,6 @@ def read_labels(path: Path, scale: float) -> list[Sample]:
 
 def judge_samples(samples: list[Sample], judge: Any, scale: float) -> list[Judged]:
     """Grade each sample; a judge_error or a provider failure is kept as that sample's error."""
-    from ..errors import InfraError, JudgeError
-
     results = []
     for sample in samples:
         try:

@@ -143,7 +143,7 @@ def deterministic_grading_line(models: list[str], judge: Any, answer_grader: Gra
     free text was graded deterministically, that grader's agreement on the shipped labelled set
     (measured now, by ``answer_grader``), and how to add a judge. None for offline ``pastbench/...``
     models or a judge."""
-    from ..models.client import is_offline
+    from ..models.client import is_offline  # lazy: the model client, only when a model grades
 
     if judge or not models or all(is_offline(m) for m in models):
         return None

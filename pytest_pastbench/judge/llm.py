@@ -208,6 +208,7 @@ class LLMJudge:
 
 def check_judge_model(model: str) -> None:
     """``ValueError`` when the model cannot judge: an offline agent policy answers no rubric."""
+    # lazy: the offline and sleep models, only when a judge model is checked
     from ..models.offline_models import agent_policies
     from ..models.sleep_model import NAME as SLEEP_MODEL
 

@@ -47,6 +47,7 @@ class RunBudget:
 def unpriced_models(models: list[str]) -> list[str]:
     """The models whose calls have no known price (``--pastbench-max-cost`` could not count them):
     neither the alias file nor litellm's model information prices them."""
+    # lazy: the model client (and its litellm prices), only when a budget is priced
     from .client import OFFLINE_PREFIX, litellm_price, resolve_model
 
     unpriced = []

@@ -11,6 +11,7 @@ import gc
 import json
 import os
 import random
+import socket
 import sys
 import threading
 import time
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
+from difflib import get_close_matches
 from email.utils import parsedate_to_datetime
 from functools import cache
 from pathlib import Path
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from ..compat.litellm import internal_call_flag
 from ..errors import InfraError
 from ..resources import agents_dir
 from .litellm_warnings import silence_read_only_typeddict_warnings
@@ -167,7 +170,6 @@ def model_problem(model: str, offline_names: list[str]) -> str | None:
     ``offline_names`` are the ``pastbench/`` models that fit the role (agent policies or the
     judge). Checked once at start, so a typo is one line, not one traceback per item.
     """
-    from difflib import get_close_matches
 
     def did_you_mean(word: str, choices: list[str]) -> str:
         close = get_close_matches(word, choices, n=1, cutoff=0.6)
@@ -227,7 +229,6 @@ def _misspelt(litellm: Any, model: str) -> str | None:
     made-up entry without a price), and the provider accepts the request only to fail it at run
     time in every item; a near miss of a listed name is almost always a typo. A new model litellm
     does not list yet, and close to none it does, passes."""
-    from difflib import get_close_matches
 
     listed = _listed_names(litellm)
     bare = model.partition("/")[2] if "/" in model else model
@@ -279,10 +280,10 @@ def import_litellm() -> Any:
         finally:
             if collecting:
                 gc.enable()
-    import litellm
+    import litellm  # lazy: litellm takes seconds to import, only when a model is called
 
     litellm.suppress_debug_info = True
-    from .offline_provider import register
+    from .offline_provider import register  # lazy: imports litellm
 
     register()
     return litellm
@@ -445,8 +446,6 @@ def _no_success_logging() -> Iterator[None]:
     handler for its own nested calls (``is_internal_call``, private: compat/litellm.py; a litellm
     without it just logs).
     """
-    from ..compat.litellm import internal_call_flag
-
     is_internal_call = internal_call_flag()
     if is_internal_call is None:
         yield
@@ -535,7 +534,6 @@ def _describe(exc: Exception | None, address: str | None = None) -> str:
 def _connection_failure(exc: BaseException) -> tuple[str, str | None] | None:
     """What stopped the connection (refused, name not resolved) and the URL asked for, from the
     exception's causes (litellm -> the SDK -> httpx -> the socket error); None: a reply came."""
-    import socket
 
     seen: set[int] = set()
     url: str | None = None

@@ -152,6 +152,7 @@ def _warm_up() -> None:
 def main() -> None:
     # The entry point of the gateway's process hands it the protocols its offline models answer
     # with; imported here, in that process, not in the controller that imports GatewayProcess.
+    # lazy: every protocol's code, only in the gateway process
     from ..protocols.standalone import standalone_registry
     from .offline_models import use_protocols
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ..compat.litellm import messages_adapter, responses_config
 from ..errors import Unsupported
 from .client import ModelReply, import_litellm
 
@@ -250,8 +251,6 @@ class ResponsesApi:
         if body.get("truncation") not in (None, "disabled"):
             raise Unsupported(self.path, f"truncation={body['truncation']!r}", ["disabled"])
         import_litellm()  # first: it keeps litellm's import off the network
-        from ..compat.litellm import responses_config
-
         options = {k: v for k, v in body.items() if k not in ("model", "input", "previous_response_id")}
         chat = responses_config().transform_responses_api_request_to_chat_completion_request(
             model=body.get("model", ""), input=body["input"], responses_api_request=options, stream=False
@@ -259,8 +258,6 @@ class ResponsesApi:
         return _from_chat(body, chat, store=body.get("store") is not False)
 
     def body(self, request: ApiRequest, reply: ModelReply, cached: bool, response_id: str) -> dict[str, Any]:
-        from ..compat.litellm import responses_config
-
         options = {k: v for k, v in request.raw.items() if k not in ("model", "input")}
         response = responses_config().transform_chat_completion_response_to_responses_api_response(
             request.raw["input"], options, _model_response(request, reply, response_id)
@@ -329,15 +326,11 @@ class MessagesApi:
     def parse(self, body: dict[str, Any]) -> ApiRequest:
         _check_request(self.path, body, self.supported, (None, "custom"), ("messages", "max_tokens"))
         import_litellm()  # first: it keeps litellm's import off the network
-        from ..compat.litellm import messages_adapter
-
         request = {k: v for k, v in body.items() if k not in ("stream", "metadata", "service_tier")}
         chat, names = messages_adapter().translate_anthropic_to_openai(request)
         return _from_chat(body, dict(chat), tool_names=dict(names or {}))
 
     def body(self, request: ApiRequest, reply: ModelReply, cached: bool, response_id: str) -> dict[str, Any]:
-        from ..compat.litellm import messages_adapter
-
         message = messages_adapter().translate_openai_response_to_anthropic(
             _model_response(request, reply, response_id), request.tool_names or None
         )

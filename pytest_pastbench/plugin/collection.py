@@ -50,6 +50,7 @@ def config_variants(options: Any) -> Iterator[tuple[str, int, list[str] | None, 
     sets: list[list[str] | None] = list(options.mechanism_sets or [None])
     if len(sets) > 1:
         # Only then: the mechanisms module loads the store and the tools (collection stays light).
+        # lazy: keeps pytest's start light (tests/test_lazy_start.py)
         from ..agents.mechanisms import mechanism_set_label
     multi_model = len(options.models) > 1
     for model in options.models:

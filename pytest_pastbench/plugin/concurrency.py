@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from ..compat.xdist import pending_on, queued_indices, send, worker_count, worker_loop
 from ..errors import StoppedBeforeStart
 
 # Results may finish ahead of the item pytest is reporting (a long item at the head): keep at
@@ -96,8 +97,6 @@ class ItemPool:
 def upcoming_items(item: pytest.Item) -> Iterator[pytest.Item]:
     """The items this process will run after ``item``, in order, as far as it knows them: the
     rest of the session's items, or under xdist the ones the controller has sent this worker."""
-    from ..compat.xdist import queued_indices, worker_loop
-
     session = item.session
     interactor = worker_loop(item.config)
     if interactor is None:
@@ -127,9 +126,8 @@ def keep_k_pending_scheduler(config: pytest.Config, log: Any, concurrency: int) 
     at 1 s per call, items span 114 s against 64 s ideal). Here a worker is topped up to 2 × K
     unreported items (its fair share of what is left, near the end), then xdist decides as before.
     """
+    # lazy: xdist, only for a run under xdist
     from xdist.scheduler import LoadScheduling
-
-    from ..compat.xdist import pending_on, send, worker_count
 
     keep = 2 * concurrency
 

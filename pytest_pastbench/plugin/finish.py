@@ -1,6 +1,11 @@
 """The end of a pytest run on the controller: write the run folder, hand it to JUnit, the CI
 step summary and the baselines, and render the terminal report. The plugin's hooks call these
-with the run object; every protocol takes part through its registered object."""
+with the run object; every protocol takes part through its registered object.
+
+Imports inside functions load each step's code (the summary, JUnit, budget, judge and the renderers)
+only when the run reaches that step: the renderers load at the end of a run that writes them
+(tests/test_lazy_start.py).
+"""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def pastbench_persistence(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def pastbench_store(tmp_path: Path) -> Any:
     """A fresh, isolated persistent store (``pytest_pastbench.Store``) in this test's tmp_path."""
-    from ..core.store import Store
+    from ..core.store import Store  # lazy: keeps pytest's start light (tests/test_lazy_start.py)
 
     return Store(tmp_path / "pastbench-store")
 
@@ -58,6 +58,7 @@ def pastbench_profile(request: pytest.FixtureRequest) -> Any:
     ``run_session(agent, model, store, turns, after=EVENT)``). A test that asks for it runs once
     per profile of the built-in ``analytics`` family; parametrize it indirectly with
     ``"[family:]profile"`` (e.g. ``"reimbursement:power"``) to choose."""
+    # lazy: keeps pytest's start light (tests/test_lazy_start.py)
     from ..protocols.intervention.profiles import load_profile
 
     try:

@@ -1,7 +1,7 @@
 """pytest hook glue. Everything real happens in ``PastbenchRun`` and the modules it calls.
 
-Import-light on purpose: a project that uses none of this must not pay for litellm, pydantic
-models or the dataset (the plugin is loaded into every pytest run once installed).
+Imports inside functions keep it light: a project that uses none of this must not pay for litellm,
+pydantic models or the dataset (the plugin is loaded into every pytest run once installed).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         add_family_paths(config, options.families)
     if any_option_given(config) and not hasattr(config, "workerinput"):
-        from .preflight import baseline_check, check_run_setup
+        from .preflight import baseline_check, check_run_setup  # lazy: a conftest may replace them
 
         check_run_setup(config)
         config.stash[RUN_KEY].regression = baseline_check(config)

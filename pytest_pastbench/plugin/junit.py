@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from ..compat.pytest import junit_xml
+
 # As in sequence_summary.json: 0.6, not the float sum's 0.6000000000000001.
 DIGITS = 4
 
@@ -30,6 +32,7 @@ def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[t
     """Each protocol's run-level properties: its own (``junit_summary_properties``: PAST's overall
     and capability numbers), else ``pastbench.<protocol>.<config>.<scope>.<metric>`` per gate metric
     (the intervention cells left out), named as a gate names it."""
+    # lazy: the baseline code, only when a summary's properties are written
     from ..results.baseline import protocol_gate_metrics
 
     props: list[tuple[str, Any]] = []
@@ -50,8 +53,6 @@ def protocol_metric_properties(summary: dict[str, Any], registry: Any) -> list[t
 def add_summary_properties(
     config: pytest.Config, summary: dict[str, Any], run_dir: Path | None, registry: Any
 ) -> None:
-    from ..compat.pytest import junit_xml
-
     xml = junit_xml(config)
     if xml is None:
         return
@@ -86,8 +87,6 @@ def add_family_testcases(config: pytest.Config, summary: dict[str, Any]) -> int:
     property escaping behave exactly as for a real test; only the classname and name are
     overridden, through the same attribute mechanism as ``record_xml_attribute``.
     """
-    from ..compat.pytest import junit_xml
-
     xml = junit_xml(config)
     if xml is None:
         return 0

@@ -7,6 +7,9 @@ The shared options are declared here (``OPTIONS``); each protocol declares its o
 ``OptionGroup`` in a data-only module of its package (``protocols/stream/options.py``) and hands it
 to ``pytest_pastbench_register_options`` (hookspec.py), so a plugin's or a conftest's protocol adds
 options, ini keys and a ``pytest --help`` section of its own.
+
+Imports inside functions load an option's checker (mechanisms, model aliases, the judge, shards)
+only when that option is given: every pytest run resolves the options (tests/test_lazy_start.py).
 """
 
 from __future__ import annotations

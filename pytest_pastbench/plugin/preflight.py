@@ -1,5 +1,10 @@
 """A benchmark run's set-up at configure: its family paths, its gate metric names, and the checks
-that fail once, before collection (not once per item)."""
+that fail once, before collection (not once per item).
+
+Imports inside functions load a check's code (the model client, the judge, every protocol's code)
+only when the run asks for that check: hooks.py imports this module in every pytest run
+(tests/test_lazy_start.py).
+"""
 
 from __future__ import annotations
 

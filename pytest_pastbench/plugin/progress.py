@@ -255,7 +255,7 @@ def status_text(
     unknown: bool = False,
 ) -> str:
     """``pastbench 12/40 items · 310 calls · 1.2M tokens · $0.42 · 1 blocked · ETA 2m05s``"""
-    from ..models.budget import ledger_spent
+    from ..models.budget import ledger_spent  # lazy: the budget code, only when spend is shown
 
     calls = sum(int(entry.get("calls", 0)) for entry in ledger.values())
     tokens, cost_usd = ledger_spent(ledger)

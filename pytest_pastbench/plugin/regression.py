@@ -23,7 +23,15 @@ from ..results.baseline import (
     save_baseline,
 )
 from ..results.compare import render_comparison
-from ..results.gates import Gate, GateResult, ProtocolMetrics, gate_and_report, gate_exit_code, parse_gates
+from ..results.gates import (
+    Gate,
+    GateResult,
+    ProtocolMetrics,
+    gate_and_report,
+    gate_exit_code,
+    parse_gates,
+    verdict_parts,
+)
 
 
 @dataclass
@@ -114,8 +122,7 @@ def baseline_rows(current: dict[str, Any], baseline: dict[str, Any], registry: A
 
 def add_gate_verdict(terminalreporter: Any, results: list[GateResult]) -> None:
     """The gates' verdict in pytest's final line: "1 gate failed" in red, "2 gates passed"."""
-    from ..results.gates import verdict_parts
-    from .terminal import add_parts
+    from .terminal import add_parts  # lazy: the terminal code, only when a verdict is shown
 
     parts = verdict_parts(results)
     markup = [(text, {"red": True, "bold": True} if bad else {"green": True}) for text, bad in parts]

@@ -1,5 +1,9 @@
 """The run's models: this process's model service, or the controller's gateway process under
-xdist, and the clients and judge items use. One per run object; safe across item threads."""
+xdist, and the clients and judge items use. One per run object; safe across item threads.
+
+Imports inside functions load the model service, the gateway and the judge only when a run calls a
+model (tests/test_lazy_start.py: the gateway only when needed).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""The built-in protocols and their options, registered the way a plugin registers its own."""
+"""The built-in protocols and their options, registered the way a plugin registers its own.
+
+Imports inside functions load a protocol object or its options only when pytest asks for them
+through the hooks: this module is registered in every pytest run (tests/test_lazy_start.py).
+"""
 
 from __future__ import annotations
 

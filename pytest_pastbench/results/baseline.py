@@ -15,7 +15,7 @@ import platform
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,6 +193,7 @@ def _from_file(path: Path) -> Baseline:
 
 
 def _gate_metrics_from_json(raw: Any, source: Path) -> list[GateMetric] | None:
+    # lazy: the protocol interface, only when a baseline lists gate metrics
     from ..protocols.base import GateMetric
 
     if raw is None:
@@ -261,7 +262,6 @@ def protocol_gate_metrics(
 ) -> list[GateMetric]:
     """Every registered protocol's gate metrics in ``summary``, with the units its ``gate_units``
     draws from ``records`` (protocol -> plain records) where the summary holds none."""
-    from dataclasses import replace
 
     metrics = []
     for protocol in registry:

@@ -80,7 +80,7 @@ def external_agent(
         where = ".".join(str(part) for part in first["loc"])
         raise ValueError(f"agent file {name!r}: {where}: {first['msg']}") from None
     if isinstance(spec, SubprocessAgentFile):
-        from .process import SubprocessAgent
+        from .process import SubprocessAgent  # lazy: loads only the agent kind the file names
 
         return SubprocessAgent(
             name,
@@ -91,7 +91,7 @@ def external_agent(
             mechanisms=spec.mechanisms,
             read_only=[base / path for path in spec.read_only],
         )
-    from .docker import DockerAgent
+    from .docker import DockerAgent  # lazy: loads only the agent kind the file names
 
     return DockerAgent(
         name,

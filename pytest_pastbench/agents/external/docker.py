@@ -58,7 +58,7 @@ def engine_candidates(docker_host: str | None) -> list[str]:
 
 def connect_engine(docker_host: str | None) -> tuple[Any, str]:
     """A ``docker.DockerClient`` that answered a ping, and its URL; ``ValueError`` when none does."""
-    import docker
+    import docker  # lazy: the docker SDK, only for a docker agent
 
     tried = []
     for url in engine_candidates(docker_host):

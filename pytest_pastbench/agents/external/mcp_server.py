@@ -59,7 +59,7 @@ class McpToolServer:
         return f"http://127.0.0.1:{self.port}{MCP_PATH}"
 
     def start(self) -> McpToolServer:
-        import uvicorn
+        import uvicorn  # lazy: mcp, anyio and uvicorn, only when a tool server runs
 
         app = _guarded(_mcp_app(self.tools), self)
         config = uvicorn.Config(app, log_level="error", lifespan="on", access_log=False)
@@ -90,6 +90,7 @@ class McpToolServer:
 
 
 def _mcp_app(tools: SessionTools) -> Any:
+    # lazy: mcp, anyio and uvicorn, only when a tool server runs
     from mcp import types
     from mcp.server.lowlevel import Server
 
@@ -108,7 +109,7 @@ def _mcp_app(tools: SessionTools) -> Any:
         )
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        import anyio
+        import anyio  # lazy: mcp, anyio and uvicorn, only when a tool server runs
 
         # The tool box is synchronous (store, world, trace): off the event loop, one at a time.
         outcome = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments or {})

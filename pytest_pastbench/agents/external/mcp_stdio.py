@@ -18,6 +18,7 @@ TOKEN_ENV = "PASTBENCH_MCP_TOKEN"
 
 
 async def bridge(url: str, token: str) -> None:
+    # lazy: mcp and anyio, only when the stdio bridge runs
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.server.lowlevel import Server
@@ -43,7 +44,7 @@ def main() -> int:
     if not url or not token:
         print(f"pastbench mcp_stdio: {URL_ENV} and {TOKEN_ENV} must be set", file=sys.stderr)
         return 2
-    import anyio
+    import anyio  # lazy: mcp and anyio, only when the stdio bridge runs
 
     anyio.run(bridge, url, token)
     return 0

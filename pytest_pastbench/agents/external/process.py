@@ -167,7 +167,7 @@ class SubprocessAgent(ExternalAgent):
         # by entry, never opened to all users; what stays unreadable is said once.
         ro_paths, hidden = sandbox.readable_binds(sorted({p.resolve() for p in readable if p.exists()}))
         if hidden and not self._hidden_said:
-            import pytest
+            import pytest  # lazy: pytest, only for this one warning's class
 
             self._hidden_said = True
             warnings.warn(

@@ -57,7 +57,7 @@ def _metric_values(cell: Mapping[str, Any]) -> list[tuple[float, float]]:
 
 def intervention_matrix(configs: list[dict[str, Any]]) -> tuple[list[str], Any, Any]:
     """(row names, values, goodness): arrays of rows × (metric × config), metric-major."""
-    import numpy as np
+    import numpy as np  # lazy: numpy and matplotlib, only when a figure is drawn
 
     rows = intervention_cells(configs)
     values = np.full((len(rows), len(_INTERVENTION_METRICS) * len(configs)), np.nan)
@@ -82,6 +82,7 @@ INTERVENTION_CAPTION = (
 
 
 def draw_intervention_matrix(summary: Mapping[str, Any]) -> Figure:
+    # lazy: numpy and matplotlib, only when a figure is drawn
     import numpy as np
     from matplotlib import colormaps
 

@@ -6,8 +6,9 @@ versioned domain), ``toolbox`` (the agent's tools), ``collect`` (a file's items)
 item and its measure), ``engine`` (one item: pre phase, event, post phase), ``scoring``
 (pass/fail of a query), ``fallback`` (γ's fields), ``metrics`` (α_L, γ, σ, κ, ρ), ``report``
 (summary section and terminal matrix).
-Its methods import the package's other modules where they use them: the registry loads every
-protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
+Imports inside functions: its methods import the package's other modules where they use them,
+as the registry loads every protocol object at start, a run only the code of the protocols it
+collects (issue 31 item 3).
 """
 
 from __future__ import annotations

@@ -246,7 +246,7 @@ class InterventionFamily(_Strict):
                 raise ValueError(f"{where}: no query with id {query_id!r}")
         if len({e.id for e in self.events}) != len(self.events):
             raise ValueError("event ids must be unique")
-        from .graph import DependencyGraph
+        from .graph import DependencyGraph  # lazy: the dependency graph, only when a family file is validated
 
         DependencyGraph.of(self)  # raises on a depends_on that names no node
         return self

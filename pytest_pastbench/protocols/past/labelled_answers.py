@@ -12,7 +12,7 @@ from typing import Any
 from pytest_pastbench.errors import FamilyFileError
 
 from ..base import GradedAnswer
-from .schema import EVAL_STAGES, Family, Session
+from .schema import EVAL_STAGES, Family, Session, is_guard
 
 
 class PastAnswerGrader:
@@ -48,6 +48,7 @@ class Families:
         self.problems: list[str] = []
 
     def _load(self, path: Path) -> Family | None:
+        # lazy: family files, checks and records, only when answers are graded
         from pytest_pastbench.core.family_files import read_family_mapping, validate_family
 
         if path in self._unread:
@@ -78,8 +79,8 @@ class Families:
 
 def text_checks(session: Session) -> list[Any]:
     """The session's credit checks that grade the answer's text (``checks.is_text_check``)."""
+    # lazy: family files, checks and records, only when answers are graded
     from ..shared.checks import is_text_check
-    from .schema import is_guard
 
     return [c for c in session.checks if is_text_check(c) and not is_guard(c)]
 
@@ -106,8 +107,10 @@ def find_session(families: Families, label: Any) -> tuple[Family, Any, Session] 
 
 def grade_answer(label: Any, episode: Any, session: Session, judge: Any) -> GradedAnswer:
     """Predicted correct when every text check of the session passes on the answer alone."""
+    # lazy: family files, checks and records, only when answers are graded
     from pytest_pastbench.core.records import SessionRecord
 
+    # lazy: family files, checks and records, only when answers are graded
     from ..shared.checks import evaluate_check
 
     run = SessionRecord(

@@ -3,8 +3,9 @@
 This module holds the protocol object the run talks to (``PROTOCOL``), like every other
 protocol's ``protocol.py``; the package's other modules are its schema, collection, items,
 engine, scoring, metrics, report, offline policy and dataset tools.
-Its methods import the package's other modules where they use them: the registry loads every
-protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
+Imports inside functions: its methods import the package's other modules where they use them,
+as the registry loads every protocol object at start, a run only the code of the protocols it
+collects (issue 31 item 3).
 """
 
 from __future__ import annotations

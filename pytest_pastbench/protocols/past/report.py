@@ -1,11 +1,15 @@
 """PAST's part of the terminal report: the Δ table per family, judge and agent-error lines, the
-configs side by side and the mechanism ablation table."""
+configs side by side and the mechanism ablation table.
+
+Imports inside functions load the judge, grader, comparison and table code only for the report parts
+a run has.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .metrics import COMPONENTS
+from .metrics import COMPONENTS, ablation_rows
 
 
 def render(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
@@ -38,7 +42,6 @@ def render(terminal: Any, summary: dict[str, Any], records: list[Any]) -> None:
 
             terminal.section("pastbench: configs side by side")
             terminal.write_line(render_side_by_side([("", summary)]))
-    from .metrics import ablation_rows
 
     ablation = ablation_rows(summary, records)
     if ablation:

@@ -23,6 +23,7 @@ import ast
 import functools
 import json
 import re
+import site
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -173,8 +174,6 @@ def run_tool(tool: ToolArtifact, task: str, limits: SandboxLimits) -> ToolRun:
 
 @functools.cache
 def _site_packages() -> list[str]:
-    import site
-
     return [p for p in site.getsitepackages() if Path(p).is_dir()]
 
 

@@ -54,7 +54,7 @@ def find_engine(name: str) -> str:
 def opening_board(opening: str) -> chess.Board:
     """The position an opening names: a FEN (it holds a '/'), else SAN (or UCI) moves from the
     initial position. ``ValueError`` says which move is not legal."""
-    import chess
+    import chess  # lazy: python-chess, only for a chess family
 
     if "/" in opening:
         try:
@@ -163,7 +163,7 @@ class StockfishEngine:
     """One Stockfish process for a lineage: one thread, small hash, a new game per game."""
 
     def __init__(self, path: str) -> None:
-        import chess.engine
+        import chess.engine  # lazy: python-chess, only for a chess family
 
         try:
             self._engine = chess.engine.SimpleEngine.popen_uci(path)
@@ -176,7 +176,7 @@ class StockfishEngine:
         self._game = object()  # python-chess sends ucinewgame (a cleared hash) when it changes
 
     def play(self, board: chess.Board, opponent: Opponent) -> chess.Move:
-        import chess.engine
+        import chess.engine  # lazy: python-chess, only for a chess family
 
         # Set on every move: the same engine plays train/ID and OOD opponents of other skills.
         options = {}
@@ -196,7 +196,7 @@ class StockfishEngine:
 
     def score(self, board: chess.Board, nodes: int, pov: bool) -> tuple[chess.engine.Score, str | None]:
         """(the score for ``pov``, the best move in UCI) of the position at ``nodes``."""
-        import chess.engine
+        import chess.engine  # lazy: python-chess, only for a chess family
 
         try:
             info = self._engine.analyse(board, chess.engine.Limit(nodes=nodes), game=self._game)
@@ -250,7 +250,7 @@ def move_prompt(board: chess.Board, colour: str, moves: list[str]) -> str:
 
 def parse_move(answer: str, board: chess.Board) -> chess.Move | None:
     """The first legal UCI move the answer names."""
-    import chess
+    import chess  # lazy: python-chess, only for a chess family
 
     for token in UCI_MOVE.findall(answer or ""):
         move = chess.Move.from_uci(token)

@@ -71,7 +71,7 @@ def draw_learning_curves(summary: Mapping[str, Any]) -> Figure:
         ax.grid(alpha=0.3)
     for ax in axes[len(families) :]:
         ax.set_visible(False)
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # lazy: matplotlib, only when a figure is drawn
 
     handles = [Line2D([], [], color=colour[label], linewidth=3) for label in lineages]
     handles += [

@@ -34,7 +34,7 @@ MIN_POINTS = 4
 
 
 def hill(c: Any, s0: float, rise: float, c50: float, h: float) -> Any:
-    import numpy as np
+    import numpy as np  # lazy: numpy and scipy, only when a curve is fitted
 
     c = np.asarray(c, dtype=float)
     ratio = np.power(np.clip(c, 0.0, None) / c50, h)
@@ -56,6 +56,7 @@ class SaturationFit:
 
 def fit_saturating(costs: Sequence[float], scores: Sequence[float]) -> SaturationFit:
     """Least-squares Hill fit; costs are rescaled by the last one so the fit is unit-free."""
+    # lazy: numpy and scipy, only when a curve is fitted
     import numpy as np
     from scipy.optimize import OptimizeWarning, curve_fit
 

@@ -39,6 +39,7 @@ LEARNING_MODEL = "pastbench/curator"
 
 def flat_curve_note(model: str) -> str | None:
     """Why an offline reference model's held-out curve is flat by design (None: not one of those)."""
+    # lazy: the model client, only when a note is asked for
     from pytest_pastbench.models.client import OFFLINE_PREFIX, resolve_model
 
     resolved = resolve_model(model).model

@@ -9,8 +9,9 @@ Modules: ``schema`` (family file), ``collect`` and ``items`` (its items), ``text
 tools), ``engine`` (the checkpoint loop), ``metrics`` (P, P_sat, taxonomy), ``report`` (summary,
 tables, PNGs).
 
-Its methods import the package's other modules where they use them: the registry loads every
-protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
+Imports inside functions: its methods import the package's other modules where they use them,
+as the registry loads every protocol object at start, a run only the code of the protocols it
+collects (issue 31 item 3).
 """
 
 from __future__ import annotations

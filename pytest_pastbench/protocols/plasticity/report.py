@@ -1,5 +1,9 @@
 """The plasticity section's terminal tables (``render``) and its PNG curves; the section itself
-is ``metrics.summarize``."""
+is ``metrics.summarize``.
+
+Imports inside functions keep matplotlib and numpy out until a PNG is drawn; the metrics and
+offline-policy code load with the parts that use them.
+"""
 
 from __future__ import annotations
 

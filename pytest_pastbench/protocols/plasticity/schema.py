@@ -59,7 +59,7 @@ class TaskKind(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskKind:
-        from .text_env import check_rule
+        from .text_env import check_rule  # lazy: an environment's code, only when its family is validated
 
         check_rule(self.rule, set(self.inputs))
         for field_name in ("templates", "ood_templates"):
@@ -162,6 +162,7 @@ class ChessEnvironment(_Strict):
         for key in ("train", "id", "ood"):
             if not self.openings.get(key):
                 raise ValueError(f"openings.{key}: at least one opening")
+        # lazy: an environment's code, only when its family is validated
         from .chess_env import check_openings
 
         check_openings(self.openings)

@@ -55,7 +55,7 @@ class RagIndex:
         if not self.documents:
             return []
         if self._bm25 is None:
-            from rank_bm25 import BM25Plus
+            from rank_bm25 import BM25Plus  # lazy: rank_bm25, only for the retrieval harness
 
             self._bm25 = BM25Plus(self._tokens)
         scores = self._bm25.get_scores(_tokens(query))

@@ -24,6 +24,7 @@ class StreamItem(ProtocolItem):
         # Lazy: collection imports this module; the engine and all it loads only when an item runs.
         from pytest_pastbench.agents.mechanisms import mechanism_use
 
+        # lazy: the engine, generator and metrics, only when an item runs
         from .engine import run
         from .generator import dataset_counts, generate
         from .metrics import stream_metrics

@@ -19,6 +19,7 @@ def _reference(value: str | None, config: pytest.Config, resolved: dict[str, Any
     if value is None:
         return None
     # Function-level: the leaderboard reader is the protocol's code, loaded only when asked.
+    # lazy: keeps pytest's start light (tests/test_lazy_start.py)
     from .servelearn.leaderboard import check_leaderboard
 
     path = Path(value).expanduser().resolve()
@@ -29,6 +30,7 @@ def _reference(value: str | None, config: pytest.Config, resolved: dict[str, Any
 def _sample(value: str | None, config: pytest.Config, resolved: dict[str, Any]) -> Any:
     if value is None:
         return None
+    # lazy: keeps pytest's start light (tests/test_lazy_start.py)
     from .servelearn.sample import parse_sample  # the protocol's code, only when asked
 
     return parse_sample(value)  # a ValueError is the one-line UsageError

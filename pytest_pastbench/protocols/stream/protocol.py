@@ -2,8 +2,9 @@
 withdrawn and re-enter over windows; serving tickets with outcome feedback, test tickets with
 the store frozen. Its protocol object (protocols/base.py) is ``PROTOCOL``.
 
-Its methods import the package's other modules where they use them: the registry loads every
-protocol object at start, a run only the code of the protocols it collects (issue 31 item 3).
+Imports inside functions: its methods import the package's other modules where they use them,
+as the registry loads every protocol object at start, a run only the code of the protocols it
+collects (issue 31 item 3).
 """
 
 from __future__ import annotations

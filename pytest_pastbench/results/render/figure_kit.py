@@ -71,6 +71,7 @@ def new_figure(size: tuple[float, float], key_lines: Sequence[str] = ()) -> tupl
     """A figure on an explicit Agg canvas (no pyplot state, no GUI backend, thread-safe) and the
     area to draw in. Key lines are wrapped to the figure's width and printed under that area;
     the figure grows in height for them, never in width."""
+    # lazy: matplotlib, only when a figure is drawn
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -133,6 +134,6 @@ def protocol_section(summary: Mapping[str, Any], protocol: str) -> Mapping[str, 
 
 
 def integer_ticks(ax: Axes) -> None:
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # lazy: matplotlib, only when a figure is drawn
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

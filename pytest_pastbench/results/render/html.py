@@ -17,16 +17,18 @@ parses an item's trace when it is opened, which keeps a page of hundreds of item
 
 from __future__ import annotations
 
+import base64
 import json
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_pastbench.errors import RunLoadError
+from pytest_pastbench.errors import PlotError, RunLoadError
 from pytest_pastbench.judge.base import describe_judge
 
 from ..item_record import ItemRecord
 from ..read import LoadedRun
-from ..run_folder import PROTOCOL_RESULTS_FILE, trace_path
+from ..run_folder import PROTOCOL_RESULTS_FILE, trace_path, write_text_atomic
 from .html_kit import TEMPLATES, json_for_script, render_template
 from .plots import PAST, figure_specs, make_plots, protocols_in
 from .table import format_number
@@ -149,10 +151,6 @@ def _figures(run: LoadedRun, registry: ProtocolRegistry, draw: bool) -> dict[str
     run already holds in ``plots/`` (a protocol's own, e.g. ``plasticity_<family>.png``), embedded
     as data URIs so the page stays one file. PNGs of no protocol in the run go under ``""``.
     ``draw=False``: only what ``plots/`` holds (the end of a run has just drawn them there)."""
-    import base64
-    import tempfile
-
-    from pytest_pastbench.errors import PlotError
 
     captions = {spec.name: (spec.protocol, spec.caption) for spec in figure_specs(registry)}
     present = protocols_in(run.summary if isinstance(run.summary, dict) else {}, registry)
@@ -227,7 +225,5 @@ def _trace(run: LoadedRun, nodeid: str) -> dict[str, Any]:
 
 
 def write_html(run: LoadedRun, out: Path, registry: ProtocolRegistry, draw: bool = True) -> Path:
-    from ..run_folder import write_text_atomic
-
     write_text_atomic(out, render_html(run, registry, draw))
     return out

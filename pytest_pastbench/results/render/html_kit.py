@@ -33,7 +33,7 @@ def json_for_script(value: Any) -> Markup:
 
     These characters only occur inside JSON strings, where the escapes mean the same to JSON.parse.
     """
-    from markupsafe import Markup
+    from markupsafe import Markup  # lazy: jinja2 and markupsafe, only when HTML is written
 
     text = json.dumps(value, ensure_ascii=False, sort_keys=False)
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
@@ -53,7 +53,7 @@ def is_numeric(text: Any) -> bool:
 def breakable(text: Any) -> Markup:
     """Escaped text with a line-break opportunity (``<wbr>``) after each ``.``, ``_`` and ``/``: a
     family id wraps at its parts rather than mid-word when its column must narrow."""
-    from markupsafe import Markup, escape
+    from markupsafe import Markup, escape  # lazy: jinja2 and markupsafe, only when HTML is written
 
     return Markup(re.sub(r"([._/])", r"\1<wbr>", str(escape("" if text is None else text))))
 
@@ -62,6 +62,7 @@ def breakable(text: Any) -> Markup:
 def environment(folder: Path) -> Environment:
     """The environment of a template in ``folder`` (a protocol's own, or the page's): its own
     folder first, then the page's templates, so any template can import the page's macros."""
+    # lazy: jinja2 and markupsafe, only when HTML is written
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     loaders = [FileSystemLoader(folder)] + ([FileSystemLoader(TEMPLATES)] if folder != TEMPLATES else [])
@@ -81,6 +82,6 @@ def environment(folder: Path) -> Environment:
 
 def render_template(template: Path, context: dict[str, Any]) -> Markup:
     """``template`` (a file) rendered with ``context``; its output is markup, safe to embed."""
-    from markupsafe import Markup
+    from markupsafe import Markup  # lazy: jinja2 and markupsafe, only when HTML is written
 
     return Markup(environment(template.parent).get_template(template.name).render(**context))

@@ -183,6 +183,7 @@ def draw_frontier(summary: Mapping[str, Any]) -> Figure:
 
 
 def draw_ablation_heatmap(summary: Mapping[str, Any]) -> Figure:
+    # lazy: numpy and matplotlib, only when a figure is drawn
     import numpy as np
     from matplotlib import colormaps
 
@@ -199,7 +200,7 @@ def draw_ablation_heatmap(summary: Mapping[str, Any]) -> Figure:
     # A capability a config did not run (NaN) is hatched and says "not run": a flat grey read as
     # the scale's pale middle, a measured Δ of 0.00. The cell is left empty (transparent) by the
     # image and a hatched patch drawn in its place.
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # lazy: numpy and matplotlib, only when a figure is drawn
 
     cmap = colormaps["RdBu"].with_extremes(bad=(0.0, 0.0, 0.0, 0.0))
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-reach, vmax=reach, aspect="auto")
@@ -295,7 +296,7 @@ def make_plots(
 
     ``only`` limits it to one protocol. Raises ``PlotError`` (before writing anything) when the
     run holds none of the protocols asked for. ``registry``: the run's protocols."""
-    import matplotlib.style
+    import matplotlib.style  # lazy: numpy and matplotlib, only when a figure is drawn
 
     summary = run.summary if isinstance(run.summary, dict) else {}
     specs = figure_specs(registry)

@@ -30,6 +30,9 @@ agent run:
   capability, is reported; the built-in set needs ≥ ``PRESENT_SHARE_MIN`` overall and some in every
   capability. A user's own set written without ``present`` checks (S_off = 0 by design) still
   validates, with a note.
+
+Imports inside functions load the agent loop, the engine, the scoring and tabulate only for the
+rules and tables that use them.
 """
 
 from __future__ import annotations

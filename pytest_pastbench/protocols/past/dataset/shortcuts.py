@@ -135,8 +135,10 @@ def answer_scores(
     """s_e (or with ``part="c"`` the check credit c_e) of every eval session when it answers
     ``answer`` (a text, or one per session) and does nothing else (the session's world unchanged,
     no tool call, no store): what a check gives an agent that did no work."""
+    # lazy: the world and scoring, only when a shortcut rule runs
     from pytest_pastbench.protocols.past.world import World
 
+    # lazy: the world and scoring, only when a shortcut rule runs
     from ..scoring import score_session, session_safety
 
     results = []

@@ -220,6 +220,7 @@ class SessionTasks:
         self.scenario = scenario
         self.agent = agent
         self.model = model
+        # lazy: the external-agent driver, only for an external agent
         from pytest_pastbench.agents.external.driver import ExternalAgent
 
         self.turns_seen = not isinstance(agent, ExternalAgent)
