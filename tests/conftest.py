@@ -24,34 +24,6 @@ from tests.zygote import forked_popen
 pytest_plugins = ["pytester", "_hypothesis_pytestplugin"]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests (whole-dataset runs, example environments) dealt evenly over the first
-    quarter of the order, the rest after them, each group in its collected order.
-
-    xdist's load scheduler hands each of its N workers one run of consecutive items from the first
-    quarter, then the rest a few at a time as workers finish. Collected in file order, the longest
-    tests (tests/test_readme.py and test_framework_examples.py sort last) started after
-    everything else and one worker sat idle through them; all put first, they all fell in the
-    first worker's run. Spread over the first quarter, each worker starts with its share of them
-    and the short tests fill in around them."""
-    slow = [item for item in items if item.get_closest_marker("slow") is not None]
-    fast = [item for item in items if item.get_closest_marker("slow") is None]
-    if not slow:
-        return
-    region = max(len(items) // 4, len(slow))
-    order: list[pytest.Item] = []
-    taken = 0
-    for position in range(region):
-        # The k-th slow test goes at position ceil(k * region / len(slow)).
-        if taken < len(slow) and (taken * region <= position * len(slow) or len(order) - taken >= len(fast)):
-            order.append(slow[taken])
-            taken += 1
-        else:
-            order.append(fast[len(order) - taken])
-    order += slow[taken:] + fast[len(order) - taken :]
-    items[:] = order
-
-
 @pytest.fixture(autouse=True)
 def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """pytest runs started through pytester leave out its unraisable-exception plugin.
