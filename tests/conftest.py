@@ -14,6 +14,7 @@ import matplotlib.style  # noqa: F401
 import pytest
 
 from tests.child_runs import CHILD_RUN_OPTIONS
+from tests.scheduling import DurationScheduling
 from tests.zygote import forked_popen
 
 # Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
@@ -22,6 +23,11 @@ from tests.zygote import forked_popen
 # block it under its entry-point name for every run here, and it is loaded back by module name
 # for the tests alone.
 pytest_plugins = ["pytester", "_hypothesis_pytestplugin"]
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> DurationScheduling:
+    """The suite's long tests dealt evenly to the workers first (tests/scheduling.py)."""
+    return DurationScheduling(config, log)
 
 
 @pytest.fixture(autouse=True)
