@@ -1,6 +1,7 @@
 """Shared set-up of the project's own tests."""
 
 import os
+import sys
 
 # pytester restores sys.modules after every test that uses it, dropping the modules that test
 # imported. A test that draws (plots, plasticity PNGs through `pastbench merge`) in the test
@@ -16,6 +17,14 @@ import pytest
 from tests.child_runs import CHILD_RUN_OPTIONS
 from tests.scheduling import DurationScheduling
 from tests.zygote import forked_popen
+
+# Python's bytecode cache stays on for this suite and every process it starts, even where the
+# shell turns it off (PYTHONDONTWRITEBYTECODE=1, as on this project's machines): some 300 pytest
+# processes start here (pytester's children, their xdist workers and model gateways), and each
+# imports this package as a pytest11 plugin, which pytest assertion-rewrites module by module.
+# Without the cache every one of them parses, rewrites and compiles the whole package again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Only the project's own tests use pytester; requesting it here (not in pyproject's addopts) keeps
 # it out of the users' runs over families/ from this checkout. Likewise hypothesis' plugin
