@@ -29,15 +29,16 @@ from xdist.scheduler import WorkStealingScheduling
 
 DURATIONS = Path(__file__).with_name("durations.json")
 DEFAULT_S = 0.5  # a test of a module the file does not know (the suite's mean is about 0.8 s)
-# Folders whose modules share runs within a process (tests/adversarial/harness.py runs each
-# contestant once per process): dealt as one unit, so no two workers compute the same runs.
-SHARED_FOLDERS = ("tests/adversarial/",)
 
 
 def unit_of(nodeid: str) -> str:
-    """What is dealt whole: the test's module, or the folder of modules that share runs."""
-    module = nodeid.split("::", 1)[0]
-    return next((folder for folder in SHARED_FOLDERS if module.startswith(folder)), module)
+    """What is dealt whole: the test's module.
+
+    Not a folder of modules that share runs: tests/adversarial/ as one unit, so that its
+    contestants ran once per process, made the suite slower, not faster (two runs: its modules
+    took 295 and 318 s on one worker against 161 s dealt apart; test_family_signatures.py's
+    curator test alone 122-129 s against 45 s)."""
+    return nodeid.split("::", 1)[0]
 
 
 def recorded_seconds(path: Path = DURATIONS) -> dict[str, float]:
@@ -45,18 +46,13 @@ def recorded_seconds(path: Path = DURATIONS) -> dict[str, float]:
 
 
 def deal(nodeids: Sequence[str], workers: int, seconds: dict[str, float]) -> list[list[int]]:
-    """Indices of ``nodeids`` for each worker: whole units (``unit_of``), longest first, each to
-    the worker with the least recorded time so far (ties: the lower worker); within a unit,
+    """Indices of ``nodeids`` for each worker: whole modules (``unit_of``), longest first, each to
+    the worker with the least recorded time so far (ties: the lower worker); within a module,
     collection order. Deterministic: the same collection and file give the same deal."""
     units: dict[str, list[int]] = {}
-    tests_per_module: dict[str, int] = {}
     for index, nodeid in enumerate(nodeids):
         units.setdefault(unit_of(nodeid), []).append(index)
-        module = nodeid.split("::", 1)[0]
-        tests_per_module[module] = tests_per_module.get(module, 0) + 1
-    cost = dict.fromkeys(units, 0.0)
-    for module, count in tests_per_module.items():
-        cost[unit_of(module)] += seconds.get(module, DEFAULT_S * count)
+    cost = {unit: seconds.get(unit, DEFAULT_S * len(indices)) for unit, indices in units.items()}
     loads = [0.0] * workers
     shares: list[list[int]] = [[] for _ in range(workers)]
     for unit in sorted(units, key=lambda u: (-cost[u], u)):

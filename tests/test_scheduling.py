@@ -1,4 +1,4 @@
-"""The suite's own deal to xdist workers (tests/scheduling.py): whole units, longest first, even."""
+"""The suite's own deal to xdist workers (tests/scheduling.py): whole modules, longest first, even."""
 
 from __future__ import annotations
 
@@ -21,14 +21,11 @@ def test_long_modules_go_first_to_the_least_loaded_worker_and_stay_whole() -> No
     assert deal(ids, 2, seconds) == shares  # the same collection and file: the same deal
 
 
-def test_a_module_the_file_does_not_know_counts_its_tests_and_folders_sharing_runs_stay_together() -> None:
-    ids = ["tests/new.py::t1", "tests/new.py::t2"]
-    ids += ["tests/adversarial/test_x.py::t", "tests/adversarial/test_y.py::t"]
-    seconds = {"tests/adversarial/test_x.py": 1.0, "tests/adversarial/test_y.py": 1.0}
-    assert unit_of("tests/adversarial/test_x.py::t") == unit_of("tests/adversarial/test_y.py::t")
-    # The adversarial folder is one unit of 2 s, dealt first; the unknown module counts 2 x DEFAULT_S.
-    assert 2 * DEFAULT_S < 2.0
-    assert deal(ids, 2, seconds) == [[2, 3], [0, 1]]
+def test_a_module_the_file_does_not_know_counts_its_tests() -> None:
+    ids = ["tests/new.py::t1", "tests/new.py::t2", "tests/known.py::t"]
+    # The unknown module counts 2 x DEFAULT_S, more than the known one: it is dealt first.
+    assert deal(ids, 2, {"tests/known.py": DEFAULT_S * 1.5}) == [[0, 1], [2]]
+    assert unit_of("tests/new.py::t1") == unit_of("tests/new.py::t2") == "tests/new.py"
 
 
 def test_more_workers_than_units_leaves_some_without_a_deal() -> None:

@@ -81,10 +81,18 @@ def test_planted_keys_appear_in_no_output(pytester: pytest.Pytester, monkeypatch
 
 
 def run_outputs(pytester: pytest.Pytester, result: pytest.RunResult) -> dict[str, str]:
-    """The terminal and every file a run left (its inputs, the families and agents, left out)."""
+    """The terminal and every file a run left (its inputs, the families and agents, left out).
+
+    An agent given as ``module:callable`` is imported, so Python caches its bytecode beside it
+    (``__pycache__/<agent>.pyc``, the suite keeps the cache on: tests/conftest.py). That file is
+    the input compiled, holding the agent's own planted constants, not something the run wrote."""
     outputs = {"stdout": result.stdout.str(), "stderr": result.stderr.str()}
     for path in pytester.path.rglob("*"):
-        if path.is_file() and path.suffix != ".py" and not path.is_relative_to(pytester.path / "families"):
+        if (
+            path.is_file()
+            and path.suffix not in (".py", ".pyc")
+            and not path.is_relative_to(pytester.path / "families")
+        ):
             outputs[str(path.relative_to(pytester.path))] = path.read_bytes().decode("utf-8", "replace")
     return outputs
 
