@@ -8,28 +8,28 @@ from tests.scheduling import DEFAULT_S, deal, record, unit_of
 
 
 def test_long_modules_go_first_to_the_least_loaded_worker_and_stay_whole() -> None:
-    ids = [f"tests/{m}.py::t{i}" for m, n in (("a", 3), ("b", 2), ("c", 1), ("d", 2)) for i in range(n)]
-    seconds = {"tests/a.py": 100.0, "tests/b.py": 60.0, "tests/c.py": 50.0, "tests/d.py": 5.0}
+    ids = [f"m/{m}.py::t{i}" for m, n in (("a", 3), ("b", 2), ("c", 1), ("d", 2)) for i in range(n)]
+    seconds = {"m/a.py": 100.0, "m/b.py": 60.0, "m/c.py": 50.0, "m/d.py": 5.0}
     shares = deal(ids, 2, seconds)
     modules = [[ids[i].split("::")[0] for i in share] for share in shares]
     # a (100) to worker 0; b (60) to 1; c (50) to 1, the lighter (60); d (5) to 0 (100 < 110).
     assert modules == [
-        ["tests/a.py"] * 3 + ["tests/d.py"] * 2,
-        ["tests/b.py"] * 2 + ["tests/c.py"],
+        ["m/a.py"] * 3 + ["m/d.py"] * 2,
+        ["m/b.py"] * 2 + ["m/c.py"],
     ]
     assert sorted(i for share in shares for i in share) == list(range(len(ids)))  # each item once
     assert deal(ids, 2, seconds) == shares  # the same collection and file: the same deal
 
 
 def test_a_module_the_file_does_not_know_counts_its_tests() -> None:
-    ids = ["tests/new.py::t1", "tests/new.py::t2", "tests/known.py::t"]
+    ids = ["m/new.py::t1", "m/new.py::t2", "m/known.py::t"]
     # The unknown module counts 2 x DEFAULT_S, more than the known one: it is dealt first.
-    assert deal(ids, 2, {"tests/known.py": DEFAULT_S * 1.5}) == [[0, 1], [2]]
-    assert unit_of("tests/new.py::t1") == unit_of("tests/new.py::t2") == "tests/new.py"
+    assert deal(ids, 2, {"m/known.py": DEFAULT_S * 1.5}) == [[0, 1], [2]]
+    assert unit_of("m/new.py::t1") == unit_of("m/new.py::t2") == "m/new.py"
 
 
 def test_more_workers_than_units_leaves_some_without_a_deal() -> None:
-    assert deal(["tests/a.py::t"], 3, {}) == [[0], [], []]
+    assert deal(["m/a.py::t"], 3, {}) == [[0], [], []]
 
 
 def test_durations_are_recorded_per_module_from_junit(tmp_path: Path) -> None:
