@@ -7,12 +7,15 @@ import sys
 # imported. A test that draws (plots, plasticity PNGs through `pastbench merge`) in the test
 # process would leave matplotlib half unloaded, and the next drawing test would see two copies
 # of its classes ("Legend needs either Axes or FigureBase as parent"). Importing the drawing
-# modules once here puts them in every snapshot.
+# modules once here puts them in every snapshot. Likewise scipy.optimize (the plasticity curve fit,
+# tests/protocols/plasticity): it imports numpy.fft, whose C extension cannot be loaded twice in a
+# process ("cannot load module more than once per process" once a pytester test had dropped it).
 import matplotlib.backends.backend_agg  # noqa: F401
 import matplotlib.figure  # noqa: F401
 import matplotlib.legend  # noqa: F401
 import matplotlib.style  # noqa: F401
 import pytest
+import scipy.optimize  # noqa: F401
 
 from tests.child_runs import CHILD_RUN_OPTIONS
 from tests.scheduling import DurationScheduling

@@ -41,22 +41,30 @@ def unit_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+# Modules whose tests are whole `-n 2` pytest runs, each busy on both cores by itself: dealt to one
+# worker, one after the other, never beside each other. Dealt to two workers they ran at the same
+# time, each twice as slow (framework examples 185 -> 264 s, README runs 138 -> 266 s; the suite
+# 941 s one after the other, 1002 s beside each other).
+BOTH_CORES = ("tests/test_framework_examples.py", "tests/test_readme.py")
+
+
 def recorded_seconds(path: Path = DURATIONS) -> dict[str, float]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
 def deal(nodeids: Sequence[str], workers: int, seconds: dict[str, float]) -> list[list[int]]:
-    """Indices of ``nodeids`` for each worker: whole modules (``unit_of``), longest first, each to
-    the worker with the least recorded time so far (ties: the lower worker); within a module,
-    collection order. Deterministic: the same collection and file give the same deal."""
+    """Indices of ``nodeids`` for each worker: ``BOTH_CORES`` modules first, all to the first
+    worker; then whole modules (``unit_of``), longest first, each to the worker with the least
+    recorded time so far (ties: the lower worker); within a module, collection order.
+    Deterministic: the same collection and file give the same deal."""
     units: dict[str, list[int]] = {}
     for index, nodeid in enumerate(nodeids):
         units.setdefault(unit_of(nodeid), []).append(index)
     cost = {unit: seconds.get(unit, DEFAULT_S * len(indices)) for unit, indices in units.items()}
     loads = [0.0] * workers
     shares: list[list[int]] = [[] for _ in range(workers)]
-    for unit in sorted(units, key=lambda u: (-cost[u], u)):
-        worker = min(range(workers), key=lambda w: (loads[w], w))
+    for unit in sorted(units, key=lambda u: (u not in BOTH_CORES, -cost[u], u)):
+        worker = 0 if unit in BOTH_CORES else min(range(workers), key=lambda w: (loads[w], w))
         loads[worker] += cost[unit]
         shares[worker] += units[unit]
     return shares

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.scheduling import DEFAULT_S, deal, record, unit_of
+from tests.scheduling import BOTH_CORES, DEFAULT_S, deal, record, unit_of
 
 
 def test_long_modules_go_first_to_the_least_loaded_worker_and_stay_whole() -> None:
@@ -44,3 +44,10 @@ def test_durations_are_recorded_per_module_from_junit(tmp_path: Path) -> None:
     out = tmp_path / "durations.json"
     assert record(junit, out) == {"tests/plugin/test_run.py": 1.8, "tests/test_cli.py": 2.0}
     assert out.read_text().startswith("{")
+
+
+def test_modules_that_use_both_cores_go_to_one_worker_one_after_the_other() -> None:
+    ids = [f"{module}::t" for module in BOTH_CORES] + ["m/a.py::t"]
+    seconds = {BOTH_CORES[0]: 100.0, BOTH_CORES[1]: 90.0, "m/a.py": 150.0}
+    # Longest first alone would put them beside each other, on the two workers.
+    assert deal(ids, 2, seconds) == [[0, 1], [2]]
