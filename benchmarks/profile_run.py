@@ -1,7 +1,8 @@
 """Where the harness's CPU goes per model call, by layer: one run profiled, one run plain.
 
-Both runs are ``pytest -n 0 --pastbench-concurrency=1`` on ``pastbench/sleep`` (no latency), so
-every item, the model service and the model run on pytest's own thread, and the model itself
+Both runs are ``pytest -n 0 --pastbench-concurrency=1 --pastbench-model-service=inline`` on
+``pastbench/sleep`` (no latency), so every item, the model service and the model run on pytest's
+own thread (a run's default puts the service in a process of its own), and the model itself
 only answers a fixed turn: what is left is the harness. litellm is imported before the first item
 (start-up, not a per-call cost).
 
@@ -127,6 +128,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=20, help="functions listed by own CPU")
     args = parser.parse_args()
     base = ["--pastbench-model=pastbench/sleep", "--pastbench-concurrency=1", "-n", "0"]
+    base += ["--pastbench-model-service=inline"]
     base += ["-k", args.select] if args.select else []
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC, {os.cpu_count()} cores")
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())

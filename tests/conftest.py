@@ -55,6 +55,10 @@ def _child_runs_skip_the_final_gc(request: pytest.FixtureRequest, monkeypatch: p
     drawing them costs about 1 s of CPU a run, over some 100 runs that check other things. A test
     of the report passes ``-o pastbench_no_report=false`` (a later -o wins).
 
+    Their model service runs inline (``-o pastbench_model_service=inline``): in its own process it
+    would import litellm cold in every run (about 4 CPU-s), where the forked child already has it.
+    The tests of that process ask for it (tests/plugin/test_model_service.py).
+
     Nor do they load the dev environment's hypothesis and anyio plugins, which no child run uses:
     hypothesis' terminal summary imports hypothesis whole at the end of every run (its modules
     are rewritten by pytest, recompiled in every process when bytecode is not written, as on

@@ -58,7 +58,7 @@ def pytest_sessionstart() -> None:
 @stopping.interrupt_kept
 def pytest_configure(config: pytest.Config) -> None:
     options = resolve(config)
-    config.stash[RUN_KEY] = PastbenchRun(config, options)
+    run = config.stash[RUN_KEY] = PastbenchRun(config, options)
     hooks = _ControllerHooks(config)
     config.pluginmanager.register(hooks, _HOOKS_NAME)
     hooks.control_arms = rerun_control_arms(config)
@@ -73,12 +73,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from .preflight import baseline_check, check_run_setup  # lazy: a conftest may replace them
 
         check_run_setup(config)
-        config.stash[RUN_KEY].regression = baseline_check(config)
+        run.regression = baseline_check(config)
+        run.models.serve_from_process()  # a benchmark run: the model service starts beside collection
     if options.resume is not None and not hasattr(config, "workerinput"):
-        # After add_family_paths: the resume checks the family files this invocation collects.
-        from .resume import start_resume
+        from .resume import start_resume  # after add_family_paths: it checks the files collected
 
-        start_resume(config, config.stash[RUN_KEY])
+        start_resume(config, run)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -127,11 +127,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not hasattr(config, "workerinput"):
         # The protocol items' flag, not isinstance: a run that collected none loads no protocol code.
         pastbench.expect([i.nodeid for i in items if getattr(i, "is_pastbench_item", False)])
+        if pastbench.expected:  # -n 0 (xdist's controller collects nothing): the items' model service
+            pastbench.models.serve_from_process()
     if not config.option.collectonly:
-        # After sharding and resume, which keep the collection order. In every process that runs
+        # After sharding and resume, which keep the collection order, in every process that runs
         # items (-n 0 too): with K sessions in flight the run ends when its last long item does.
-        # xdist hands items out in this order; every worker computes the same one.
-        from .collection import longest_first
+        from .collection import longest_first  # xdist hands items out in this order, the same in each
 
         items[:] = longest_first(items)
 
@@ -197,8 +198,7 @@ def pytest_configure_node(node: Any) -> None:
     if pastbench is not None:
         node.workerinput["pastbench_gateway_file"] = pastbench.models.prepare_gateway()
         if any_option_given(node.config):
-            # A benchmark run for sure: start the gateway now, while the workers start.
-            pastbench.models.start_gateway()
+            pastbench.models.start_gateway()  # a benchmark run for sure: now, while workers start
 
 
 @pytest.hookimpl(optionalhook=True)

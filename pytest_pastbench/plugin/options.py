@@ -28,6 +28,7 @@ from .option_spec import OptionGroup, OptionSpec
 
 PERSISTENCE_CHOICES = ("both", "on", "off", "ablated", "all")
 PROGRESS_MODES = ("auto", "tty", "plain", "off")  # the live status line (progress.py)
+MODEL_SERVICES = ("process", "inline")  # where -n 0's model service runs (run_models.py)
 ARMS_OF = {"both": ["on", "off"], "all": ["on", "off", "ablated"]}
 # Items in flight per process. A run waits on model latency, so threads, not cores, set its
 # speed; 8 per process with the two workers a 2-core runner takes (-n 2) keeps the default 16
@@ -301,6 +302,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="DIR",
     ),
     OptionSpec(
+        "model-service",
+        "where the model service (litellm, the cache, rate limits, the ledger) runs at -n 0: "
+        "process (default: a process of its own, as under xdist, so litellm's CPU does not hold "
+        "the items' interpreter lock) or inline (the pytest process itself: one process, e.g. to "
+        "step into litellm with pdb); under xdist the workers always reach the controller's "
+        "gateway",
+        default="process",
+        choices=MODEL_SERVICES,
+        group="model",
+    ),
+    OptionSpec(
         "max-connections",
         "model calls in flight per provider, shared by every worker, agent and judge",
         kind=int,
@@ -547,15 +559,15 @@ def raw_value(config: pytest.Config, name: str) -> Any:
     return None if ini is None or ini is False or ini == "" or ini == [] else ini
 
 
-# Options that only shape what a run writes or shows, not what it measures: giving one alone does
-# not make a pytest run a benchmark run (no start-up checks, no early gateway), so a project may set
-# it in its ini file or PYTEST_ADDOPTS for every run.
-OUTPUT_ONLY = frozenset({"no-report"})
+# Options that only shape how a run goes or what it writes, not what it measures: giving one alone
+# does not make a pytest run a benchmark run (no start-up checks, no early model service), so a
+# project may set it in its ini file or PYTEST_ADDOPTS for every run.
+NOT_MEASURING = frozenset({"no-report", "model-service"})
 
 
 def any_option_given(config: pytest.Config) -> bool:
     specs = all_specs([*SHARED_GROUPS, *protocol_option_groups(config)])
-    return any(raw_value(config, spec.name) is not None for spec in specs if spec.name not in OUTPUT_ONLY)
+    return any(raw_value(config, spec.name) is not None for spec in specs if spec.name not in NOT_MEASURING)
 
 
 @dataclass(frozen=True)
@@ -583,6 +595,7 @@ class RunOptions:
     compare_fail: list[str] = field(default_factory=list)
     storage: str = ".pastbench/baselines"
     cache_dir: str = ".pastbench/cache"
+    model_service: str = "process"  # one of MODEL_SERVICES
     max_connections: int = 16
     concurrency: int = DEFAULT_CONCURRENCY
     max_cost: float | None = None  # run-wide budget in USD (budget.RunBudget)

@@ -1,5 +1,10 @@
-"""The run's models: this process's model service, or the controller's gateway process under
-xdist, and the clients and judge items use. One per run object; safe across item threads.
+"""The run's models: the model service, in a process of its own (the gateway: always under xdist,
+and at -n 0 unless ``--pastbench-model-service=inline``) or in this process, and the clients and
+judge items use. One per run object; safe across item threads.
+
+Why a process of its own at -n 0 too: litellm's own CPU per call (about 4 ms, docs/performance.md)
+would otherwise hold the interpreter lock the items' threads need, and its import (about 3 s)
+would run on the first item's path instead of beside collection.
 
 Imports inside functions load the model service, the gateway and the judge only when a run calls a
 model (tests/test_lazy_start.py: the gateway only when needed).
@@ -65,12 +70,16 @@ class RunModels:
             return self._service
 
     def client(self, model: str, trial: int = 0) -> Any:
-        """A ``ModelClient``: the controller's gateway from an xdist worker, else in-process."""
+        """A ``ModelClient``: the gateway (the controller's from an xdist worker, or this process's
+        own), else this process's service."""
         from ..models.gateway import GatewayClient, ServiceClient
 
         with self._lock:
             if (model, trial) not in self._clients:
                 gateway_file = getattr(self.config, "workerinput", {}).get("pastbench_gateway_file")
+                if gateway_file is None and self.gateway_file is not None:
+                    self.ensure_gateway()  # the first call waits for it to serve; a failure is in the file
+                    gateway_file = self.gateway_file
                 if gateway_file:
                     client = GatewayClient.from_file(Path(gateway_file), model, trial)
                 else:
@@ -89,7 +98,18 @@ class RunModels:
                 self._judge = LLMJudge(self.client(self.options.judge_model))
             return self._judge
 
-    # -- the gateway (controller under xdist) ------------------------------------------------------
+    # -- the gateway (the xdist controller's, or the -n 0 process's own) ----------------------------
+
+    def serve_from_process(self) -> None:
+        """With ``--pastbench-model-service=process`` (at -n 0; the xdist controller starts its
+        gateway anyway): this process's items will call a gateway process of their own, started
+        now (its start and litellm's import beside collection); the first call waits for it to
+        serve. Not for ``--collect-only``, which calls no model."""
+        if getattr(self.config.option, "collectonly", False) or self._gateway_failed:
+            return
+        if self.options.model_service == "process":
+            self.prepare_gateway()
+            self.start_gateway()
 
     def prepare_gateway(self) -> str:
         """Where the gateway's address and token will be written (handed to every worker)."""

@@ -1,4 +1,5 @@
-"""The gateway in its own process: start, serve, ledger, cache written, clean stop, bad start."""
+"""The gateway in its own process: start, serve, ledger, cache written, clean stop, bad start (a
+run whose gateway cannot start: tests/plugin/test_model_service.py)."""
 
 from __future__ import annotations
 
@@ -64,24 +65,3 @@ def test_stop_is_idempotent_and_a_stopped_gateway_has_no_ledger(address_file: Pa
     process.stop()
     with pytest.raises(InfraError):
         process.ledger()
-
-
-def test_under_xdist_a_gateway_that_cannot_start_blocks_the_items_with_its_reason(
-    pytester: pytest.Pytester,
-) -> None:
-    (pytester.path / "cache" / "responses.sqlite").mkdir(parents=True)  # not a database file
-    result = pytester.runpytest_subprocess(
-        "--pastbench-families=builtin",
-        "-k",
-        "fact_correction and ep01",
-        "--pastbench-cache=rw",
-        "--pastbench-cache-dir=cache",
-        "-n",
-        "2",
-    )
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert result.parseoutcomes().get("errors") == 2
-    reason = "the model gateway did not start: OperationalError: unable to open database file"
-    result.stdout.fnmatch_lines([f"*infra_blocked: {reason}*"])
-    # Said once by the controller, not once per worker that collected items.
-    assert result.stderr.str().count("PytestWarning: pastbench: the model gateway did not start") == 1

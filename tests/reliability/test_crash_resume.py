@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -203,6 +204,18 @@ def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pyt
     )
 
 
+def processes_marked(marker: str) -> list[str]:
+    """The command lines of this user's processes whose environment holds ``marker``."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if marker.encode() in (proc / "environ").read_bytes():
+                found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:  # gone meanwhile, or not ours
+            continue
+    return found
+
+
 def interrupt_when(pytester: pytest.Pytester, args: list[str], ready: Callable[[str], bool]) -> str:
     """Run pytest, send Ctrl-C (SIGINT to its process group, as a terminal does) once ``ready``
     holds for its output so far, and return everything it printed. Asserts the exit code of an
@@ -275,17 +288,34 @@ def test_ctrl_c_saves_no_baseline_names_the_resume_and_the_resumed_run_equals_a_
         # The first item has begun on --pastbench-concurrency's threads (litellm's import and
         # first calls in flight: where pydantic's warnings came from).
         ("items started", [], lambda out: ".yaml " in out),
+        # The same with the model service in a process of its own (the default outside tests).
+        (
+            "items started, own model service",
+            ["--pastbench-model-service=process"],
+            lambda out: ".yaml " in out,
+        ),
         # Items have finished under xdist.
         ("items finished, -n 2", ["-n", "2"], lambda out: re.search(r"\n[oc]{3,}", out) is not None),
     ],
 )
 def test_ctrl_c_answers_in_one_line_without_a_warnings_storm_and_saves_no_baseline(
-    pytester: pytest.Pytester, moment: str, args: list[str], ready: Callable[[str], bool]
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    moment: str,
+    args: list[str],
+    ready: Callable[[str], bool],
 ) -> None:
     """Issue 30: a Ctrl-C during start-up printed 15-51 pydantic warnings and nothing of ours.
     Whenever it comes, the run says in one line what it keeps, prints no warnings, saves no
     baseline and exits as interrupted (exit code 2)."""
+    marker = f"pastbench-test-{uuid.uuid4().hex}"
+    monkeypatch.setenv("PASTBENCH_TEST_RUN_MARK", marker)
     output = interrupt_when(pytester, [*BUILTIN, "--pastbench-save=early", *args], ready)
+    # The model service's process (own session: the Ctrl-C is not its) ends with the run.
+    deadline = time.monotonic() + 30
+    while processes_marked(marker):
+        assert time.monotonic() < deadline, f"left running after the run: {processes_marked(marker)}"
+        time.sleep(0.1)
     said = [line for line in output.splitlines() if line.startswith("pastbench: interrupted")]
     assert len(said) == 1, output[-3000:]
     assert "Warning" not in output and "warnings summary" not in output, output[-5000:]
