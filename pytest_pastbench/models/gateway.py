@@ -147,7 +147,8 @@ class ModelService:
         params: dict[str, Any],
         trial: int = 0,
     ) -> tuple[ModelReply, bool]:
-        key = request_key(model, messages, tools, params, trial)
+        # The key hashes the whole conversation: only when there is a cache to ask.
+        key = request_key(model, messages, tools, params, trial) if self.cache else ""
         try:
             stored = self.cache.get(key) if self.cache else None
         except CacheMiss as exc:
