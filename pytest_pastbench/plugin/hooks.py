@@ -72,9 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if any_option_given(config) and not hasattr(config, "workerinput"):
         from .preflight import baseline_check, check_run_setup  # lazy: a conftest may replace them
 
+        run.models.serve_from_process()  # a benchmark run: litellm imports there, beside the checks
         check_run_setup(config)
         run.regression = baseline_check(config)
-        run.models.serve_from_process()  # a benchmark run: the model service starts beside collection
     if options.resume is not None and not hasattr(config, "workerinput"):
         from .resume import start_resume  # after add_family_paths: it checks the files collected
 

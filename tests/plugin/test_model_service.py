@@ -5,11 +5,13 @@ way; a service that cannot start blocks the items with its reason."""
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.child_runs import CHILD_RUN_OPTIONS
+from tests.child_runs import CHILD_RUN_OPTIONS, model_services_left
 
 SELECTION = ("--pastbench-families=builtin", "-k", "fact_correction and ep01")
 
@@ -97,3 +99,21 @@ def test_the_option_alone_does_not_make_a_run_a_benchmark_run(pytester: pytest.P
     result = pytester.runpytest_subprocess("--pastbench-model-service=process")
     assert result.ret == pytest.ExitCode.OK
     assert json.loads((pytester.path / "loaded.json").read_text()) == []
+
+
+def test_a_run_refused_at_start_leaves_no_model_service_running(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service starts before the start-up checks (its litellm import beside theirs); a run
+    they refuse stops it again."""
+    marker = f"pastbench-test-{uuid.uuid4().hex}"
+    monkeypatch.setenv("PASTBENCH_TEST_RUN_MARK", marker)
+    result = pytester.runpytest_subprocess(
+        *SELECTION, "--pastbench-model-service=process", "--pastbench-model=pastbench/recal"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no offline model 'recal'*"])
+    deadline = time.monotonic() + 30
+    while model_services_left(marker):
+        assert time.monotonic() < deadline, f"left running: {model_services_left(marker)}"
+        time.sleep(0.1)

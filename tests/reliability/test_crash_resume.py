@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.results.item_record import ItemRecord
+from tests.child_runs import model_services_left
 from tests.family_samples import GOOD_MEMORY, builtin_sample
 
 pytestmark = pytest.mark.reliability
@@ -204,18 +205,6 @@ def test_resuming_a_finished_run_says_there_is_nothing_left_to_run(pytester: pyt
     )
 
 
-def processes_marked(marker: str) -> list[str]:
-    """The command lines of this user's processes whose environment holds ``marker``."""
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            if marker.encode() in (proc / "environ").read_bytes():
-                found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-        except OSError:  # gone meanwhile, or not ours
-            continue
-    return found
-
-
 def interrupt_when(pytester: pytest.Pytester, args: list[str], ready: Callable[[str], bool]) -> str:
     """Run pytest, send Ctrl-C (SIGINT to its process group, as a terminal does) once ``ready``
     holds for its output so far, and return everything it printed. Asserts the exit code of an
@@ -313,8 +302,8 @@ def test_ctrl_c_answers_in_one_line_without_a_warnings_storm_and_saves_no_baseli
     output = interrupt_when(pytester, [*BUILTIN, "--pastbench-save=early", *args], ready)
     # The model service's process (own session: the Ctrl-C is not its) ends with the run.
     deadline = time.monotonic() + 30
-    while processes_marked(marker):
-        assert time.monotonic() < deadline, f"left running after the run: {processes_marked(marker)}"
+    while model_services_left(marker):
+        assert time.monotonic() < deadline, f"left running after the run: {model_services_left(marker)}"
         time.sleep(0.1)
     said = [line for line in output.splitlines() if line.startswith("pastbench: interrupted")]
     assert len(said) == 1, output[-3000:]
