@@ -1,7 +1,8 @@
 """The options of the pytest runs the tests start (pytester's, the benchmark scripts' tiny runs):
 see ``_child_runs_skip_the_final_gc`` in tests/conftest.py for why each one. And what such a run
-leaves running (``model_services_left``)."""
+leaves running (``expect_no_model_service_left``)."""
 
+import time
 from pathlib import Path
 
 CHILD_RUN_OPTIONS = (
@@ -29,3 +30,12 @@ def model_services_left(marker: str) -> list[str]:
         except OSError:  # gone meanwhile, or not ours
             continue
     return found
+
+
+def expect_no_model_service_left(marker: str, within_s: float = 30.0) -> None:
+    """Wait for the model services a child run started with ``marker`` to end; fail if one is
+    still running after ``within_s`` (a hang guard: they end within a second when stopped)."""
+    deadline = time.monotonic() + within_s
+    while model_services_left(marker):
+        assert time.monotonic() < deadline, f"left running after the run: {model_services_left(marker)}"
+        time.sleep(0.1)

@@ -5,13 +5,12 @@ way; a service that cannot start blocks the items with its reason."""
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.child_runs import CHILD_RUN_OPTIONS, model_services_left
+from tests.child_runs import CHILD_RUN_OPTIONS, expect_no_model_service_left
 
 SELECTION = ("--pastbench-families=builtin", "-k", "fact_correction and ep01")
 
@@ -113,7 +112,4 @@ def test_a_run_refused_at_start_leaves_no_model_service_running(
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*no offline model 'recal'*"])
-    deadline = time.monotonic() + 30
-    while model_services_left(marker):
-        assert time.monotonic() < deadline, f"left running: {model_services_left(marker)}"
-        time.sleep(0.1)
+    expect_no_model_service_left(marker)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pastbench.results.item_record import ItemRecord
-from tests.child_runs import model_services_left
+from tests.child_runs import expect_no_model_service_left
 from tests.family_samples import GOOD_MEMORY, builtin_sample
 
 pytestmark = pytest.mark.reliability
@@ -301,10 +301,7 @@ def test_ctrl_c_answers_in_one_line_without_a_warnings_storm_and_saves_no_baseli
     monkeypatch.setenv("PASTBENCH_TEST_RUN_MARK", marker)
     output = interrupt_when(pytester, [*BUILTIN, "--pastbench-save=early", *args], ready)
     # The model service's process (own session: the Ctrl-C is not its) ends with the run.
-    deadline = time.monotonic() + 30
-    while model_services_left(marker):
-        assert time.monotonic() < deadline, f"left running after the run: {model_services_left(marker)}"
-        time.sleep(0.1)
+    expect_no_model_service_left(marker)
     said = [line for line in output.splitlines() if line.startswith("pastbench: interrupted")]
     assert len(said) == 1, output[-3000:]
     assert "Warning" not in output and "warnings summary" not in output, output[-5000:]
